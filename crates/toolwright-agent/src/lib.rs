@@ -1,0 +1,1 @@
+//! toolwright-agent: see the crate description.

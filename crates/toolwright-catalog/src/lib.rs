@@ -1,0 +1,1 @@
+//! toolwright-catalog: see the crate description.

@@ -1,0 +1,205 @@
+//! The [`Outcome`] envelope: what the model receives for every call.
+
+use crate::error::{ErrorCode, ToolError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The overall result of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The tool ran and answered.
+    Success,
+    /// The tool answered with part of the result (truncated, or some items failed).
+    Partial,
+    /// The call failed; `error` says why.
+    Error,
+    /// The tool did not run: a person has to approve it first.
+    NeedsConfirmation,
+}
+
+impl Status {
+    /// The wire string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Success => "success",
+            Status::Partial => "partial",
+            Status::Error => "error",
+            Status::NeedsConfirmation => "needs_confirmation",
+        }
+    }
+}
+
+/// How an over-long result was shortened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Truncation {
+    /// Items (or bytes, for strings) in the full result.
+    pub total: usize,
+    /// Items (or bytes) kept.
+    pub showing: usize,
+    /// JSON pointer of the shortened array or string within `data`.
+    pub path: String,
+}
+
+/// One lenient conversion applied to the arguments before validation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Coercion {
+    /// JSON pointer of the converted value.
+    pub path: String,
+    /// The value as received.
+    pub from: Value,
+    /// The value used.
+    pub to: Value,
+}
+
+/// Facts about the call itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    /// The tool's name (as called; empty if the name was unknown and empty).
+    pub tool: String,
+    /// The call id from the model or the host.
+    pub call_id: String,
+    /// Wall time of the call, in milliseconds.
+    pub duration_ms: u64,
+    /// Which attempt this was within the step's budget for the tool (1-based).
+    pub attempt: u32,
+    /// Attempts still allowed in this step.
+    pub attempts_left: u32,
+    /// Whether the result was replayed from the idempotency store instead of running the tool.
+    pub replayed: bool,
+    /// Set when the result was cut to fit the output budget.
+    pub truncated: Option<Truncation>,
+    /// Lenient conversions applied to the arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coerced: Vec<Coercion>,
+    /// Set when a fallback tool answered: the name of the tool that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_from: Option<String>,
+    /// For `needs_confirmation`: the id a host approves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_id: Option<String>,
+    /// Automatic retries the runtime made for transient errors before this answer.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The structured result of every tool call, success or failure.
+///
+/// ```
+/// use toolwright_core::{Outcome, Status, ToolError};
+/// let ok = Outcome::success(serde_json::json!({"result": 14}));
+/// assert_eq!(ok.status, Status::Success);
+/// let err = Outcome::from_error(ToolError::not_found("No such user.", "List users first."));
+/// assert_eq!(err.status, Status::Error);
+/// let wire = serde_json::to_value(&err).unwrap();
+/// assert_eq!(wire["error"]["code"], "NOT_FOUND");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// success | partial | error | needs_confirmation.
+    pub status: Status,
+    /// One human-readable sentence.
+    pub message: String,
+    /// The result (or the preview, for `needs_confirmation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// How the model should use this result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<String>,
+    /// Present exactly when `status` is `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
+    /// Facts about the call.
+    #[serde(default)]
+    pub meta: Meta,
+}
+
+impl Outcome {
+    /// A successful result.
+    pub fn success(data: Value) -> Self {
+        Outcome {
+            status: Status::Success,
+            message: String::new(),
+            data: Some(data),
+            instruction: None,
+            error: None,
+            meta: Meta::default(),
+        }
+    }
+
+    /// A partial result with a sentence saying what is missing.
+    pub fn partial(data: Value, message: impl Into<String>) -> Self {
+        Outcome {
+            status: Status::Partial,
+            message: message.into(),
+            data: Some(data),
+            instruction: None,
+            error: None,
+            meta: Meta::default(),
+        }
+    }
+
+    /// A failed call.
+    pub fn from_error(error: ToolError) -> Self {
+        Outcome {
+            status: Status::Error,
+            message: error.message.clone(),
+            data: None,
+            instruction: None,
+            error: Some(error),
+            meta: Meta::default(),
+        }
+    }
+
+    /// A call that waits for a person's approval; `preview` says what would happen.
+    pub fn needs_confirmation(preview: Value, approval_id: impl Into<String>) -> Self {
+        let approval_id = approval_id.into();
+        Outcome {
+            status: Status::NeedsConfirmation,
+            message: "This action needs a person's approval before it runs; nothing was done yet."
+                .to_string(),
+            data: Some(preview),
+            instruction: Some(
+                "Show the preview to the user and ask them to approve; do not call the tool again \
+                 with a confirmation argument, it cannot approve itself."
+                    .to_string(),
+            ),
+            error: None,
+            meta: Meta {
+                approval_id: Some(approval_id),
+                ..Meta::default()
+            },
+        }
+    }
+
+    /// Sets the message.
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
+    /// Sets the instruction for the model.
+    pub fn with_instruction(mut self, instruction: impl Into<String>) -> Self {
+        self.instruction = Some(instruction.into());
+        self
+    }
+
+    /// The error code, when the call failed.
+    pub fn error_code(&self) -> Option<ErrorCode> {
+        self.error.as_ref().map(|e| e.code)
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.status == Status::Error
+    }
+
+    /// The envelope as a JSON value.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}

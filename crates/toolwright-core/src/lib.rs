@@ -1,0 +1,107 @@
+//! The tool contract of toolwright: [`ToolSpec`] (schema + metadata), the [`Tool`] trait,
+//! validation and coercion against the advertised schema ([`ArgValidator`]), the [`Outcome`]
+//! envelope with [`ErrorCode`]s, and the [`Registry`].
+//!
+//! Every call answers with an [`Outcome`]; errors are data and a panic in a tool is an
+//! `INTERNAL` envelope.
+
+pub mod budget;
+pub mod canonical;
+pub mod defs;
+pub mod envelope;
+pub mod error;
+pub mod registry;
+pub mod schema;
+pub mod spec;
+pub mod suggest;
+pub mod tool;
+pub mod validate;
+
+pub use budget::{apply_output_budget, truncate_to_budget};
+pub use envelope::{Coercion, Meta, Outcome, Status, Truncation};
+pub use error::{ErrorCode, FieldError, Problem, ToolError};
+pub use registry::{
+    InvokeOptions, Registry, RegistryError, ToolEntry, approval_id, finish, is_valid_tool_name,
+    run_guarded,
+};
+pub use spec::{DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, SideEffects, ToolMeta, ToolSpec};
+pub use suggest::closest;
+pub use tool::{FnTool, Invoker, Tool, ToolCall, ToolContext, ToolFuture, ToolOutput, ToolResult};
+pub use validate::{ArgValidator, validation_error_from_fields};
+
+/// Re-exports used by code that `#[tool]` generates. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use futures;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use tokio;
+
+    pub use crate::schema::params_schema;
+
+    /// Turns a join error of a blocking tool into an error (panics become `INTERNAL`).
+    pub fn join_error(e: tokio::task::JoinError) -> crate::ToolError {
+        if e.is_panic() {
+            let p = e.into_panic();
+            let text = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(panic = %text, "blocking tool panicked");
+            crate::ToolError::internal(format!("panic: {text}"))
+        } else {
+            crate::ToolError::cancelled("The tool was cancelled.")
+        }
+    }
+
+    /// Converts what a tool function returned into a [`crate::ToolResult`].
+    pub trait IntoToolResult {
+        /// The conversion.
+        fn into_tool_result(self) -> crate::ToolResult;
+    }
+
+    /// Wraps a value that serializes into `data`.
+    pub struct Data<T>(pub T);
+    /// Wraps a full outcome.
+    pub struct Full(pub crate::Outcome);
+
+    impl<T: serde::Serialize> IntoToolResult for Data<T> {
+        fn into_tool_result(self) -> crate::ToolResult {
+            serde_json::to_value(&self.0)
+                .map(crate::ToolOutput::Data)
+                .map_err(|e| crate::ToolError::internal(format!("could not serialize the result: {e}")))
+        }
+    }
+
+    impl IntoToolResult for Full {
+        fn into_tool_result(self) -> crate::ToolResult {
+            Ok(crate::ToolOutput::Outcome(self.0))
+        }
+    }
+
+    /// A field error for a custom validator's failure on parameter `name`.
+    pub fn validator_failure(
+        name: &str,
+        received: Option<serde_json::Value>,
+        err: crate::ToolError,
+    ) -> crate::FieldError {
+        crate::FieldError {
+            path: format!("/{name}"),
+            problem: crate::Problem::InvalidValue,
+            message: err.message,
+            received,
+            expected: None,
+            hint: Some(err.suggestion),
+        }
+    }
+
+    /// A deserialization failure after schema validation passed (schema looser than the type).
+    pub fn deserialize_failure(e: serde_json::Error) -> crate::ToolError {
+        crate::ToolError::validation(
+            format!("Invalid arguments: {e}."),
+            "Fix the arguments to match the tool's parameters and call again.",
+        )
+    }
+}

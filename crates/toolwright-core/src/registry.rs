@@ -1,0 +1,405 @@
+//! The [`Registry`]: named tools with compiled validators, and the basic invocation pipeline
+//! (resolve → coerce and validate → confirmation gate → run, panics caught → output budget).
+//!
+//! The runtime crate composes its policies around the same pieces ([`Registry::resolve`],
+//! [`ToolEntry::prepare`], [`run_guarded`], [`finish`]).
+
+use crate::budget::apply_output_budget;
+use crate::envelope::{Coercion, Outcome, Status};
+use crate::error::ToolError;
+use crate::spec::ToolSpec;
+use crate::suggest::closest;
+use crate::tool::{Invoker, Tool, ToolCall, ToolContext, ToolOutput};
+use crate::validate::ArgValidator;
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+/// A registered tool with its compiled argument validator.
+pub struct ToolEntry {
+    /// The tool.
+    pub tool: Arc<dyn Tool>,
+    /// The validator compiled from the tool's advertised schema.
+    pub validator: ArgValidator,
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("name", &self.tool.spec().name)
+            .finish()
+    }
+}
+
+impl ToolEntry {
+    /// Compiles the tool's schema.
+    ///
+    /// # Errors
+    /// The schema is not valid JSON Schema.
+    pub fn new(tool: Arc<dyn Tool>) -> Result<Self, RegistryError> {
+        let validator = ArgValidator::new(&tool.spec().parameters).map_err(|e| {
+            RegistryError::InvalidSchema {
+                tool: tool.spec().name.clone(),
+                reason: e,
+            }
+        })?;
+        Ok(ToolEntry { tool, validator })
+    }
+
+    /// The tool's spec.
+    pub fn spec(&self) -> &ToolSpec {
+        self.tool.spec()
+    }
+
+    /// Coerces (when `lenient`) and validates arguments against the advertised schema.
+    ///
+    /// # Errors
+    /// A `VALIDATION_ERROR` envelope error listing every violation.
+    pub fn prepare(&self, args: Value, lenient: bool) -> Result<(Value, Vec<Coercion>), ToolError> {
+        self.validator.check(args, lenient)
+    }
+}
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistryError {
+    /// Another tool has the name.
+    Duplicate(String),
+    /// The name is empty or has characters providers reject.
+    InvalidName(String),
+    /// The tool's schema does not compile.
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// The compiler's message.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RegistryError::Duplicate(n) => write!(f, "a tool named `{n}` is already registered"),
+            RegistryError::InvalidName(n) => write!(
+                f,
+                "invalid tool name `{n}`: use 1-64 characters from a-z A-Z 0-9 _ - ."
+            ),
+            RegistryError::InvalidSchema { tool, reason } => {
+                write!(f, "tool `{tool}` has an invalid schema: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+/// Whether `name` is acceptable to every provider (`^[a-zA-Z0-9_.-]{1,64}$`).
+pub fn is_valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+#[derive(Default)]
+struct Inner {
+    order: Vec<String>,
+    map: HashMap<String, Arc<ToolEntry>>,
+}
+
+/// Options for [`Registry::invoke`].
+#[derive(Debug, Clone)]
+pub struct InvokeOptions {
+    /// Apply lenient coercions before validating (default on).
+    pub lenient: bool,
+    /// A person approved the call (confirmation gate).
+    pub approved: bool,
+    /// Session the call belongs to.
+    pub session_id: Option<String>,
+    /// Agent step.
+    pub step: u32,
+}
+
+impl Default for InvokeOptions {
+    fn default() -> Self {
+        InvokeOptions {
+            lenient: true,
+            approved: false,
+            session_id: None,
+            step: 0,
+        }
+    }
+}
+
+/// Named tools, in registration order.
+///
+/// ```
+/// # tokio_test_block(async {
+/// use toolwright_core::{FnTool, Registry, ToolSpec, ToolOutput, ToolCall, InvokeOptions, Status};
+/// let reg = Registry::new();
+/// reg.register(FnTool::new(
+///     ToolSpec::new("echo", "Echo text. Use this to test.", serde_json::json!({
+///         "type":"object","properties":{"text":{"type":"string"}},"required":["text"],
+///         "additionalProperties":false})),
+///     |args, _| async move { Ok(ToolOutput::Data(args["text"].clone())) },
+/// )).unwrap();
+/// let out = reg.invoke(ToolCall::new("c1", "echo", serde_json::json!({"text": "hi"})),
+///                      &InvokeOptions::default()).await;
+/// assert_eq!(out.status, Status::Success);
+/// let out = reg.invoke(ToolCall::new("c2", "ehco", serde_json::json!({})),
+///                      &InvokeOptions::default()).await;
+/// assert!(out.error.unwrap().suggestion.contains("echo"));
+/// # });
+/// # fn tokio_test_block<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f) }
+/// ```
+#[derive(Default)]
+pub struct Registry {
+    inner: RwLock<Inner>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry").field("tools", &self.names()).finish()
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Registry::default()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a tool.
+    ///
+    /// # Errors
+    /// Duplicate or invalid name, or a schema that does not compile.
+    pub fn register<T: Tool>(&self, tool: T) -> Result<(), RegistryError> {
+        self.register_arc(Arc::new(tool))
+    }
+
+    /// Registers a shared tool.
+    ///
+    /// # Errors
+    /// Duplicate or invalid name, or a schema that does not compile.
+    pub fn register_arc(&self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.spec().name.clone();
+        if !is_valid_tool_name(&name) {
+            return Err(RegistryError::InvalidName(name));
+        }
+        let entry = Arc::new(ToolEntry::new(tool)?);
+        let mut inner = self.write();
+        if inner.map.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        inner.order.push(name.clone());
+        inner.map.insert(name, entry);
+        Ok(())
+    }
+
+    /// Registers or replaces a tool (used when a remote tool list changes).
+    ///
+    /// # Errors
+    /// Invalid name or schema.
+    pub fn upsert_arc(&self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.spec().name.clone();
+        if !is_valid_tool_name(&name) {
+            return Err(RegistryError::InvalidName(name));
+        }
+        let entry = Arc::new(ToolEntry::new(tool)?);
+        let mut inner = self.write();
+        if inner.map.insert(name.clone(), entry).is_none() {
+            inner.order.push(name);
+        }
+        Ok(())
+    }
+
+    /// Removes a tool; returns whether it was there.
+    pub fn remove(&self, name: &str) -> bool {
+        let mut inner = self.write();
+        let had = inner.map.remove(name).is_some();
+        inner.order.retain(|n| n != name);
+        had
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.read().order.len()
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Tool names in registration order.
+    pub fn names(&self) -> Vec<String> {
+        self.read().order.clone()
+    }
+
+    /// Specs in registration order.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.entries().iter().map(|e| e.spec().clone()).collect()
+    }
+
+    /// Entries in registration order.
+    pub fn entries(&self) -> Vec<Arc<ToolEntry>> {
+        let inner = self.read();
+        inner
+            .order
+            .iter()
+            .filter_map(|n| inner.map.get(n).cloned())
+            .collect()
+    }
+
+    /// The entry for `name`, if registered.
+    pub fn get(&self, name: &str) -> Option<Arc<ToolEntry>> {
+        self.read().map.get(name).cloned()
+    }
+
+    /// The entry for `name`, or an `UNKNOWN_TOOL` error naming the closest tools.
+    ///
+    /// # Errors
+    /// `UNKNOWN_TOOL` with suggestions.
+    pub fn resolve(&self, name: &str) -> Result<Arc<ToolEntry>, ToolError> {
+        if let Some(e) = self.get(name) {
+            return Ok(e);
+        }
+        let names = self.names();
+        let near = closest(name, names.iter().map(String::as_str), 3);
+        let suggestion = if near.is_empty() {
+            format!("Call one of the available tools: {}.", names.join(", "))
+        } else {
+            format!(
+                "Did you mean {}? Call the tool by its exact name.",
+                near.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or ")
+            )
+        };
+        let shown: String = name.chars().take(80).collect();
+        Err(ToolError::unknown_tool(
+            format!("There is no tool named `{shown}`."),
+            suggestion,
+        ))
+    }
+
+    /// Runs one call through the basic pipeline and returns its envelope. Never panics.
+    pub async fn invoke(&self, call: ToolCall, opts: &InvokeOptions) -> Outcome {
+        let start = Instant::now();
+        let entry = match self.resolve(&call.name) {
+            Ok(e) => e,
+            Err(e) => return finish(Outcome::from_error(e), None, &call, start, Vec::new()),
+        };
+        let (args, coerced) = match entry.prepare(call.arguments.clone(), opts.lenient) {
+            Ok(x) => x,
+            Err(e) => {
+                return finish(Outcome::from_error(e), Some(entry.spec()), &call, start, Vec::new());
+            }
+        };
+        if entry.spec().needs_confirmation() && !opts.approved {
+            let preview = entry.tool.preview(&args);
+            let id = approval_id(&entry.spec().name, &args);
+            let out = Outcome::needs_confirmation(preview, id);
+            return finish(out, Some(entry.spec()), &call, start, coerced);
+        }
+        let mut ctx = ToolContext::new(call.id.clone(), entry.spec().name.clone());
+        ctx.session_id = opts.session_id.clone();
+        ctx.step = opts.step;
+        ctx.approved = opts.approved;
+        let out = run_guarded(&entry, args, ctx).await;
+        finish(out, Some(entry.spec()), &call, start, coerced)
+    }
+}
+
+impl Invoker for Registry {
+    fn invoke_call(&self, _call: ToolCall, _parent: &ToolContext) -> BoxFuture<'static, Outcome> {
+        // A bare registry cannot be shared into 'static futures; composition needs the runtime.
+        Box::pin(async {
+            Outcome::from_error(ToolError::internal(
+                "tool composition needs the runtime (toolwright-runtime)",
+            ))
+        })
+    }
+}
+
+/// A stable id for approving one call: the tool and a hash of its canonical arguments.
+pub fn approval_id(tool: &str, args: &Value) -> String {
+    format!("approve-{tool}-{}", crate::canonical::short_hash(args))
+}
+
+/// Runs the tool, turning its result, an error or a panic into an envelope (meta not filled).
+pub async fn run_guarded(entry: &ToolEntry, args: Value, ctx: ToolContext) -> Outcome {
+    let name = entry.spec().name.clone();
+    let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| entry.tool.call(args, ctx))) {
+        Ok(f) => f,
+        Err(p) => return panic_outcome(&name, &p),
+    };
+    match AssertUnwindSafe(fut).catch_unwind().await {
+        Ok(Ok(ToolOutput::Data(data))) => Outcome::success(data),
+        Ok(Ok(ToolOutput::Outcome(o))) => o,
+        Ok(Err(e)) => {
+            if let Some(d) = &e.detail {
+                tracing::warn!(tool = %name, code = %e.code, detail = %d, "tool error");
+            }
+            Outcome::from_error(e)
+        }
+        Err(p) => panic_outcome(&name, &p),
+    }
+}
+
+fn panic_outcome(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> Outcome {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".to_string());
+    tracing::error!(tool = %tool, panic = %text, "tool panicked");
+    Outcome::from_error(ToolError::internal(format!("panic: {text}")))
+}
+
+/// Fills `meta` (tool, call id, duration, coercions), writes a default message, and applies the
+/// output budget of `spec`.
+pub fn finish(
+    mut out: Outcome,
+    spec: Option<&ToolSpec>,
+    call: &ToolCall,
+    start: Instant,
+    coerced: Vec<Coercion>,
+) -> Outcome {
+    out.meta.tool = spec.map_or_else(|| call.name.chars().take(80).collect(), |s| s.name.clone());
+    out.meta.call_id = call.id.clone();
+    out.meta.duration_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    if out.meta.attempt == 0 {
+        out.meta.attempt = 1;
+    }
+    if !coerced.is_empty() {
+        out.meta.coerced = coerced;
+    }
+    if out.message.is_empty() {
+        out.message = match out.status {
+            Status::Success => format!("{} succeeded.", out.meta.tool),
+            Status::Partial => format!("{} returned a partial result.", out.meta.tool),
+            Status::Error => out
+                .error
+                .as_ref()
+                .map_or_else(|| "The call failed.".to_string(), |e| e.message.clone()),
+            Status::NeedsConfirmation => "This action needs approval.".to_string(),
+        };
+    }
+    match spec {
+        Some(s) => apply_output_budget(out, s.output_limit()),
+        None => out,
+    }
+}

@@ -1,0 +1,182 @@
+//! [`ToolSpec`]: what a tool advertises (name, description, schema) and its metadata.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What running a tool does to the world. Drives retries, idempotency and confirmation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SideEffects {
+    /// Pure computation.
+    None,
+    /// Reads state, changes nothing.
+    Read,
+    /// Changes state. The default: a tool is side-effecting unless it says otherwise.
+    #[default]
+    Write,
+    /// Changes state in a way that cannot be undone; always needs confirmation.
+    Destructive,
+}
+
+impl SideEffects {
+    /// The wire string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SideEffects::None => "none",
+            SideEffects::Read => "read",
+            SideEffects::Write => "write",
+            SideEffects::Destructive => "destructive",
+        }
+    }
+
+    /// Parses `none | read | write | destructive`.
+    pub fn parse(s: &str) -> Option<SideEffects> {
+        match s {
+            "none" => Some(SideEffects::None),
+            "read" => Some(SideEffects::Read),
+            "write" => Some(SideEffects::Write),
+            "destructive" => Some(SideEffects::Destructive),
+            _ => None,
+        }
+    }
+
+    /// Whether the tool only reads (or computes).
+    pub fn is_read_only(self) -> bool {
+        matches!(self, SideEffects::None | SideEffects::Read)
+    }
+}
+
+/// Default output budget: results larger than this (serialized) are cut.
+pub const DEFAULT_OUTPUT_LIMIT_BYTES: usize = 16 * 1024;
+/// Default attempts per (step, tool).
+pub const DEFAULT_MAX_RETRIES: u32 = 3;
+
+/// Metadata beyond the schema. Every field is optional in the `#[tool]` attribute.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ToolMeta {
+    /// Short label a UI shows while the tool runs ("Converting currency").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_label: Option<String>,
+    /// Deadline for one call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// The tool must run alone, never in parallel with others.
+    pub atomic: bool,
+    /// What the tool does to the world.
+    pub side_effects: SideEffects,
+    /// Calling twice with the same arguments has the effect of calling once.
+    pub idempotent: bool,
+    /// Attempts allowed per step (default 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_retries: Option<u32>,
+    /// Tool to call when this one's dependency is unavailable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    /// A person must approve each call.
+    pub requires_confirmation: bool,
+    /// Grouping for catalogs and routing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// The tool's version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Who maintains it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// Expected latency; calls over it are counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sla_ms: Option<u64>,
+    /// Example argument objects.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Value>,
+    /// Output budget in serialized bytes (default 16 KiB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_limit_bytes: Option<usize>,
+    /// Backends the tool depends on (for catalogs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<String>,
+}
+
+/// Everything a tool advertises: name, description, the JSON Schema (2020-12) of its arguments, and
+/// metadata. The schema is the one validation runs against.
+///
+/// ```
+/// use toolwright_core::{ToolSpec, SideEffects};
+/// let spec = ToolSpec::new("get_time", "Return the current time. Use this when the user asks the time.",
+///     serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}))
+///     .side_effects(SideEffects::Read);
+/// assert!(spec.safe_to_retry());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Unique name the model calls.
+    pub name: String,
+    /// What the tool does and when to use it.
+    pub description: String,
+    /// JSON Schema (2020-12) of the arguments object.
+    pub parameters: Value,
+    /// Metadata.
+    #[serde(default)]
+    pub meta: ToolMeta,
+}
+
+impl ToolSpec {
+    /// A spec with default metadata.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
+        ToolSpec {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            meta: ToolMeta::default(),
+        }
+    }
+
+    /// Sets the side effects.
+    pub fn side_effects(mut self, side_effects: SideEffects) -> Self {
+        self.meta.side_effects = side_effects;
+        self
+    }
+
+    /// Replaces the metadata.
+    pub fn with_meta(mut self, meta: ToolMeta) -> Self {
+        self.meta = meta;
+        self
+    }
+
+    /// Whether each call needs a person's approval.
+    pub fn needs_confirmation(&self) -> bool {
+        self.meta.requires_confirmation || self.meta.side_effects == SideEffects::Destructive
+    }
+
+    /// Whether re-running the tool automatically is safe (read-only or idempotent).
+    pub fn safe_to_retry(&self) -> bool {
+        self.meta.side_effects.is_read_only() || self.meta.idempotent
+    }
+
+    /// Attempts allowed per step.
+    pub fn max_retries(&self) -> u32 {
+        self.meta.max_retries.unwrap_or(DEFAULT_MAX_RETRIES)
+    }
+
+    /// The output budget in bytes.
+    pub fn output_limit(&self) -> usize {
+        self.meta
+            .output_limit_bytes
+            .unwrap_or(DEFAULT_OUTPUT_LIMIT_BYTES)
+    }
+
+    /// The label a UI shows (display label, else the name).
+    pub fn label(&self) -> &str {
+        self.meta.display_label.as_deref().unwrap_or(&self.name)
+    }
+
+    /// Names of the top-level parameters, in schema order.
+    pub fn parameter_names(&self) -> Vec<&str> {
+        self.parameters
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default()
+    }
+}

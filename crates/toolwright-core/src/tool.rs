@@ -1,0 +1,210 @@
+//! The [`Tool`] trait, the [`ToolContext`] a tool runs with, and [`FnTool`] for tools defined at
+//! run time.
+
+use crate::envelope::Outcome;
+use crate::error::ToolError;
+use crate::spec::ToolSpec;
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// What a tool function produced: plain data, or a full envelope (partial results, instructions).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolOutput {
+    /// Becomes `data` of a `success` envelope.
+    Data(Value),
+    /// Used as is (meta is filled in by the runtime).
+    Outcome(Outcome),
+}
+
+/// What [`Tool::call`] returns.
+pub type ToolResult = Result<ToolOutput, ToolError>;
+/// The future [`Tool::call`] returns.
+pub type ToolFuture = BoxFuture<'static, ToolResult>;
+
+/// One call the model (or a host) asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Call id (from the provider, or generated).
+    #[serde(default)]
+    pub id: String,
+    /// The tool name as the model wrote it.
+    pub name: String,
+    /// The arguments as the model wrote them (any JSON, validated before use).
+    #[serde(default)]
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    /// A call with an id.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }
+    }
+}
+
+/// Something that can run a call to the end and answer with an envelope: the registry, or a
+/// runtime with its policies. Tools reach it through [`ToolContext::call_tool`] to compose.
+pub trait Invoker: Send + Sync {
+    /// Runs `call` within the step and session of `parent` and returns its envelope.
+    fn invoke_call(&self, call: ToolCall, parent: &ToolContext) -> BoxFuture<'static, Outcome>;
+}
+
+/// What a tool receives besides its arguments.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The id of this call.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The conversation or session this call belongs to, if any.
+    pub session_id: Option<String>,
+    /// The agent step (model turn) this call belongs to.
+    pub step: u32,
+    /// Whether a person approved this call (confirmation gate).
+    pub approved: bool,
+    /// Cancelled at the deadline or when the host cancels the run; long tools should watch it.
+    pub cancel: CancellationToken,
+    invoker: Option<Arc<dyn Invoker>>,
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("tool", &self.tool)
+            .field("session_id", &self.session_id)
+            .field("step", &self.step)
+            .field("approved", &self.approved)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ToolContext {
+    fn default() -> Self {
+        ToolContext::new("call-0", "")
+    }
+}
+
+impl ToolContext {
+    /// A context for one call, not approved, with a fresh cancellation token.
+    pub fn new(call_id: impl Into<String>, tool: impl Into<String>) -> Self {
+        ToolContext {
+            call_id: call_id.into(),
+            tool: tool.into(),
+            session_id: None,
+            step: 0,
+            approved: false,
+            cancel: CancellationToken::new(),
+            invoker: None,
+        }
+    }
+
+    /// Sets the invoker used by [`ToolContext::call_tool`].
+    pub fn with_invoker(mut self, invoker: Arc<dyn Invoker>) -> Self {
+        self.invoker = Some(invoker);
+        self
+    }
+
+    /// The invoker, if the host gave one.
+    pub fn invoker(&self) -> Option<&Arc<dyn Invoker>> {
+        self.invoker.as_ref()
+    }
+
+    /// Whether the call was cancelled (deadline or host).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Completes when the call is cancelled.
+    pub async fn cancelled(&self) {
+        self.cancel.cancelled().await
+    }
+
+    /// Calls another tool through the same runtime (same step budgets, session and policies).
+    /// Without an invoker the answer is an `INTERNAL` envelope.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Outcome {
+        let call = ToolCall::new(format!("{}.{}", self.call_id, name), name, arguments);
+        match &self.invoker {
+            Some(inv) => inv.invoke_call(call, self).await,
+            None => Outcome::from_error(ToolError::internal(
+                "ToolContext::call_tool used without an invoker",
+            )),
+        }
+    }
+}
+
+/// A tool: a spec plus an async function from validated JSON arguments to a result.
+///
+/// `#[tool]` implements it for Rust functions; [`FnTool`] for closures; MCP imports for remote
+/// tools. Implementations may assume `args` already validates against `spec().parameters`.
+pub trait Tool: Send + Sync + 'static {
+    /// The advertised spec.
+    fn spec(&self) -> &ToolSpec;
+
+    /// Runs the tool. `args` has been validated against the spec's schema.
+    fn call(&self, args: Value, ctx: ToolContext) -> ToolFuture;
+
+    /// What would happen if the call ran, for the confirmation gate. The default describes the
+    /// call with its arguments.
+    fn preview(&self, args: &Value) -> Value {
+        serde_json::json!({
+            "action": format!("run {}", self.spec().name),
+            "arguments": args,
+        })
+    }
+}
+
+type DynHandler = dyn Fn(Value, ToolContext) -> ToolFuture + Send + Sync;
+
+/// A tool defined at run time from a spec and a closure (tools that come from elsewhere).
+///
+/// ```
+/// use toolwright_core::{FnTool, ToolSpec, ToolOutput};
+/// let spec = ToolSpec::new("echo", "Echo the text back. Use this to test tool calling.",
+///     serde_json::json!({"type":"object","properties":{"text":{"type":"string"}},
+///                        "required":["text"],"additionalProperties":false}));
+/// let tool = FnTool::new(spec, |args, _ctx| async move { Ok(ToolOutput::Data(args["text"].clone())) });
+/// # let _ = tool;
+/// ```
+pub struct FnTool {
+    spec: ToolSpec,
+    handler: Arc<DynHandler>,
+}
+
+impl FnTool {
+    /// Wraps an async closure.
+    pub fn new<F, Fut>(spec: ToolSpec, f: F) -> Self
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ToolResult> + Send + 'static,
+    {
+        FnTool {
+            spec,
+            handler: Arc::new(move |args, ctx| Box::pin(f(args, ctx))),
+        }
+    }
+}
+
+impl fmt::Debug for FnTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnTool").field("name", &self.spec.name).finish()
+    }
+}
+
+impl Tool for FnTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, args: Value, ctx: ToolContext) -> ToolFuture {
+        (self.handler)(args, ctx)
+    }
+}

@@ -1,0 +1,774 @@
+//! Validation of arguments against the exact schema a tool advertises, lenient coercion, and the
+//! translation of violations into [`FieldError`]s a model can act on.
+
+use crate::envelope::Coercion;
+use crate::error::{FieldError, Problem, ToolError};
+use crate::suggest::closest;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::{Map, Value};
+
+/// At most this many field errors are reported for one call; the rest are counted.
+pub const MAX_FIELD_ERRORS: usize = 20;
+/// How deep coercion follows the schema (guards against recursive `$ref`s).
+const MAX_SCHEMA_DEPTH: usize = 32;
+
+/// A compiled argument schema.
+///
+/// ```
+/// use toolwright_core::ArgValidator;
+/// let v = ArgValidator::new(&serde_json::json!({
+///     "type": "object",
+///     "properties": {"limit": {"type": "integer", "minimum": 1}},
+///     "additionalProperties": false
+/// })).unwrap();
+/// let (args, coerced) = v.check(serde_json::json!({"limit": "5"}), true).unwrap();
+/// assert_eq!(args["limit"], 5);
+/// assert_eq!(coerced.len(), 1);
+/// assert!(v.check(serde_json::json!({"limit": "5"}), false).is_err());
+/// ```
+pub struct ArgValidator {
+    schema: Value,
+    compiled: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for ArgValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArgValidator").field("schema", &self.schema).finish()
+    }
+}
+
+impl ArgValidator {
+    /// Compiles `schema` as JSON Schema draft 2020-12.
+    ///
+    /// # Errors
+    /// The schema itself is invalid.
+    pub fn new(schema: &Value) -> Result<Self, String> {
+        let compiled = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(schema)
+            .map_err(|e| format!("invalid JSON Schema: {e}"))?;
+        Ok(ArgValidator {
+            schema: schema.clone(),
+            compiled,
+        })
+    }
+
+    /// The schema this validator checks.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Validates `args`, first applying lenient coercions when `lenient` is set.
+    ///
+    /// # Errors
+    /// A `VALIDATION_ERROR` with every violation in `fields`.
+    pub fn check(&self, args: Value, lenient: bool) -> Result<(Value, Vec<Coercion>), ToolError> {
+        let (args, coerced) = if lenient && !self.compiled.is_valid(&args) {
+            let mut coerced = Vec::new();
+            let args = self.coerce(args, &mut coerced);
+            (args, coerced)
+        } else {
+            (args, Vec::new())
+        };
+        match self.validate(&args) {
+            Ok(()) => Ok((args, coerced)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Validates `args` without coercion.
+    ///
+    /// # Errors
+    /// A `VALIDATION_ERROR` with every violation in `fields`.
+    pub fn validate(&self, args: &Value) -> Result<(), ToolError> {
+        if self.compiled.is_valid(args) {
+            return Ok(());
+        }
+        let mut fields = Vec::new();
+        let mut total = 0usize;
+        for err in self.compiled.iter_errors(args) {
+            let path = err.instance_path().as_str().to_string();
+            let received = err.instance().clone().into_owned();
+            for fe in self.describe(&path, err.kind(), received) {
+                total += 1;
+                if fields.len() < MAX_FIELD_ERRORS {
+                    fields.push(fe);
+                }
+            }
+        }
+        if fields.is_empty() {
+            fields.push(FieldError::new(
+                "",
+                Problem::InvalidValue,
+                "the arguments do not match the schema",
+            ));
+        }
+        Err(validation_error(fields, total))
+    }
+
+    fn describe(&self, path: &str, kind: &ValidationErrorKind, received: Value) -> Vec<FieldError> {
+        let node = schema_at(&self.schema, path);
+        let fe = |problem: Problem, message: String, expected: Option<Value>| FieldError {
+            path: path.to_string(),
+            problem,
+            message,
+            received: Some(received.clone()),
+            expected,
+            hint: None,
+        };
+        let at = display_path(path);
+        match kind {
+            ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or_default().to_string();
+                let prop_schema = node
+                    .and_then(|n| n.get("properties"))
+                    .and_then(|p| p.get(&name))
+                    .map(|s| resolve(&self.schema, s));
+                let expected = prop_schema.map(type_summary);
+                vec![FieldError {
+                    path: format!("{path}/{}", escape_pointer(&name)),
+                    problem: Problem::MissingRequired,
+                    message: format!("missing required argument `{name}`"),
+                    received: None,
+                    expected,
+                    hint: None,
+                }]
+            }
+            ValidationErrorKind::Type { kind } => {
+                let expected: Vec<Value> = match kind {
+                    TypeKind::Single(t) => vec![Value::String(t.to_string())],
+                    TypeKind::Multiple(set) => {
+                        set.iter().map(|t| Value::String(t.to_string())).collect()
+                    }
+                };
+                let names: Vec<&str> = expected.iter().filter_map(Value::as_str).collect();
+                let message = if path.is_empty() {
+                    format!("the arguments must be a JSON {}", names.join(" or "))
+                } else {
+                    format!(
+                        "{at} must be {}, got {}",
+                        names.join(" or "),
+                        json_type_name(&received)
+                    )
+                };
+                let expected = if expected.len() == 1 {
+                    expected.into_iter().next()
+                } else {
+                    Some(Value::Array(expected))
+                };
+                vec![fe(Problem::WrongType, message, expected)]
+            }
+            ValidationErrorKind::Enum { options } => {
+                let allowed = options.as_ref().clone();
+                let list = list_values(&allowed);
+                let mut e = fe(
+                    Problem::NotInEnum,
+                    format!("{at} must be one of: {list}"),
+                    Some(allowed.clone()),
+                );
+                if let (Some(got), Some(opts)) = (received.as_str(), allowed.as_array()) {
+                    let names: Vec<&str> = opts.iter().filter_map(Value::as_str).collect();
+                    if let Some(best) = closest(got, names.iter().copied(), 1).first() {
+                        e.hint = Some(format!("did you mean `{best}`?"));
+                    }
+                }
+                vec![e]
+            }
+            ValidationErrorKind::Constant { expected_value } => {
+                let allowed = Value::Array(vec![expected_value.as_ref().clone()]);
+                vec![fe(
+                    Problem::NotInEnum,
+                    format!("{at} must be {}", expected_value),
+                    Some(allowed),
+                )]
+            }
+            ValidationErrorKind::Minimum { limit } => vec![fe(
+                Problem::OutOfRange,
+                format!("{at} must be at least {limit}"),
+                Some(bounds(node)),
+            )],
+            ValidationErrorKind::Maximum { limit } => vec![fe(
+                Problem::OutOfRange,
+                format!("{at} must be at most {limit}"),
+                Some(bounds(node)),
+            )],
+            ValidationErrorKind::ExclusiveMinimum { limit } => vec![fe(
+                Problem::OutOfRange,
+                format!("{at} must be greater than {limit}"),
+                Some(bounds(node)),
+            )],
+            ValidationErrorKind::ExclusiveMaximum { limit } => vec![fe(
+                Problem::OutOfRange,
+                format!("{at} must be less than {limit}"),
+                Some(bounds(node)),
+            )],
+            ValidationErrorKind::MultipleOf { .. } => vec![fe(
+                Problem::OutOfRange,
+                format!("{at} is not an allowed step"),
+                node.and_then(|n| n.get("multipleOf")).cloned(),
+            )],
+            ValidationErrorKind::MaxLength { limit } => vec![fe(
+                Problem::TooLong,
+                format!("{at} must be at most {limit} characters"),
+                Some(serde_json::json!({"maxLength": limit})),
+            )],
+            ValidationErrorKind::MinLength { limit } => vec![fe(
+                Problem::TooShort,
+                format!("{at} must be at least {limit} characters"),
+                Some(serde_json::json!({"minLength": limit})),
+            )],
+            ValidationErrorKind::Pattern { pattern } => vec![fe(
+                Problem::Pattern,
+                format!("{at} must match the pattern {pattern}"),
+                Some(serde_json::json!({"pattern": pattern})),
+            )],
+            ValidationErrorKind::MaxItems { limit } => vec![fe(
+                Problem::TooManyItems,
+                format!("{at} must have at most {limit} items"),
+                Some(serde_json::json!({"maxItems": limit})),
+            )],
+            ValidationErrorKind::MinItems { limit } => vec![fe(
+                Problem::TooFewItems,
+                format!("{at} must have at least {limit} items"),
+                Some(serde_json::json!({"minItems": limit})),
+            )],
+            ValidationErrorKind::UniqueItems => vec![fe(
+                Problem::NotUnique,
+                format!("{at} must not contain duplicates"),
+                None,
+            )],
+            ValidationErrorKind::Format { format } => vec![fe(
+                Problem::InvalidFormat,
+                format!("{at} must be a valid {format}"),
+                Some(serde_json::json!({"format": format})),
+            )],
+            ValidationErrorKind::AdditionalProperties { unexpected }
+            | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                let known: Vec<String> = node
+                    .and_then(|n| n.get("properties"))
+                    .and_then(Value::as_object)
+                    .map(|p| p.keys().cloned().collect())
+                    .unwrap_or_default();
+                unexpected
+                    .iter()
+                    .map(|name| {
+                        let hint = closest(name, known.iter().map(String::as_str), 1)
+                            .first()
+                            .map(|b| format!("did you mean `{b}`?"));
+                        FieldError {
+                            path: format!("{path}/{}", escape_pointer(name)),
+                            problem: Problem::UnknownField,
+                            message: format!("unknown argument `{name}`"),
+                            received: received.get(name).cloned(),
+                            expected: Some(Value::Array(
+                                known.iter().cloned().map(Value::String).collect(),
+                            )),
+                            hint,
+                        }
+                    })
+                    .collect()
+            }
+            ValidationErrorKind::AnyOf { .. }
+            | ValidationErrorKind::OneOfNotValid { .. }
+            | ValidationErrorKind::OneOfMultipleValid { .. } => vec![fe(
+                Problem::NoMatch,
+                format!("{at} does not match any allowed form"),
+                node.map(type_summary),
+            )],
+            other => vec![fe(
+                Problem::InvalidValue,
+                format!("{at} is not valid ({})", other.keyword()),
+                None,
+            )],
+        }
+    }
+
+    /// Applies unambiguous conversions where a value does not have the type its schema wants:
+    /// `"5"` → `5`, `"true"` → `true`, a string holding JSON → the object or array, a number →
+    /// a string, an enum value in the wrong case → the enum value, `null` arguments → `{}`.
+    pub fn coerce(&self, args: Value, coerced: &mut Vec<Coercion>) -> Value {
+        let args = match args {
+            Value::Null => {
+                coerced.push(Coercion {
+                    path: String::new(),
+                    from: Value::Null,
+                    to: Value::Object(Map::new()),
+                });
+                Value::Object(Map::new())
+            }
+            Value::String(s) if s.trim().is_empty() => {
+                coerced.push(Coercion {
+                    path: String::new(),
+                    from: Value::String(s),
+                    to: Value::Object(Map::new()),
+                });
+                Value::Object(Map::new())
+            }
+            other => other,
+        };
+        coerce_value(&self.schema, &self.schema, args, String::new(), coerced, 0)
+    }
+}
+
+fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
+    let mut hints = Vec::new();
+    for f in &fields {
+        let name = display_path(&f.path);
+        let hint = match f.problem {
+            Problem::NotInEnum => f
+                .expected
+                .as_ref()
+                .map(|e| format!("Use one of: {} for {name}.", list_values(e))),
+            Problem::UnknownField => Some(match &f.hint {
+                Some(h) => format!("Remove {name} ({h})."),
+                None => format!("Remove {name}; it is not a parameter of this tool."),
+            }),
+            Problem::MissingRequired => Some(match &f.expected {
+                Some(Value::String(t)) => format!("Provide {name} ({t})."),
+                _ => format!("Provide {name}."),
+            }),
+            Problem::WrongType if f.path.is_empty() => {
+                Some("Pass the arguments as a JSON object of named parameters.".to_string())
+            }
+            _ => Some(format!("Fix {name}: {}.", f.message)),
+        };
+        if let Some(h) = hint {
+            if !hints.contains(&h) {
+                hints.push(h);
+            }
+        }
+    }
+    let shown = fields.len();
+    let mut message = if total == 1 {
+        format!("Invalid arguments: {}.", fields.first().map(|f| f.message.as_str()).unwrap_or(""))
+    } else {
+        format!("Invalid arguments: {total} problems.")
+    };
+    if total > shown {
+        message.push_str(&format!(" Showing the first {shown}."));
+    }
+    let suggestion = if hints.is_empty() {
+        crate::error::ErrorCode::Validation.default_suggestion().to_string()
+    } else {
+        hints.join(" ")
+    };
+    ToolError::validation(message, suggestion).with_fields(fields)
+}
+
+/// Builds a `VALIDATION_ERROR` from field errors (custom validators, serde failures).
+pub fn validation_error_from_fields(fields: Vec<FieldError>) -> ToolError {
+    let total = fields.len();
+    validation_error(fields, total)
+}
+
+fn display_path(path: &str) -> String {
+    if path.is_empty() {
+        "the arguments".to_string()
+    } else {
+        format!("`{}`", path.trim_start_matches('/').replace('/', "."))
+    }
+}
+
+fn escape_pointer(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+fn unescape_pointer(s: &str) -> String {
+    s.replace("~1", "/").replace("~0", "~")
+}
+
+fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn list_values(v: &Value) -> String {
+    match v.as_array() {
+        Some(items) => items
+            .iter()
+            .map(|i| match i {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => v.to_string(),
+    }
+}
+
+fn bounds(node: Option<&Value>) -> Value {
+    let mut m = Map::new();
+    if let Some(n) = node {
+        for k in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+            if let Some(v) = n.get(k) {
+                m.insert(k.to_string(), v.clone());
+            }
+        }
+    }
+    Value::Object(m)
+}
+
+/// A short description of what a schema accepts: its type, or its enum.
+fn type_summary(s: &Value) -> Value {
+    if let Some(e) = s.get("enum") {
+        return e.clone();
+    }
+    if let Some(t) = s.get("type") {
+        return t.clone();
+    }
+    for k in ["anyOf", "oneOf"] {
+        if let Some(opts) = s.get(k).and_then(Value::as_array) {
+            let types: Vec<Value> = opts.iter().filter_map(|o| o.get("type").cloned()).collect();
+            if !types.is_empty() {
+                return Value::Array(types);
+            }
+        }
+    }
+    Value::String("value".into())
+}
+
+/// Follows local `$ref`s (`#/$defs/X`) from `s`.
+pub fn resolve<'a>(root: &'a Value, mut s: &'a Value) -> &'a Value {
+    for _ in 0..8 {
+        match s.get("$ref").and_then(Value::as_str) {
+            Some(r) if r.starts_with('#') => match root.pointer(r.get(1..).unwrap_or("")) {
+                Some(target) => s = target,
+                None => return s,
+            },
+            _ => return s,
+        }
+    }
+    s
+}
+
+/// The (resolved) subschema that describes the value at instance pointer `path`.
+fn schema_at<'a>(root: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut node = resolve(root, root);
+    if path.is_empty() {
+        return Some(node);
+    }
+    for seg in path.trim_start_matches('/').split('/') {
+        let seg = unescape_pointer(seg);
+        let next = node
+            .get("properties")
+            .and_then(|p| p.get(&seg))
+            .or_else(|| {
+                seg.parse::<usize>()
+                    .ok()
+                    .and_then(|_| node.get("items"))
+                    .filter(|i| i.is_object())
+            })
+            .or_else(|| {
+                // Look through anyOf/oneOf/allOf for a branch that knows the segment.
+                ["anyOf", "oneOf", "allOf"].iter().find_map(|k| {
+                    node.get(*k)?.as_array()?.iter().find_map(|b| {
+                        let b = resolve(root, b);
+                        b.get("properties")
+                            .and_then(|p| p.get(&seg))
+                            .or_else(|| b.get("items"))
+                    })
+                })
+            })?;
+        node = resolve(root, next);
+    }
+    Some(node)
+}
+
+fn schema_types(root: &Value, s: &Value) -> Vec<String> {
+    let s = resolve(root, s);
+    let mut out = Vec::new();
+    match s.get("type") {
+        Some(Value::String(t)) => out.push(t.clone()),
+        Some(Value::Array(ts)) => out.extend(ts.iter().filter_map(Value::as_str).map(String::from)),
+        _ => {}
+    }
+    for k in ["anyOf", "oneOf"] {
+        if let Some(opts) = s.get(k).and_then(Value::as_array) {
+            for o in opts {
+                out.extend(schema_types(root, o));
+            }
+        }
+    }
+    if out.is_empty() {
+        if let Some(e) = s.get("enum").and_then(Value::as_array) {
+            for v in e {
+                out.push(json_type_name(v).to_string());
+            }
+        }
+    }
+    out
+}
+
+fn matches_type(v: &Value, types: &[String]) -> bool {
+    types.iter().any(|t| match t.as_str() {
+        "integer" => v.as_i64().is_some() || v.as_u64().is_some(),
+        "number" => v.is_number(),
+        "string" => v.is_string(),
+        "boolean" => v.is_boolean(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "null" => v.is_null(),
+        _ => false,
+    })
+}
+
+fn coerce_value(
+    root: &Value,
+    schema: &Value,
+    value: Value,
+    path: String,
+    coerced: &mut Vec<Coercion>,
+    depth: usize,
+) -> Value {
+    if depth > MAX_SCHEMA_DEPTH {
+        return value;
+    }
+    let schema = resolve(root, schema);
+    let types = schema_types(root, schema);
+    let mut value = value;
+    if !types.is_empty() && !matches_type(&value, &types) {
+        if let Some(new) = convert(&value, &types) {
+            coerced.push(Coercion {
+                path: path.clone(),
+                from: value,
+                to: new.clone(),
+            });
+            value = new;
+        }
+    }
+    // Enum values in the wrong case, when exactly one matches.
+    if let (Some(s), Some(options)) = (value.as_str(), enum_options(root, schema)) {
+        if !options.iter().any(|o| o.as_str() == Some(s)) {
+            let hits: Vec<&Value> = options
+                .iter()
+                .filter(|o| o.as_str().is_some_and(|o| o.eq_ignore_ascii_case(s.trim())))
+                .collect();
+            if let [only] = hits.as_slice() {
+                let new = (*only).clone();
+                coerced.push(Coercion {
+                    path: path.clone(),
+                    from: value.clone(),
+                    to: new.clone(),
+                });
+                value = new;
+            }
+        }
+    }
+    match value {
+        Value::Object(map) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            let out = map
+                .into_iter()
+                .map(|(k, v)| {
+                    let v = match props.and_then(|p| p.get(&k)) {
+                        Some(sub) => coerce_value(
+                            root,
+                            sub,
+                            v,
+                            format!("{path}/{}", escape_pointer(&k)),
+                            coerced,
+                            depth + 1,
+                        ),
+                        None => v,
+                    };
+                    (k, v)
+                })
+                .collect();
+            Value::Object(out)
+        }
+        Value::Array(items) => match schema.get("items").filter(|i| i.is_object()) {
+            Some(item_schema) => Value::Array(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        coerce_value(root, item_schema, v, format!("{path}/{i}"), coerced, depth + 1)
+                    })
+                    .collect(),
+            ),
+            None => Value::Array(items),
+        },
+        other => other,
+    }
+}
+
+fn enum_options<'a>(root: &'a Value, schema: &'a Value) -> Option<&'a Vec<Value>> {
+    let s = resolve(root, schema);
+    if let Some(e) = s.get("enum").and_then(Value::as_array) {
+        return Some(e);
+    }
+    // Option<Enum> comes out as anyOf [{$ref}, {type: null}].
+    for k in ["anyOf", "oneOf"] {
+        if let Some(opts) = s.get(k).and_then(Value::as_array) {
+            for o in opts {
+                if let Some(e) = resolve(root, o).get("enum").and_then(Value::as_array) {
+                    return Some(e);
+                }
+            }
+        }
+    }
+    None
+}
+
+fn convert(value: &Value, types: &[String]) -> Option<Value> {
+    let has = |t: &str| types.iter().any(|x| x == t);
+    match value {
+        Value::String(s) => {
+            let t = s.trim();
+            if has("integer") {
+                if let Ok(i) = t.parse::<i64>() {
+                    return Some(Value::from(i));
+                }
+                if let Ok(f) = t.parse::<f64>() {
+                    if f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e15 {
+                        #[allow(clippy::cast_possible_truncation)]
+                        return Some(Value::from(f as i64));
+                    }
+                }
+            }
+            if has("number") {
+                if let Ok(f) = t.parse::<f64>() {
+                    if f.is_finite() {
+                        return serde_json::Number::from_f64(f).map(Value::Number);
+                    }
+                }
+            }
+            if has("boolean") {
+                match t.to_ascii_lowercase().as_str() {
+                    "true" => return Some(Value::Bool(true)),
+                    "false" => return Some(Value::Bool(false)),
+                    _ => {}
+                }
+            }
+            if has("object") || has("array") {
+                if let Ok(parsed) = serde_json::from_str::<Value>(t) {
+                    if (parsed.is_object() && has("object")) || (parsed.is_array() && has("array")) {
+                        return Some(parsed);
+                    }
+                }
+            }
+            None
+        }
+        Value::Number(n) => {
+            if has("integer") {
+                if let Some(f) = n.as_f64() {
+                    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                        #[allow(clippy::cast_possible_truncation)]
+                        return Some(Value::from(f as i64));
+                    }
+                }
+            }
+            if has("string") {
+                return Some(Value::String(n.to_string()));
+            }
+            None
+        }
+        Value::Bool(b) if has("string") => Some(Value::String(b.to_string())),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn users() -> ArgValidator {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "role": {"type": "string", "enum": ["admin", "developer", "manager"]},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                "name": {"type": "string", "maxLength": 5}
+            },
+            "required": ["role"],
+            "additionalProperties": false
+        });
+        ArgValidator::new(&schema).unwrap_or_else(|e| unreachable!("{e}"))
+    }
+
+    fn err(v: &ArgValidator, args: Value) -> ToolError {
+        match v.check(args, false) {
+            Err(e) => e,
+            Ok(_) => unreachable!("expected an error"),
+        }
+    }
+
+    #[test]
+    fn enum_violation_lists_allowed_values() {
+        let e = err(&users(), json!({"role": "wizard"}));
+        let f = &e.fields[0];
+        assert_eq!(f.path, "/role");
+        assert_eq!(f.problem, Problem::NotInEnum);
+        assert_eq!(f.received, Some(json!("wizard")));
+        assert_eq!(f.expected, Some(json!(["admin", "developer", "manager"])));
+        assert!(e.suggestion.contains("Use one of: admin, developer, manager"), "{}", e.suggestion);
+    }
+
+    #[test]
+    fn reports_every_violation() {
+        let e = err(&users(), json!({"limit": 0, "name": "toolong", "limti": 3}));
+        let problems: Vec<Problem> = e.fields.iter().map(|f| f.problem).collect();
+        assert!(problems.contains(&Problem::MissingRequired));
+        assert!(problems.contains(&Problem::OutOfRange));
+        assert!(problems.contains(&Problem::TooLong));
+        assert!(problems.contains(&Problem::UnknownField));
+        let unknown = e.fields.iter().find(|f| f.problem == Problem::UnknownField);
+        assert_eq!(unknown.map(|f| f.path.as_str()), Some("/limti"));
+        assert!(e.suggestion.contains("did you mean `limit`"), "{}", e.suggestion);
+    }
+
+    #[test]
+    fn non_object_arguments_are_a_wrong_type_at_the_root() {
+        let e = err(&users(), json!([1, 2]));
+        assert_eq!(e.fields[0].path, "");
+        assert_eq!(e.fields[0].problem, Problem::WrongType);
+    }
+
+    #[test]
+    fn lenient_coercions_are_recorded() {
+        let (args, coerced) = users()
+            .check(json!({"role": "Admin", "limit": "5"}), true)
+            .unwrap_or_else(|e| unreachable!("{e:?}"));
+        assert_eq!(args, json!({"role": "admin", "limit": 5}));
+        assert_eq!(coerced.len(), 2);
+    }
+
+    #[test]
+    fn ambiguous_values_are_not_coerced() {
+        assert!(users().check(json!({"role": "admin", "limit": "five"}), true).is_err());
+        assert!(users().check(json!({"role": "admin", "limit": "5.5"}), true).is_err());
+    }
+
+    #[test]
+    fn json_string_holding_an_object_is_parsed() {
+        let v = ArgValidator::new(&json!({
+            "type": "object",
+            "properties": {"filter": {"type": "object"}},
+            "additionalProperties": false
+        }))
+        .unwrap_or_else(|e| unreachable!("{e}"));
+        let (args, _) = v
+            .check(json!({"filter": "{\"a\": 1}"}), true)
+            .unwrap_or_else(|e| unreachable!("{e:?}"));
+        assert_eq!(args, json!({"filter": {"a": 1}}));
+    }
+
+    #[test]
+    fn field_errors_are_capped() {
+        let mut m = Map::new();
+        for i in 0..500 {
+            m.insert(format!("x{i}"), json!(i));
+        }
+        let e = err(&users(), Value::Object(m));
+        assert_eq!(e.fields.len(), MAX_FIELD_ERRORS);
+        assert!(e.message.contains("Showing the first"));
+    }
+}

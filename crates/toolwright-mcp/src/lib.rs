@@ -1,0 +1,1 @@
+//! toolwright-mcp: see the crate description.
