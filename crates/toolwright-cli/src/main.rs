@@ -1,1 +1,120 @@
-fn main() {}
+//! `toolwright`: list, inspect, call and check tools; the other subcommands build on the same
+//! registry and runtime.
+//!
+//! Exit codes: 0 ok, 1 the call or command failed as reported, 2 usage error.
+
+use clap::{Args, Parser, Subcommand};
+use std::process::ExitCode;
+use std::sync::Arc;
+use toolwright::{Registry, ToolSpec};
+use toolwright_runtime::Runtime;
+
+mod cmd_call;
+mod cmd_check;
+mod cmd_tools;
+
+/// The tool layer for LLM agents.
+#[derive(Parser, Debug)]
+#[command(name = "toolwright", version, about, long_about = None)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every subcommand accepts.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Global {
+    /// Root directory of the demo file tools' sandbox [default: $TOOLWRIGHT_ROOT or the current directory].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<std::path::PathBuf>,
+    /// Idempotency store: `memory`, `sqlite:PATH` or `redis://HOST:PORT/DB`.
+    #[arg(long, global = true, value_name = "URL")]
+    pub store: Option<String>,
+    /// Import the tools of an MCP server: a command line (stdio) or an http(s) URL. Repeatable.
+    #[arg(long, global = true, value_name = "CMD|URL")]
+    pub mcp: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List or show tools.
+    Tools(cmd_tools::ToolsArgs),
+    /// Call one tool and print its envelope as JSON.
+    Call(cmd_call::CallArgs),
+    /// Validate recorded calls (JSONL) against tool definitions; one JSON result per line.
+    Check(cmd_check::CheckArgs),
+}
+
+/// The demo registry, configured from the global options.
+///
+/// # Errors
+/// A message for the user.
+pub fn demo_registry(global: &Global) -> Result<Arc<Registry>, String> {
+    let mut config = toolwright_demo::DemoConfig::default();
+    if let Some(root) = &global.root {
+        config.root = root.clone();
+    }
+    toolwright_demo::registry(config)
+        .map(Arc::new)
+        .map_err(|e| format!("cannot build the demo toolset: {e}"))
+}
+
+/// The runtime over the demo registry (and imported tools), honouring the global options.
+///
+/// # Errors
+/// A message for the user.
+pub async fn build_runtime(global: &Global) -> Result<Runtime, String> {
+    let registry = demo_registry(global)?;
+    Ok(Runtime::new(registry))
+}
+
+/// Reads a definitions file (OpenAI tools array, bare objects, MCP tools/list result).
+///
+/// # Errors
+/// A message naming the file and the problem.
+pub fn load_definitions(path: &std::path::Path) -> Result<Vec<ToolSpec>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not valid JSON: {e}", path.display()))?;
+    toolwright::defs::parse_definitions(&value).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Prints a usage/setup error and returns exit code 2.
+pub fn usage_error(msg: &str) -> i32 {
+    eprintln!("toolwright: {msg}");
+    2
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("TOOLWRIGHT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("toolwright: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = rt.block_on(async move {
+        let g = &cli.global;
+        match cli.command {
+            Command::Tools(a) => cmd_tools::run(a, g).await,
+            Command::Call(a) => cmd_call::run(a, g).await,
+            Command::Check(a) => cmd_check::run(a, g).await,
+        }
+    });
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}

@@ -26,7 +26,7 @@ pub use registry::{
 };
 pub use spec::{DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, SideEffects, ToolMeta, ToolSpec};
 pub use suggest::closest;
-pub use tool::{FnTool, Invoker, Tool, ToolCall, ToolContext, ToolFuture, ToolOutput, ToolResult};
+pub use tool::{DefinitionOnly, FnTool, Invoker, Tool, ToolCall, ToolContext, ToolFuture, ToolOutput, ToolResult};
 pub use validate::{ArgValidator, validation_error_from_fields};
 
 /// Re-exports used by code that `#[tool]` generates. Not a public API.

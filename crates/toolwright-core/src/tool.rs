@@ -208,3 +208,38 @@ impl Tool for FnTool {
         (self.handler)(args, ctx)
     }
 }
+
+/// A tool known only by its definition (imported from a definitions file): calls are validated
+/// against its schema, then answered without executing anything.
+#[derive(Debug, Clone)]
+pub struct DefinitionOnly {
+    spec: ToolSpec,
+}
+
+impl DefinitionOnly {
+    /// Wraps a spec.
+    pub fn new(spec: ToolSpec) -> Self {
+        DefinitionOnly { spec }
+    }
+}
+
+impl Tool for DefinitionOnly {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, args: Value, _ctx: ToolContext) -> ToolFuture {
+        let name = self.spec.name.clone();
+        Box::pin(async move {
+            Ok(ToolOutput::Outcome(
+                Outcome::success(serde_json::json!({"validated": true, "arguments": args}))
+                    .with_message(format!(
+                        "The call to {name} is valid; it was not executed (external definition)."
+                    ))
+                    .with_instruction(
+                        "This tool has no implementation here: answer from the arguments you chose.",
+                    ),
+            ))
+        })
+    }
+}

@@ -268,9 +268,31 @@ impl ArgValidator {
                     })
                     .collect()
             }
-            ValidationErrorKind::AnyOf { .. }
-            | ValidationErrorKind::OneOfNotValid { .. }
-            | ValidationErrorKind::OneOfMultipleValid { .. } => vec![fe(
+            ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+                // `Option<T>` is `anyOf [T, null]`: drop the null branch and report why T failed.
+                let branches: Vec<&Vec<jsonschema::ValidationError<'static>>> = context
+                    .iter()
+                    .filter(|errs| !is_null_branch(errs))
+                    .collect();
+                if let [only] = branches.as_slice() {
+                    let described: Vec<FieldError> = only
+                        .iter()
+                        .flat_map(|e| {
+                            let p = e.instance_path().as_str().to_string();
+                            self.describe(&p, e.kind(), e.instance().clone().into_owned())
+                        })
+                        .collect();
+                    if !described.is_empty() {
+                        return described;
+                    }
+                }
+                vec![fe(
+                    Problem::NoMatch,
+                    format!("{at} does not match any allowed form"),
+                    node.map(type_summary),
+                )]
+            }
+            ValidationErrorKind::OneOfMultipleValid { .. } => vec![fe(
                 Problem::NoMatch,
                 format!("{at} does not match any allowed form"),
                 node.map(type_summary),
@@ -308,6 +330,11 @@ impl ArgValidator {
         };
         coerce_value(&self.schema, &self.schema, args, String::new(), coerced, 0)
     }
+}
+
+fn is_null_branch(errs: &[jsonschema::ValidationError<'static>]) -> bool {
+    matches!(errs, [e] if matches!(e.kind(), ValidationErrorKind::Type { kind: TypeKind::Single(t) }
+        if t.to_string() == "null"))
 }
 
 fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
@@ -425,7 +452,11 @@ fn type_summary(s: &Value) -> Value {
     }
     for k in ["anyOf", "oneOf"] {
         if let Some(opts) = s.get(k).and_then(Value::as_array) {
-            let types: Vec<Value> = opts.iter().filter_map(|o| o.get("type").cloned()).collect();
+            let types: Vec<Value> = opts
+                .iter()
+                .filter_map(|o| o.get("type").cloned())
+                .filter(|t| t != "null")
+                .collect();
             if !types.is_empty() {
                 return Value::Array(types);
             }
@@ -534,7 +565,10 @@ fn coerce_value(
     let types = schema_types(root, schema);
     let mut value = value;
     if !types.is_empty() && !matches_type(&value, &types) {
-        if let Some(new) = convert(&value, &types) {
+        let fits_enum = |v: &Value| {
+            enum_options(root, schema).is_none_or(|opts| opts.iter().any(|o| o == v))
+        };
+        if let Some(new) = convert(&value, &types).filter(|n| !n.is_string() || fits_enum(n)) {
             coerced.push(Coercion {
                 path: path.clone(),
                 from: value,

@@ -1,1 +1,793 @@
-//! macros
+//! The `#[tool]` attribute of toolwright. Use it through the `toolwright` crate.
+//!
+//! It keeps the function as written and adds a unit struct `<CamelName>Tool` implementing
+//! `toolwright::Tool`: the name, the description (the doc comment up to its first heading) and
+//! the per-argument descriptions (the `# Arguments` list, or `#[arg(description = ...)]`) go into
+//! a JSON Schema 2020-12 generated with schemars from a hidden argument struct.
+//!
+//! A missing doc comment or an undocumented parameter is a compile error pointing at it: the
+//! model only knows what the descriptions tell it.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Expr, FnArg, Ident, ItemFn, Lit, LitStr, Pat, ReturnType, Type};
+
+/// Turns a documented function into a tool. See the `toolwright` crate for the full reference.
+///
+/// Attribute keys: `name`, `display_label`, `timeout_ms`, `atomic`, `side_effects`
+/// (`"none" | "read" | "write" | "destructive"`), `idempotent`, `max_retries`, `fallback`,
+/// `requires_confirmation`, `category`, `version`, `owner`, `sla_ms`, `examples` (JSON object
+/// strings), `output_limit_bytes`, `dependencies`, `preview` (a
+/// `fn(&serde_json::Value) -> serde_json::Value` describing what a call would do, shown by the
+/// confirmation gate).
+///
+/// Parameter attribute `#[arg(...)]`: `description`, `default`, `min`, `max`, `min_length`,
+/// `max_length`, `pattern`, `validate` (a `fn(&T) -> Result<(), ToolError>`). `#[schemars(...)]`
+/// and `#[serde(...)]` on a parameter are passed to the generated field.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match expand(attr.into(), item.into()) {
+        Ok(ts) => ts.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+#[derive(Default)]
+struct ToolAttrs {
+    name: Option<LitStr>,
+    display_label: Option<LitStr>,
+    timeout_ms: Option<syn::LitInt>,
+    atomic: bool,
+    side_effects: Option<LitStr>,
+    idempotent: bool,
+    max_retries: Option<syn::LitInt>,
+    fallback: Option<LitStr>,
+    requires_confirmation: bool,
+    category: Option<LitStr>,
+    version: Option<LitStr>,
+    owner: Option<LitStr>,
+    sla_ms: Option<syn::LitInt>,
+    examples: Vec<LitStr>,
+    output_limit_bytes: Option<syn::LitInt>,
+    dependencies: Vec<LitStr>,
+    preview: Option<syn::Path>,
+}
+
+fn lit_bool(meta: &syn::meta::ParseNestedMeta) -> syn::Result<bool> {
+    if meta.input.peek(syn::Token![=]) {
+        let b: syn::LitBool = meta.value()?.parse()?;
+        Ok(b.value)
+    } else {
+        Ok(true)
+    }
+}
+
+fn lit_strs(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
+    let v = meta.value()?;
+    if v.peek(syn::token::Bracket) {
+        let content;
+        syn::bracketed!(content in v);
+        let items = content.parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])?;
+        Ok(items.into_iter().collect())
+    } else {
+        Ok(vec![v.parse()?])
+    }
+}
+
+impl ToolAttrs {
+    fn parse(attr: TokenStream2) -> syn::Result<Self> {
+        let mut a = ToolAttrs::default();
+        let parser = syn::meta::parser(|meta| {
+            let key = meta
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
+            match key.as_str() {
+                "name" => a.name = Some(meta.value()?.parse()?),
+                "display_label" => a.display_label = Some(meta.value()?.parse()?),
+                "timeout_ms" => a.timeout_ms = Some(meta.value()?.parse()?),
+                "atomic" => a.atomic = lit_bool(&meta)?,
+                "side_effects" => {
+                    let s: LitStr = meta.value()?.parse()?;
+                    if !["none", "read", "write", "destructive"].contains(&s.value().as_str()) {
+                        return Err(syn::Error::new(
+                            s.span(),
+                            "side_effects must be \"none\", \"read\", \"write\" or \"destructive\"",
+                        ));
+                    }
+                    a.side_effects = Some(s);
+                }
+                "idempotent" => a.idempotent = lit_bool(&meta)?,
+                "max_retries" => a.max_retries = Some(meta.value()?.parse()?),
+                "fallback" => a.fallback = Some(meta.value()?.parse()?),
+                "requires_confirmation" => a.requires_confirmation = lit_bool(&meta)?,
+                "category" => a.category = Some(meta.value()?.parse()?),
+                "version" => a.version = Some(meta.value()?.parse()?),
+                "owner" => a.owner = Some(meta.value()?.parse()?),
+                "sla_ms" => a.sla_ms = Some(meta.value()?.parse()?),
+                "output_limit_bytes" => a.output_limit_bytes = Some(meta.value()?.parse()?),
+                "examples" => {
+                    for s in lit_strs(&meta)? {
+                        match serde_json::from_str::<serde_json::Value>(&s.value()) {
+                            Ok(v) if v.is_object() => a.examples.push(s),
+                            _ => {
+                                return Err(syn::Error::new(
+                                    s.span(),
+                                    "each example must be a JSON object of arguments",
+                                ));
+                            }
+                        }
+                    }
+                }
+                "dependencies" => a.dependencies = lit_strs(&meta)?,
+                "preview" => a.preview = Some(meta.value()?.parse()?),
+                _ => {
+                    return Err(meta.error(
+                        "unknown #[tool] key; expected one of: name, display_label, timeout_ms, \
+                         atomic, side_effects, idempotent, max_retries, fallback, \
+                         requires_confirmation, category, version, owner, sla_ms, examples, \
+                         output_limit_bytes, dependencies, preview",
+                    ));
+                }
+            }
+            Ok(())
+        });
+        syn::parse::Parser::parse2(parser, attr)?;
+        Ok(a)
+    }
+}
+
+#[derive(Default)]
+struct ArgAttrs {
+    description: Option<LitStr>,
+    default: Option<Expr>,
+    min: Option<Expr>,
+    max: Option<Expr>,
+    min_length: Option<Expr>,
+    max_length: Option<Expr>,
+    pattern: Option<LitStr>,
+    validate: Option<syn::Path>,
+}
+
+struct Param {
+    ident: Ident,
+    ty: Type,
+    attrs: ArgAttrs,
+    passthrough: Vec<syn::Attribute>,
+    doc: Option<String>,
+    span: Span,
+}
+
+enum Input {
+    Param(Box<Param>),
+    Context { by_ref: bool },
+}
+
+fn is_context(ty: &Type) -> Option<bool> {
+    let (ty, by_ref) = match ty {
+        Type::Reference(r) => (&*r.elem, true),
+        t => (t, false),
+    };
+    match ty {
+        Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "ToolContext") => {
+            Some(by_ref)
+        }
+        _ => None,
+    }
+}
+
+fn last_ident(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether the type is a plain named type that could be a user struct (candidate for flattening).
+fn maybe_struct(ty: &Type) -> bool {
+    const STD: &[&str] = &[
+        "String", "bool", "char", "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8",
+        "u16", "u32", "u64", "u128", "usize", "Vec", "Option", "HashMap", "BTreeMap", "HashSet",
+        "BTreeSet", "Value", "Box", "PathBuf",
+    ];
+    match last_ident(ty) {
+        Some(id) => !STD.contains(&id.as_str()),
+        None => false,
+    }
+}
+
+fn parse_inputs(func: &ItemFn) -> syn::Result<Vec<Input>> {
+    let mut out = Vec::new();
+    for input in &func.sig.inputs {
+        let pt = match input {
+            FnArg::Receiver(r) => {
+                return Err(syn::Error::new_spanned(
+                    r,
+                    "#[tool] works on free functions; `self` is not supported",
+                ));
+            }
+            FnArg::Typed(pt) => pt,
+        };
+        if let Some(by_ref) = is_context(&pt.ty) {
+            out.push(Input::Context { by_ref });
+            continue;
+        }
+        let ident = match &*pt.pat {
+            Pat::Ident(pi) => pi.ident.clone(),
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "#[tool] parameters must be plain identifiers (they become argument names)",
+                ));
+            }
+        };
+        if let Type::Reference(r) = &*pt.ty {
+            return Err(syn::Error::new_spanned(
+                r,
+                "#[tool] parameters must be owned types (use String instead of &str)",
+            ));
+        }
+        let mut attrs = ArgAttrs::default();
+        let mut passthrough = Vec::new();
+        let mut doc = Vec::new();
+        for a in &pt.attrs {
+            if a.path().is_ident("arg") {
+                a.parse_nested_meta(|meta| {
+                    let key = meta
+                        .path
+                        .get_ident()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default();
+                    match key.as_str() {
+                        "description" => attrs.description = Some(meta.value()?.parse()?),
+                        "default" => attrs.default = Some(meta.value()?.parse()?),
+                        "min" => attrs.min = Some(meta.value()?.parse()?),
+                        "max" => attrs.max = Some(meta.value()?.parse()?),
+                        "min_length" => attrs.min_length = Some(meta.value()?.parse()?),
+                        "max_length" => attrs.max_length = Some(meta.value()?.parse()?),
+                        "pattern" => attrs.pattern = Some(meta.value()?.parse()?),
+                        "validate" => attrs.validate = Some(meta.value()?.parse()?),
+                        _ => {
+                            return Err(meta.error(
+                                "unknown #[arg] key; expected one of: description, default, min, \
+                                 max, min_length, max_length, pattern, validate",
+                            ));
+                        }
+                    }
+                    Ok(())
+                })?;
+            } else if a.path().is_ident("schemars") || a.path().is_ident("serde") {
+                passthrough.push(a.clone());
+            } else if a.path().is_ident("doc") {
+                if let syn::Meta::NameValue(nv) = &a.meta {
+                    if let Expr::Lit(syn::ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) = &nv.value
+                    {
+                        doc.push(s.value().trim().to_string());
+                    }
+                }
+            } else {
+                return Err(syn::Error::new_spanned(
+                    a,
+                    "unsupported attribute on a #[tool] parameter; use #[arg(...)], \
+                     #[schemars(...)] or #[serde(...)]",
+                ));
+            }
+        }
+        out.push(Input::Param(Box::new(Param {
+            span: pt.span(),
+            ident,
+            ty: (*pt.ty).clone(),
+            attrs,
+            passthrough,
+            doc: (!doc.is_empty()).then(|| doc.join(" ")),
+        })));
+    }
+    Ok(out)
+}
+
+struct Docs {
+    description: String,
+    args: Vec<(String, String)>,
+}
+
+fn parse_docs(attrs: &[syn::Attribute]) -> Docs {
+    let mut lines = Vec::new();
+    for a in attrs {
+        if !a.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(nv) = &a.meta {
+            if let Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) = &nv.value
+            {
+                let v = s.value();
+                if v.trim().is_empty() {
+                    lines.push(String::new());
+                }
+                for l in v.lines() {
+                    lines.push(l.strip_prefix(' ').unwrap_or(l).to_string());
+                }
+            }
+        }
+    }
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut args: Vec<(String, String)> = Vec::new();
+    let mut section: Option<String> = None;
+    let mut in_code = false;
+    for line in &lines {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        if let Some(h) = t.strip_prefix('#') {
+            section = Some(h.trim_start_matches('#').trim().to_lowercase());
+            continue;
+        }
+        match section.as_deref() {
+            None => {
+                if t.is_empty() {
+                    if !current.is_empty() {
+                        paragraphs.push(std::mem::take(&mut current));
+                    }
+                } else {
+                    if !current.is_empty() {
+                        current.push(' ');
+                    }
+                    current.push_str(t);
+                }
+            }
+            Some("arguments" | "args" | "parameters" | "params") => {
+                let item = t.strip_prefix("* ").or_else(|| t.strip_prefix("- "));
+                match item {
+                    Some(rest) => {
+                        let rest = rest.trim();
+                        let (name, desc) = split_arg_item(rest);
+                        if !name.is_empty() {
+                            args.push((name, desc));
+                        }
+                    }
+                    None if !t.is_empty() => {
+                        if let Some((_, d)) = args.last_mut() {
+                            if !d.is_empty() {
+                                d.push(' ');
+                            }
+                            d.push_str(t);
+                        }
+                    }
+                    None => {}
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    Docs {
+        description: paragraphs.join("\n\n"),
+        args,
+    }
+}
+
+/// `` `name` - desc ``, `` `name`: desc ``, `name - desc` or `name: desc`.
+fn split_arg_item(rest: &str) -> (String, String) {
+    let (name, tail) = if let Some(r) = rest.strip_prefix('`') {
+        match r.split_once('`') {
+            Some((n, t)) => (n.to_string(), t),
+            None => return (String::new(), String::new()),
+        }
+    } else {
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        (rest.get(..end).unwrap_or("").to_string(), rest.get(end..).unwrap_or(""))
+    };
+    let desc = tail
+        .trim_start()
+        .trim_start_matches(['-', ':', '—', '–'])
+        .trim()
+        .to_string();
+    (name, desc)
+}
+
+fn camel(name: &str) -> String {
+    name.split('_')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let mut c = s.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+fn opt_str(v: &Option<LitStr>) -> TokenStream2 {
+    match v {
+        Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn opt_int(v: &Option<syn::LitInt>) -> TokenStream2 {
+    match v {
+        Some(i) => quote!(::core::option::Option::Some(#i)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
+    let attrs = ToolAttrs::parse(attr)?;
+    let mut func: ItemFn = syn::parse2(item)?;
+    if !func.sig.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &func.sig.generics,
+            "#[tool] functions cannot be generic: the schema must be known",
+        ));
+    }
+    let inputs = parse_inputs(&func)?;
+    // Strip parameter attributes: they were for us.
+    for input in func.sig.inputs.iter_mut() {
+        if let FnArg::Typed(pt) = input {
+            pt.attrs.clear();
+        }
+    }
+    let fn_ident = func.sig.ident.clone();
+    let tool_name = attrs
+        .name
+        .as_ref()
+        .map(LitStr::value)
+        .unwrap_or_else(|| fn_ident.to_string());
+    let docs = parse_docs(&func.attrs);
+    if docs.description.trim().is_empty() {
+        return Err(syn::Error::new(
+            fn_ident.span(),
+            format!(
+                "#[tool] `{tool_name}` has no doc comment: write what the tool does and when to \
+                 use it (\"Use this when ...\"); it is the description the model reads"
+            ),
+        ));
+    }
+
+    let params: Vec<&Param> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Param(p) => Some(p.as_ref()),
+            Input::Context { .. } => None,
+        })
+        .collect();
+    let single = params.len() == 1;
+    let single_struct = single && params.iter().all(|p| maybe_struct(&p.ty));
+
+    // Per-parameter descriptions and field definitions.
+    let mut fields = Vec::new();
+    let mut extra_items = Vec::new();
+    for p in &params {
+        let name = p.ident.to_string();
+        let desc = p
+            .attrs
+            .description
+            .as_ref()
+            .map(LitStr::value)
+            .or_else(|| p.doc.clone())
+            .or_else(|| {
+                docs.args
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, d)| d.clone())
+            })
+            .filter(|d| !d.trim().is_empty());
+        if desc.is_none() && !single_struct {
+            return Err(syn::Error::new(
+                p.span,
+                format!(
+                    "parameter `{name}` of #[tool] `{tool_name}` is undocumented: add \
+                     \"* `{name}` - ...\" under a `# Arguments` heading in the doc comment, or \
+                     #[arg(description = \"...\")]"
+                ),
+            ));
+        }
+        let ident = &p.ident;
+        let ty = &p.ty;
+        let mut field_attrs = Vec::new();
+        if let Some(d) = &desc {
+            field_attrs.push(quote!(#[doc = #d]));
+        }
+        if let Some(def) = &p.attrs.default {
+            let def_fn = format_ident!("__toolwright_default_{}_{}", fn_ident, ident);
+            let def_fn_str = def_fn.to_string();
+            let value = match def {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => quote!(::core::convert::Into::into(#s)),
+                other => quote!(#other),
+            };
+            extra_items.push(quote! {
+                #[doc(hidden)]
+                #[allow(non_snake_case, clippy::unnecessary_fallible_conversions)]
+                fn #def_fn() -> #ty { #value }
+            });
+            field_attrs.push(quote!(#[serde(default = #def_fn_str)]));
+        }
+        match (&p.attrs.min, &p.attrs.max) {
+            (Some(a), Some(b)) => field_attrs.push(quote!(#[schemars(range(min = #a, max = #b))])),
+            (Some(a), None) => field_attrs.push(quote!(#[schemars(range(min = #a))])),
+            (None, Some(b)) => field_attrs.push(quote!(#[schemars(range(max = #b))])),
+            (None, None) => {}
+        }
+        match (&p.attrs.min_length, &p.attrs.max_length) {
+            (Some(a), Some(b)) => {
+                field_attrs.push(quote!(#[schemars(length(min = #a, max = #b))]))
+            }
+            (Some(a), None) => field_attrs.push(quote!(#[schemars(length(min = #a))])),
+            (None, Some(b)) => field_attrs.push(quote!(#[schemars(length(max = #b))])),
+            (None, None) => {}
+        }
+        if let Some(pat) = &p.attrs.pattern {
+            field_attrs.push(quote!(#[schemars(regex(pattern = #pat))]));
+        }
+        let pass = &p.passthrough;
+        fields.push(quote! {
+            #(#field_attrs)*
+            #(#pass)*
+            #ident: #ty
+        });
+    }
+
+    let vis = &func.vis;
+    let struct_ident = format_ident!("{}Tool", camel(&fn_ident.to_string()));
+    let args_ident = format_ident!("__ToolwrightArgs_{}", fn_ident);
+    let description = &docs.description;
+    let side_effects = match attrs.side_effects.as_ref().map(LitStr::value).as_deref() {
+        Some("none") => quote!(::toolwright::SideEffects::None),
+        Some("read") => quote!(::toolwright::SideEffects::Read),
+        Some("destructive") => quote!(::toolwright::SideEffects::Destructive),
+        _ => quote!(::toolwright::SideEffects::Write),
+    };
+    let display_label = opt_str(&attrs.display_label);
+    let timeout_ms = opt_int(&attrs.timeout_ms);
+    let atomic = attrs.atomic;
+    let idempotent = attrs.idempotent;
+    let max_retries = opt_int(&attrs.max_retries);
+    let fallback = opt_str(&attrs.fallback);
+    let requires_confirmation = attrs.requires_confirmation;
+    let category = opt_str(&attrs.category);
+    let version = opt_str(&attrs.version);
+    let owner = opt_str(&attrs.owner);
+    let sla_ms = opt_int(&attrs.sla_ms);
+    let output_limit = opt_int(&attrs.output_limit_bytes);
+    let examples = &attrs.examples;
+    let dependencies = &attrs.dependencies;
+
+    // Deserialization: flattened single struct or the wrapper.
+    let parse_args = if single {
+        let p = params.first().map(|p| (&p.ident, &p.ty));
+        match p {
+            Some((ident, ty)) => quote! {
+                if flat {
+                    ::toolwright::__private::serde_json::from_value::<#ty>(args)
+                        .map(|v| #args_ident { #ident: v })
+                } else {
+                    ::toolwright::__private::serde_json::from_value::<#args_ident>(args)
+                }
+            },
+            None => quote!(::toolwright::__private::serde_json::from_value::<#args_ident>(args)),
+        }
+    } else {
+        quote! {
+            {
+                let _ = flat;
+                ::toolwright::__private::serde_json::from_value::<#args_ident>(args)
+            }
+        }
+    };
+
+    let has_validators = params.iter().any(|p| p.attrs.validate.is_some());
+    let keep_raw = if has_validators {
+        quote!(let raw = args.clone();)
+    } else {
+        quote!()
+    };
+    let validators: Vec<TokenStream2> = params
+        .iter()
+        .filter_map(|p| {
+            let v = p.attrs.validate.as_ref()?;
+            let ident = &p.ident;
+            let name = ident.to_string();
+            Some(quote_spanned! {v.span()=>
+                if let ::core::result::Result::Err(e) = #v(&parsed.#ident) {
+                    failures.push(::toolwright::__private::validator_failure(
+                        #name, raw.get(#name).cloned(), e));
+                }
+            })
+        })
+        .collect();
+    let run_validators = if has_validators {
+        quote! {
+            let mut failures: ::std::vec::Vec<::toolwright::FieldError> = ::std::vec::Vec::new();
+            #(#validators)*
+            if !failures.is_empty() {
+                return ::core::result::Result::Err(
+                    ::toolwright::validation_error_from_fields(failures));
+            }
+        }
+    } else {
+        quote!()
+    };
+
+    let field_idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
+    let call_args: Vec<TokenStream2> = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Param(p) => {
+                let id = &p.ident;
+                quote!(#id)
+            }
+            Input::Context { by_ref: true } => quote!(&ctx),
+            Input::Context { by_ref: false } => quote!(ctx.clone()),
+        })
+        .collect();
+
+    let (is_result, ok_is_outcome) = match &func.sig.output {
+        ReturnType::Default => (false, false),
+        ReturnType::Type(_, ty) => match &**ty {
+            Type::Path(tp) => {
+                let last = tp.path.segments.last();
+                match last {
+                    Some(seg) if seg.ident == "Result" => {
+                        let ok_outcome = match &seg.arguments {
+                            syn::PathArguments::AngleBracketed(ab) => {
+                                ab.args.first().is_some_and(|a| match a {
+                                    syn::GenericArgument::Type(t) => {
+                                        last_ident(t).as_deref() == Some("Outcome")
+                                    }
+                                    _ => false,
+                                })
+                            }
+                            _ => false,
+                        };
+                        (true, ok_outcome)
+                    }
+                    Some(seg) if seg.ident == "Outcome" => (false, true),
+                    _ => (false, false),
+                }
+            }
+            _ => (false, false),
+        },
+    };
+    let wrap = if ok_is_outcome {
+        quote!(::toolwright::__private::Full)
+    } else {
+        quote!(::toolwright::__private::Data)
+    };
+    let convert = if is_result {
+        quote! {
+            match ret {
+                ::core::result::Result::Ok(v) =>
+                    ::toolwright::__private::IntoToolResult::into_tool_result(#wrap(v)),
+                ::core::result::Result::Err(e) => ::core::result::Result::Err(
+                    ::core::convert::Into::<::toolwright::ToolError>::into(e)),
+            }
+        }
+    } else {
+        quote!(::toolwright::__private::IntoToolResult::into_tool_result(#wrap(ret)))
+    };
+    let invoke = if func.sig.asyncness.is_some() {
+        quote!(let ret = #fn_ident(#(#call_args),*).await;)
+    } else {
+        quote! {
+            let ret = match ::toolwright::__private::tokio::task::spawn_blocking(move || {
+                #fn_ident(#(#call_args),*)
+            }).await {
+                ::core::result::Result::Ok(r) => r,
+                ::core::result::Result::Err(e) =>
+                    return ::core::result::Result::Err(::toolwright::__private::join_error(e)),
+            };
+        }
+    };
+    let uses_ctx = inputs.iter().any(|i| matches!(i, Input::Context { .. }));
+    let ctx_binding = if uses_ctx {
+        quote!()
+    } else {
+        quote!(let _ = ctx;)
+    };
+    let preview_fn = match &attrs.preview {
+        Some(p) => quote! {
+            fn preview(&self, args: &::toolwright::__private::serde_json::Value)
+                -> ::toolwright::__private::serde_json::Value {
+                #p(args)
+            }
+        },
+        None => quote!(),
+    };
+    let struct_doc = format!("The `{tool_name}` tool, generated by `#[tool]` from [`{fn_ident}`].");
+
+    Ok(quote! {
+        #func
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(::toolwright::__private::serde::Deserialize, ::toolwright::__private::schemars::JsonSchema)]
+        #[serde(crate = "::toolwright::__private::serde", deny_unknown_fields)]
+        #[schemars(crate = "::toolwright::__private::schemars")]
+        struct #args_ident {
+            #(#fields,)*
+        }
+
+        #(#extra_items)*
+
+        #[doc = #struct_doc]
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #struct_ident;
+
+        impl #struct_ident {
+            fn __toolwright_spec() -> &'static (::toolwright::ToolSpec, bool) {
+                static SPEC: ::std::sync::OnceLock<(::toolwright::ToolSpec, bool)> =
+                    ::std::sync::OnceLock::new();
+                SPEC.get_or_init(|| {
+                    let (parameters, flat) =
+                        ::toolwright::__private::params_schema::<#args_ident>(#single_struct);
+                    let meta = ::toolwright::ToolMeta {
+                        display_label: #display_label,
+                        timeout_ms: #timeout_ms,
+                        atomic: #atomic,
+                        side_effects: #side_effects,
+                        idempotent: #idempotent,
+                        max_retries: #max_retries,
+                        fallback: #fallback,
+                        requires_confirmation: #requires_confirmation,
+                        category: #category,
+                        version: #version,
+                        owner: #owner,
+                        sla_ms: #sla_ms,
+                        examples: ::std::vec![#(
+                            ::toolwright::__private::serde_json::from_str(#examples)
+                                .unwrap_or(::toolwright::__private::serde_json::Value::Null)
+                        ),*],
+                        output_limit_bytes: #output_limit,
+                        dependencies: ::std::vec![#(::std::string::String::from(#dependencies)),*],
+                    };
+                    (::toolwright::ToolSpec::new(#tool_name, #description, parameters).with_meta(meta), flat)
+                })
+            }
+        }
+
+        impl ::toolwright::Tool for #struct_ident {
+            fn spec(&self) -> &::toolwright::ToolSpec {
+                &Self::__toolwright_spec().0
+            }
+
+            #preview_fn
+
+            fn call(
+                &self,
+                args: ::toolwright::__private::serde_json::Value,
+                ctx: ::toolwright::ToolContext,
+            ) -> ::toolwright::ToolFuture {
+                let flat = Self::__toolwright_spec().1;
+                #keep_raw
+                let parsed = (#parse_args).map_err(::toolwright::__private::deserialize_failure);
+                ::std::boxed::Box::pin(async move {
+                    let parsed = parsed?;
+                    #run_validators
+                    #ctx_binding
+                    let #args_ident { #(#field_idents),* } = parsed;
+                    #invoke
+                    #convert
+                })
+            }
+        }
+    })
+}

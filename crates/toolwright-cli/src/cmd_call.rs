@@ -1,0 +1,68 @@
+//! `toolwright call NAME --args JSON`.
+
+use crate::{Global, build_runtime, usage_error};
+use clap::Args;
+use toolwright::{ErrorCode, FieldError, Outcome, Problem, Status, ToolCall, ToolError};
+use toolwright_runtime::CallOptions;
+
+/// `call` arguments.
+#[derive(Args, Debug)]
+pub struct CallArgs {
+    /// Tool name.
+    pub name: String,
+    /// Arguments as a JSON object.
+    #[arg(long, default_value = "{}")]
+    pub args: String,
+    /// Approve a call that needs confirmation (destructive tools).
+    #[arg(long)]
+    pub approve: bool,
+    /// Session id (scopes derived idempotency keys).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// No lenient coercion: the arguments must match the schema exactly.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// The envelope for arguments that are not JSON at all.
+pub fn unparsable_arguments(name: &str, err: &serde_json::Error) -> Outcome {
+    let mut e = ToolError::validation(
+        format!("The arguments are not valid JSON: {err}."),
+        "Pass the arguments as one JSON object, e.g. {\"city\": \"Paris\"}.",
+    );
+    e.fields = vec![FieldError::new("", Problem::WrongType, "the arguments must be a JSON object")];
+    let mut out = Outcome::from_error(e);
+    out.meta.tool = name.to_string();
+    out.meta.attempt = 1;
+    out
+}
+
+/// Runs `call`.
+pub async fn run(args: CallArgs, global: &Global) -> i32 {
+    let runtime = match build_runtime(global).await {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e),
+    };
+    let outcome = match serde_json::from_str::<serde_json::Value>(&args.args) {
+        Ok(value) => {
+            let opts = CallOptions {
+                approved: args.approve,
+                session_id: args.session.clone(),
+                strict: args.strict,
+                ..CallOptions::default()
+            };
+            runtime.invoke(ToolCall::new("cli-1", args.name.clone(), value), &opts).await
+        }
+        Err(e) => unparsable_arguments(&args.name, &e),
+    };
+    println!("{}", serde_json::to_string_pretty(&outcome).unwrap_or_default());
+    match outcome.status {
+        Status::Error => {
+            if outcome.error_code() == Some(ErrorCode::Internal) {
+                eprintln!("toolwright: the tool failed internally; run with TOOLWRIGHT_LOG=debug for details");
+            }
+            1
+        }
+        _ => 0,
+    }
+}

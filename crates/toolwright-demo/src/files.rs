@@ -1,0 +1,224 @@
+//! File tools sandboxed to a root directory: `search_files`, `read_file`, `delete_file`.
+//!
+//! Paths are resolved against the root; `..` that climbs out of it, absolute paths outside it and
+//! symlinks that lead outside it are `PERMISSION_DENIED`.
+
+use std::path::{Component, Path, PathBuf};
+use toolwright::{ToolError, tool};
+
+/// Resolves `requested` inside `root`, refusing anything that escapes it.
+///
+/// # Errors
+/// `PERMISSION_DENIED` for escapes, `NOT_FOUND` when the path does not exist.
+pub fn resolve_in_root(root: &Path, requested: &str) -> Result<PathBuf, ToolError> {
+    let denied = || {
+        ToolError::permission_denied(
+            format!("`{}` is outside the sandbox root.", requested.chars().take(200).collect::<String>()),
+            "Only paths inside the sandbox root are allowed; use a relative path such as `notes/todo.txt`.",
+        )
+    };
+    if requested.contains('\0') {
+        return Err(ToolError::validation("The path contains a NUL byte.", "Pass a plain relative path."));
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| ToolError::dependency_unavailable(format!("The sandbox root is not usable: {e}."), "Tell the user the file sandbox is misconfigured."))?;
+    let req = Path::new(requested);
+    let rel: PathBuf = if req.is_absolute() {
+        match req.strip_prefix(&root) {
+            Ok(r) => r.to_path_buf(),
+            Err(_) => return Err(denied()),
+        }
+    } else {
+        req.to_path_buf()
+    };
+    // Lexical normalisation: `..` may not climb above the root.
+    let mut parts: Vec<std::ffi::OsString> = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_os_string()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if parts.pop().is_none() {
+                    return Err(denied());
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return Err(denied()),
+        }
+    }
+    let joined = parts.iter().fold(root.clone(), |acc, p| acc.join(p));
+    // Symlinks: the real path must stay inside the root too.
+    match joined.canonicalize() {
+        Ok(real) if real.starts_with(&root) => Ok(real),
+        Ok(_) => Err(denied()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ToolError::not_found(
+            format!("No file or directory `{}` in the sandbox.", requested.chars().take(200).collect::<String>()),
+            "Use search_files to find the right path.",
+        )),
+        Err(e) => Err(ToolError::permission_denied(format!("Cannot access `{requested}`: {e}."), "Try another path.")),
+    }
+}
+
+fn root() -> PathBuf {
+    crate::config().root
+}
+
+/// Rejects search queries too vague to be useful, with advice on what to write instead.
+///
+/// # Errors
+/// `VALIDATION_ERROR` for queries such as `*`, `anything` or `all files`.
+pub fn specific_query(query: &String) -> Result<(), ToolError> {
+    const VAGUE: &[&str] = &["*", "**", "anything", "everything", "all", "all files", "files", "any", "something", "stuff"];
+    let q = query.trim().to_lowercase();
+    if VAGUE.contains(&q.as_str()) {
+        return Err(ToolError::validation(
+            format!("The query `{}` is too generic to search for.", query.trim()),
+            "Give part of a file name or a word the file contains, e.g. `report` or `.toml`.",
+        ));
+    }
+    Ok(())
+}
+
+/// Find files under the sandbox root whose name or path contains a text.
+///
+/// Use this tool when the user asks where a file is, or to list files matching a name, before
+/// reading one with read_file.
+///
+/// # Arguments
+/// * `query` - Part of the file name or path to look for, e.g. "report" or ".toml"
+/// * `directory` - Directory to search in, relative to the sandbox root
+/// * `max_results` - Maximum number of paths to return
+#[tool(
+    display_label = "Searching files",
+    timeout_ms = 5000,
+    side_effects = "read",
+    category = "files",
+    version = "1.0.0",
+    owner = "demo",
+    sla_ms = 200
+)]
+pub fn search_files(
+    #[arg(min_length = 1, max_length = 200, validate = specific_query)] query: String,
+    #[arg(default = ".", max_length = 500)] directory: String,
+    #[arg(default = 20, min = 1, max = 200)] max_results: u32,
+) -> Result<serde_json::Value, ToolError> {
+    let root = root();
+    let start = resolve_in_root(&root, &directory)?;
+    let root = root.canonicalize().unwrap_or(root);
+    let needle = query.to_lowercase();
+    let mut found = Vec::new();
+    let mut stack = vec![(start, 0usize)];
+    let mut visited = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            visited += 1;
+            if visited > 50_000 {
+                break;
+            }
+            let path = entry.path();
+            let Ok(ft) = entry.file_type() else { continue };
+            let rel = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().to_string();
+            if ft.is_dir() {
+                let name = entry.file_name();
+                if depth < 12 && name != ".git" && name != "target" {
+                    stack.push((path, depth + 1));
+                }
+            } else if rel.to_lowercase().contains(&needle) {
+                found.push(rel);
+            }
+        }
+    }
+    found.sort();
+    let total = found.len();
+    found.truncate(max_results as usize);
+    Ok(serde_json::json!({"query": query, "total": total, "paths": found}))
+}
+
+/// Read a text file inside the sandbox root.
+///
+/// Use this tool when the user asks what a file says; find the path first with search_files.
+///
+/// # Arguments
+/// * `path` - Path of the file, relative to the sandbox root
+/// * `max_bytes` - Maximum number of bytes to return
+#[tool(
+    display_label = "Reading a file",
+    timeout_ms = 5000,
+    side_effects = "read",
+    category = "files",
+    version = "1.0.0",
+    owner = "demo",
+    sla_ms = 100
+)]
+pub fn read_file(
+    #[arg(min_length = 1, max_length = 500)] path: String,
+    #[arg(default = 8000, min = 1, max = 100_000)] max_bytes: u32,
+) -> Result<serde_json::Value, ToolError> {
+    let real = resolve_in_root(&root(), &path)?;
+    if real.is_dir() {
+        return Err(ToolError::validation(
+            format!("`{path}` is a directory."),
+            "Pass a file path; list the directory with search_files.",
+        ));
+    }
+    let bytes = std::fs::read(&real)
+        .map_err(|e| ToolError::permission_denied(format!("Cannot read `{path}`: {e}."), "Try another file."))?;
+    let size = bytes.len();
+    let mut cut = bytes.len().min(max_bytes as usize);
+    let text = loop {
+        match std::str::from_utf8(bytes.get(..cut).unwrap_or_default()) {
+            Ok(t) => break t.to_string(),
+            Err(e) if e.error_len().is_none() => cut = e.valid_up_to(),
+            Err(_) => {
+                return Err(ToolError::validation(
+                    format!("`{path}` is not a text file."),
+                    "Only UTF-8 text files can be read.",
+                ));
+            }
+        }
+    };
+    Ok(serde_json::json!({"path": path, "size_bytes": size, "truncated": cut < size, "content": text}))
+}
+
+/// What deleting a file would do, for the confirmation gate.
+pub fn delete_preview(args: &serde_json::Value) -> serde_json::Value {
+    let path = args.get("path").and_then(|p| p.as_str()).unwrap_or_default();
+    match resolve_in_root(&root(), path) {
+        Ok(real) => {
+            let size = std::fs::metadata(&real).map(|m| m.len()).unwrap_or(0);
+            serde_json::json!({"action": "delete file", "path": path, "exists": true, "size_bytes": size,
+                               "effect": format!("`{path}` ({size} bytes) would be permanently deleted")})
+        }
+        Err(e) => serde_json::json!({"action": "delete file", "path": path, "exists": false,
+                                     "effect": format!("nothing would be deleted: {}", e.message)}),
+    }
+}
+
+/// Permanently delete a file inside the sandbox root.
+///
+/// Use this tool only when the user explicitly asks to delete a file. A person must approve each
+/// deletion: the first call returns a preview and nothing is deleted until the host approves.
+///
+/// # Arguments
+/// * `path` - Path of the file to delete, relative to the sandbox root
+#[tool(
+    display_label = "Deleting a file",
+    timeout_ms = 5000,
+    side_effects = "destructive",
+    requires_confirmation,
+    idempotent,
+    category = "files",
+    version = "1.0.0",
+    owner = "demo",
+    preview = delete_preview
+)]
+pub fn delete_file(#[arg(min_length = 1, max_length = 500)] path: String) -> Result<serde_json::Value, ToolError> {
+    let real = resolve_in_root(&root(), &path)?;
+    if real.is_dir() {
+        return Err(ToolError::validation(format!("`{path}` is a directory."), "Only files can be deleted."));
+    }
+    std::fs::remove_file(&real)
+        .map_err(|e| ToolError::permission_denied(format!("Cannot delete `{path}`: {e}."), "Tell the user."))?;
+    Ok(serde_json::json!({"deleted": path}))
+}
