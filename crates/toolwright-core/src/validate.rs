@@ -357,7 +357,10 @@ fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
             Problem::WrongType if f.path.is_empty() => {
                 Some("Pass the arguments as a JSON object of named parameters.".to_string())
             }
-            _ => Some(format!("Fix {name}: {}.", f.message)),
+            _ => Some(match &f.hint {
+                Some(h) => format!("Fix {name}: {}", h.trim_end_matches('.').to_string() + "."),
+                None => format!("Fix {name}: {}.", f.message.trim_end_matches('.')),
+            }),
         };
         if let Some(h) = hint {
             if !hints.contains(&h) {

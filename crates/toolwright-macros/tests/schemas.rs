@@ -1,0 +1,260 @@
+//! The schemas `#[tool]` generates, as snapshots, and the behaviour of the generated tools.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use toolwright::{
+    InvokeOptions, Outcome, Problem, Registry, SideEffects, Status, Tool, ToolCall, ToolContext,
+    ToolError, tool,
+};
+
+/// A currency.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[allow(clippy::upper_case_acronyms)]
+enum Currency {
+    USD,
+    EUR,
+}
+
+/// Convert an amount between currencies using the dated rates table.
+///
+/// Use this tool when the user asks to convert money or compare prices across currencies.
+/// Do NOT use it for stock prices or crypto.
+///
+/// # Arguments
+/// * `amount` - Amount to convert, e.g. 100 or 12.5
+/// * `from_currency` - ISO 4217 code of the source currency
+/// * `to_currency` - ISO 4217 code of the target currency
+#[tool(display_label = "Converting currency", timeout_ms = 2000, side_effects = "none", category = "finance")]
+async fn convert_currency(amount: f64, from_currency: Currency, to_currency: Currency) -> Result<Value, ToolError> {
+    Ok(json!({"amount": amount, "from": from_currency, "to": to_currency}))
+}
+
+/// A line item.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+struct Item {
+    /// Product SKU.
+    sku: String,
+    /// How many.
+    #[schemars(range(min = 1))]
+    quantity: u32,
+}
+
+fn not_generic(s: &String) -> Result<(), ToolError> {
+    if ["anything", "everything", "stuff"].contains(&s.trim().to_lowercase().as_str()) {
+        return Err(ToolError::validation(
+            format!("`{s}` is too generic."),
+            "Describe the user's situation, e.g. `a developer debugging a failing build`.",
+        ));
+    }
+    Ok(())
+}
+
+/// Place an order for a customer.
+///
+/// Use this when the user wants to buy items.
+///
+/// # Arguments
+/// * `customer_id` - The customer's id, like "C-123"
+/// * `items` - Items to order
+/// * `note` - Free text for the warehouse
+/// * `priority` - Shipping priority from 1 (low) to 5 (urgent)
+/// * `user_context` - Who the user is and what they need
+#[tool(
+    name = "place_order",
+    side_effects = "write",
+    idempotent,
+    max_retries = 2,
+    fallback = "queue_order",
+    requires_confirmation,
+    version = "2.1.0",
+    owner = "orders-team",
+    sla_ms = 300,
+    atomic,
+    examples = [r#"{"customer_id": "C-1", "items": [{"sku": "A", "quantity": 1}], "user_context": "buyer"}"#],
+    dependencies = ["orders-db"]
+)]
+fn order(
+    #[arg(pattern = r"^C-\d+$")] customer_id: String,
+    #[arg(min_length = 1)] items: Vec<Item>,
+    #[arg(max_length = 200)] note: Option<String>,
+    #[arg(default = 3, min = 1, max = 5)] priority: u8,
+    #[arg(validate = not_generic)] user_context: String,
+) -> Result<Value, ToolError> {
+    Ok(json!({"customer": customer_id, "lines": items.len(), "note": note, "priority": priority, "ctx": user_context}))
+}
+
+/// Create a user account.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+struct NewUser {
+    /// Login name, lowercase.
+    login: String,
+    /// Display name.
+    display_name: Option<String>,
+}
+
+/// Create a user account from the given fields.
+///
+/// Use this when an admin asks to add a user.
+#[tool(side_effects = "write")]
+async fn create_user(input: NewUser) -> Result<Value, ToolError> {
+    Ok(json!({"created": input.login, "display": input.display_name}))
+}
+
+/// Describe the call context. Use this to test context injection.
+///
+/// # Arguments
+/// * `label` - Any label
+#[tool(side_effects = "none")]
+fn whoami(label: String, ctx: &ToolContext) -> Outcome {
+    Outcome::partial(json!({"label": label, "call_id": ctx.call_id}), "only part").with_instruction("say hi")
+}
+
+/// Panic on purpose. Use this to test panic handling.
+#[tool(side_effects = "none")]
+async fn explode() -> Result<Value, ToolError> {
+    let v: Vec<u8> = Vec::new();
+    #[allow(clippy::indexing_slicing)]
+    Ok(json!(v[3]))
+}
+
+/// Panic on purpose in a blocking tool. Use this to test panic handling.
+#[tool(side_effects = "none")]
+fn explode_sync() -> Result<Value, ToolError> {
+    panic!("secret internal detail /home/user/db.rs:42")
+}
+
+/// Return a big list. Use this to test the output budget.
+///
+/// # Arguments
+/// * `n` - How many items
+#[tool(side_effects = "none", output_limit_bytes = 1024)]
+fn big_list(n: u32) -> Vec<u32> {
+    (0..n).collect()
+}
+
+#[test]
+fn convert_currency_schema() {
+    let spec = ConvertCurrencyTool.spec();
+    assert_eq!(spec.name, "convert_currency");
+    assert!(spec.description.starts_with("Convert an amount"));
+    assert!(spec.description.contains("\n\nUse this tool when"));
+    assert_eq!(spec.meta.display_label.as_deref(), Some("Converting currency"));
+    assert_eq!(spec.meta.timeout_ms, Some(2000));
+    assert_eq!(spec.meta.side_effects, SideEffects::None);
+    insta::assert_json_snapshot!("convert_currency", spec.parameters);
+}
+
+#[test]
+fn order_schema_and_metadata() {
+    let spec = OrderTool.spec();
+    assert_eq!(spec.name, "place_order");
+    let m = &spec.meta;
+    assert!(m.idempotent && m.requires_confirmation && m.atomic);
+    assert_eq!(m.max_retries, Some(2));
+    assert_eq!(m.fallback.as_deref(), Some("queue_order"));
+    assert_eq!(m.version.as_deref(), Some("2.1.0"));
+    assert_eq!(m.owner.as_deref(), Some("orders-team"));
+    assert_eq!(m.sla_ms, Some(300));
+    assert_eq!(m.examples.len(), 1);
+    assert_eq!(m.dependencies, vec!["orders-db".to_string()]);
+    let p = &spec.parameters;
+    assert_eq!(p["required"], json!(["customer_id", "items", "user_context"]));
+    assert_eq!(p["properties"]["priority"]["default"], json!(3));
+    assert_eq!(p["properties"]["priority"]["maximum"], json!(5));
+    assert_eq!(p["properties"]["customer_id"]["pattern"], json!(r"^C-\d+$"));
+    assert_eq!(p["properties"]["items"]["minItems"], json!(1));
+    insta::assert_json_snapshot!("place_order", p);
+}
+
+#[test]
+fn single_struct_parameter_is_flattened() {
+    let spec = CreateUserTool.spec();
+    let p = &spec.parameters;
+    assert_eq!(p["properties"]["login"]["description"], json!("Login name, lowercase."));
+    assert_eq!(p["required"], json!(["login"]));
+    assert_eq!(p["additionalProperties"], json!(false));
+    insta::assert_json_snapshot!("create_user", p);
+}
+
+fn registry() -> Registry {
+    let r = Registry::new();
+    r.register(ConvertCurrencyTool).unwrap();
+    r.register(OrderTool).unwrap();
+    r.register(CreateUserTool).unwrap();
+    r.register(WhoamiTool).unwrap();
+    r.register(ExplodeTool).unwrap();
+    r.register(ExplodeSyncTool).unwrap();
+    r.register(BigListTool).unwrap();
+    r
+}
+
+async fn call(r: &Registry, name: &str, args: Value) -> Outcome {
+    let opts = InvokeOptions { approved: true, ..InvokeOptions::default() };
+    r.invoke(ToolCall::new("t1", name, args), &opts).await
+}
+
+#[tokio::test]
+async fn generated_tools_run() {
+    let r = registry();
+    let out = call(&r, "convert_currency", json!({"amount": 5, "from_currency": "USD", "to_currency": "EUR"})).await;
+    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.data, Some(json!({"amount": 5.0, "from": "USD", "to": "EUR"})));
+
+    let out = call(&r, "create_user", json!({"login": "ada"})).await;
+    assert_eq!(out.data, Some(json!({"created": "ada", "display": null})));
+    let out = call(&r, "create_user", json!({"login": "ada", "extra": 1})).await;
+    assert_eq!(out.error.unwrap().fields[0].problem, Problem::UnknownField);
+
+    let out = call(&r, "whoami", json!({"label": "x"})).await;
+    assert_eq!(out.status, Status::Partial);
+    assert_eq!(out.data.unwrap()["call_id"], json!("t1"));
+    assert_eq!(out.instruction.as_deref(), Some("say hi"));
+}
+
+#[tokio::test]
+async fn custom_validator_is_reported_like_a_schema_violation() {
+    let r = registry();
+    let args = json!({"customer_id": "C-1", "items": [{"sku": "A", "quantity": 1}], "user_context": "anything"});
+    let out = call(&r, "place_order", args).await;
+    let e = out.error.expect("error");
+    assert_eq!(e.code, toolwright::ErrorCode::Validation);
+    assert_eq!(e.fields[0].path, "/user_context");
+    assert_eq!(e.fields[0].problem, Problem::InvalidValue);
+    assert_eq!(e.fields[0].received, Some(json!("anything")));
+    assert!(e.suggestion.contains("developer debugging"), "{}", e.suggestion);
+
+    let args = json!({"customer_id": "X", "items": [], "user_context": "a buyer"});
+    let out = call(&r, "place_order", args).await;
+    let problems: Vec<Problem> = out.error.unwrap().fields.iter().map(|f| f.problem).collect();
+    assert_eq!(problems, vec![Problem::Pattern, Problem::TooFewItems]);
+
+    let args = json!({"customer_id": "C-9", "items": [{"sku": "A", "quantity": 2}], "user_context": "a buyer"});
+    let out = call(&r, "place_order", args).await;
+    assert_eq!(out.data.unwrap()["priority"], json!(3), "default applied");
+}
+
+#[tokio::test]
+async fn panics_become_internal_without_leaking() {
+    let r = registry();
+    for name in ["explode", "explode_sync"] {
+        let out = call(&r, name, json!({})).await;
+        let e = out.error.clone().expect("error");
+        assert_eq!(e.code, toolwright::ErrorCode::Internal);
+        let wire = serde_json::to_string(&out).unwrap();
+        assert!(!wire.contains("secret") && !wire.contains("index out of bounds"), "{wire}");
+    }
+}
+
+#[tokio::test]
+async fn output_budget_cuts_to_valid_json() {
+    let r = registry();
+    let out = call(&r, "big_list", json!({"n": 5000})).await;
+    assert_eq!(out.status, Status::Partial);
+    let t = out.meta.truncated.clone().expect("truncated");
+    assert_eq!(t.total, 5000);
+    assert!(t.showing > 0 && t.showing < 5000);
+    let data = serde_json::to_string(&out.data).unwrap();
+    assert!(data.len() <= 1024);
+    assert!(out.instruction.unwrap().contains("Narrow"));
+}

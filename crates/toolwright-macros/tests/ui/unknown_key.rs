@@ -1,0 +1,9 @@
+use toolwright::{ToolError, tool};
+
+/// Do a thing. Use this when asked.
+#[tool(colour = "blue")]
+fn thing() -> Result<u32, ToolError> {
+    Ok(1)
+}
+
+fn main() {}
