@@ -1,0 +1,175 @@
+//! Behaviour of the demo tools through the registry, and the no-panic property over any JSON.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::sync::OnceLock;
+use toolwright::{ErrorCode, InvokeOptions, Outcome, Registry, Status, ToolCall};
+use toolwright_demo::DemoConfig;
+
+/// One sandbox per test process (the demo config is process-global).
+fn setup() -> &'static (Registry, std::path::PathBuf) {
+    static S: OnceLock<(Registry, std::path::PathBuf)> = OnceLock::new();
+    S.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap().keep();
+        std::fs::create_dir_all(dir.join("docs")).unwrap();
+        std::fs::write(dir.join("docs/report-2026.txt"), "quarterly numbers").unwrap();
+        std::fs::write(dir.join("notes.md"), "hello").unwrap();
+        let outside = tempfile::tempdir().unwrap().keep();
+        std::fs::write(outside.join("secret.txt"), "top secret").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.join("secret.txt"), dir.join("escape.txt")).unwrap();
+        let reg = toolwright_demo::registry(DemoConfig { root: dir.clone() }).unwrap();
+        (reg, outside)
+    })
+}
+
+async fn call(name: &str, args: Value, approved: bool) -> Outcome {
+    let opts = InvokeOptions { approved, ..InvokeOptions::default() };
+    setup().0.invoke(ToolCall::new("c", name, args), &opts).await
+}
+
+fn code(o: &Outcome) -> Option<ErrorCode> {
+    o.error_code()
+}
+
+#[tokio::test]
+async fn lists_the_seven_tools() {
+    let names = setup().0.names();
+    for n in ["convert_currency", "get_weather", "search_files", "read_file", "calculate", "query_users", "delete_file"] {
+        assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
+    }
+}
+
+#[tokio::test]
+async fn currency_conversion_says_the_rates_date() {
+    let o = call("convert_currency", json!({"amount": 100, "from_currency": "USD", "to_currency": "EUR"}), false).await;
+    let d = o.data.unwrap();
+    assert_eq!(d["rates_date"], json!(toolwright_demo::finance::rates_date()));
+    let converted = d["converted"].as_f64().unwrap();
+    assert!((converted - 100.0 / 1.0412).abs() < 0.01, "{converted}");
+    let o = call("convert_currency", json!({"amount": 1, "from_currency": "usd", "to_currency": "BTC"}), false).await;
+    let e = o.error.unwrap();
+    assert_eq!(e.fields.len(), 1, "usd is coerced, BTC is not a currency: {e:?}");
+    assert_eq!(e.fields[0].path, "/to_currency");
+}
+
+#[tokio::test]
+async fn weather_not_found_suggests_close_cities() {
+    let o = call("get_weather", json!({"city": "paris"}), false).await;
+    assert_eq!(o.data.unwrap()["city"], json!("Paris"));
+    let o = call("get_weather", json!({"city": "Pariss"}), false).await;
+    assert_eq!(code(&o), Some(ErrorCode::NotFound));
+    assert!(o.error.unwrap().suggestion.contains("Paris"));
+    let o = call("get_weather", json!({"city": "Tokyo", "units": "fahrenheit"}), false).await;
+    assert_eq!(o.data.unwrap()["units"], json!("fahrenheit"));
+}
+
+#[tokio::test]
+async fn sandbox_refuses_escapes() {
+    let outside = setup().1.join("secret.txt");
+    for path in ["../../etc/passwd", "/etc/passwd", "docs/../../x", "escape.txt", outside.to_str().unwrap()] {
+        let o = call("read_file", json!({"path": path}), false).await;
+        assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{path}: {o:?}");
+        assert!(!serde_json::to_string(&o).unwrap().contains("top secret"));
+    }
+    let o = call("read_file", json!({"path": "docs/../notes.md"}), false).await;
+    assert_eq!(o.data.unwrap()["content"], json!("hello"));
+    let o = call("read_file", json!({"path": "missing.txt"}), false).await;
+    assert_eq!(code(&o), Some(ErrorCode::NotFound));
+}
+
+#[tokio::test]
+async fn search_files_and_its_custom_validator() {
+    let o = call("search_files", json!({"query": "report"}), false).await;
+    assert_eq!(o.data.unwrap()["paths"], json!(["docs/report-2026.txt"]));
+    let o = call("search_files", json!({"query": "anything"}), false).await;
+    let e = o.error.unwrap();
+    assert_eq!(e.code, ErrorCode::Validation);
+    assert_eq!(e.fields[0].path, "/query");
+    assert!(e.suggestion.contains("part of a file name"));
+}
+
+#[tokio::test]
+async fn calculate_and_its_errors() {
+    let o = call("calculate", json!({"expression": "17 * 23"}), false).await;
+    assert_eq!(o.data, Some(json!(391)));
+    let o = call("calculate", json!({"expression": "1/(2-2)"}), false).await;
+    let e = o.error.unwrap();
+    assert_eq!(e.code, ErrorCode::Validation);
+    assert!(e.message.contains("Division by zero"));
+}
+
+#[tokio::test]
+async fn query_users_filters() {
+    let o = call("query_users", json!({"role": "admin", "department": "engineering"}), false).await;
+    let d = o.data.unwrap();
+    assert!(d["count"].as_u64().unwrap() >= 2);
+    for u in d["users"].as_array().unwrap() {
+        assert_eq!(u["role"], json!("admin"));
+        assert_eq!(u["department"], json!("engineering"));
+    }
+    let o = call("query_users", json!({"limit": "2"}), false).await;
+    assert_eq!(o.data.unwrap()["count"], json!(2));
+    assert_eq!(o.meta.coerced.len(), 1, "the string limit was coerced and recorded");
+}
+
+#[tokio::test]
+async fn delete_needs_confirmation_then_deletes() {
+    let root = toolwright_demo::config().root;
+    std::fs::write(root.join("doomed.txt"), "bye").unwrap();
+    let o = call("delete_file", json!({"path": "doomed.txt"}), false).await;
+    assert_eq!(o.status, Status::NeedsConfirmation);
+    assert!(o.meta.approval_id.is_some());
+    assert_eq!(o.data.as_ref().unwrap()["exists"], json!(true));
+    assert!(root.join("doomed.txt").exists());
+    let o = call("delete_file", json!({"path": "doomed.txt", "confirm": true}), false).await;
+    assert_ne!(o.status, Status::Success);
+    assert!(root.join("doomed.txt").exists(), "a model-side confirm must not delete");
+    let o = call("delete_file", json!({"path": "doomed.txt"}), true).await;
+    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert!(!root.join("doomed.txt").exists());
+}
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|i| json!(i)),
+        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        ".{0,40}".prop_map(Value::String),
+        prop_oneof![Just("USD"), Just("Paris"), Just("admin"), Just("../x"), Just("2*(3+4)"), Just("5")]
+            .prop_map(|s| Value::String(s.to_string())),
+    ];
+    leaf.prop_recursive(4, 40, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("amount".to_string()), Just("from_currency".to_string()), Just("city".to_string()),
+                    Just("expression".to_string()), Just("role".to_string()), Just("limit".to_string()),
+                    Just("path".to_string()), Just("query".to_string()), "[a-z]{1,8}".prop_map(String::from)
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    #[test]
+    fn any_json_yields_an_envelope(tool in prop_oneof![
+        Just("convert_currency"), Just("get_weather"), Just("search_files"), Just("read_file"),
+        Just("calculate"), Just("query_users"), Just("delete_file"), Just("nonexistent")
+    ], args in any_json()) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let out = rt.block_on(call(tool, args, false));
+        // Every answer is a well-formed envelope: error iff status error, never INTERNAL.
+        prop_assert_eq!(out.error.is_some(), out.status == Status::Error);
+        prop_assert_ne!(code(&out), Some(ErrorCode::Internal));
+        let wire = serde_json::to_value(&out).unwrap();
+        prop_assert!(wire.get("status").is_some() && wire.get("meta").is_some());
+    }
+}
