@@ -1,0 +1,202 @@
+//! Answers written from envelopes, for a model too small to write them reliably.
+//!
+//! [`compose_answer`] turns tool results into a sentence from the envelope alone (its message,
+//! the main value, dates); [`states_result`] checks whether a model's own answer mentions the
+//! facts a person needs (the main number and any date). The local provider uses the model's text
+//! when it passes and the composed answer otherwise, and says which in the trace.
+
+use serde_json::Value;
+
+/// Keys that hold the main value of a result, in order of preference.
+const MAIN_KEYS: &[&str] = &[
+    "converted", "result", "answer", "value", "total", "temperature", "count",
+];
+
+/// A number as a person would read it (no `.0`, at most 4 decimals).
+pub fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{n:.0}")
+    } else {
+        let s = format!("{n:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => n.as_f64().map(format_number),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The date part (`YYYY-MM-DD`) of a date or timestamp string.
+fn date_part(s: &str) -> Option<&str> {
+    let d = s.get(..10)?;
+    let b = d.as_bytes();
+    let ok = b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() });
+    ok.then_some(d)
+}
+
+/// The facts an answer must state for `data`: the main value and every date.
+pub fn key_facts(data: &Value) -> Vec<String> {
+    let mut facts = Vec::new();
+    match data {
+        Value::Object(m) => {
+            if let Some(v) = MAIN_KEYS.iter().find_map(|k| m.get(*k)).and_then(scalar_text) {
+                facts.push(v);
+            }
+            for (k, v) in m {
+                if k.contains("date") || k.ends_with("_at") || k == "time" {
+                    if let Some(d) = v.as_str().and_then(date_part) {
+                        facts.push(d.to_string());
+                    }
+                }
+            }
+        }
+        other => facts.extend(scalar_text(other)),
+    }
+    facts
+}
+
+/// Whether `text` states every key fact of every successful envelope in `envelopes`.
+pub fn states_result(text: &str, envelopes: &[Value]) -> bool {
+    let t = text.trim();
+    if t.is_empty() {
+        return false;
+    }
+    let flat = t.replace([',', '\u{a0}'], "");
+    envelopes
+        .iter()
+        .filter(|e| e.get("status").and_then(Value::as_str) != Some("error"))
+        .filter_map(|e| e.get("data"))
+        .flat_map(key_facts)
+        .all(|f| flat.contains(&f.replace(',', "")))
+}
+
+/// One sentence for one envelope of `tool`.
+pub fn describe(tool: &str, envelope: &Value) -> String {
+    let status = envelope.get("status").and_then(Value::as_str).unwrap_or("");
+    let message = envelope.get("message").and_then(Value::as_str).unwrap_or("").trim();
+    if status == "error" {
+        let err = envelope.get("error");
+        let msg = err.and_then(|e| e.get("message")).and_then(Value::as_str).unwrap_or(message);
+        let hint = err.and_then(|e| e.get("suggestion")).and_then(Value::as_str).unwrap_or("");
+        return format!("{tool} failed: {msg} {hint}").trim().to_string();
+    }
+    if status == "needs_confirmation" {
+        return format!("{tool} needs a person's approval before it runs; nothing was done yet.");
+    }
+    let data = envelope.get("data").cloned().unwrap_or(Value::Null);
+    let get = |k: &str| data.get(k).and_then(scalar_text);
+    // Conversions: amount, both currencies, rate and the date of the rates.
+    if let (Some(amount), Some(from), Some(conv), Some(to)) =
+        (get("amount"), get("from_currency"), get("converted"), get("to_currency"))
+    {
+        let mut s = format!("{amount} {from} = {conv} {to}");
+        if let Some(rate) = get("rate") {
+            s.push_str(&format!(" (rate {rate}"));
+            if let Some(d) = get("rates_date") {
+                s.push_str(&format!(", rates of {d}"));
+            }
+            s.push(')');
+        } else if let Some(d) = get("rates_date") {
+            s.push_str(&format!(" (rates of {d})"));
+        }
+        s.push('.');
+        return s;
+    }
+    // Observations: place, temperature, condition, time.
+    if let (Some(city), Some(temp)) = (get("city"), get("temperature")) {
+        let unit = match get("units").as_deref() {
+            Some("fahrenheit") => "°F",
+            _ => "°C",
+        };
+        let mut s = format!("In {city} it is {temp} {unit}");
+        if let Some(c) = get("condition").or_else(|| get("conditions")) {
+            s.push_str(&format!(", {c}"));
+        }
+        if let Some(at) = get("observed_at") {
+            s.push_str(&format!(" (observed {at})"));
+        }
+        s.push('.');
+        return s;
+    }
+    let default_message = message.is_empty() || message.ends_with(" succeeded.");
+    let mut s = if default_message {
+        match &data {
+            Value::Object(m) => {
+                let parts: Vec<String> = m
+                    .iter()
+                    .filter_map(|(k, v)| scalar_text(v).filter(|t| t.len() <= 80).map(|t| format!("{k}: {t}")))
+                    .take(8)
+                    .collect();
+                format!("{tool}: {}", parts.join(", "))
+            }
+            Value::Array(items) => format!("{tool} returned {} item(s).", items.len()),
+            other => scalar_text(other).map_or_else(|| format!("{tool} succeeded."), |t| format!("{tool}: {t}")),
+        }
+    } else {
+        message.to_string()
+    };
+    // Dates the sentence does not say yet.
+    for f in key_facts(&data) {
+        if date_part(&f).is_some() && !s.contains(&f) {
+            s.push_str(&format!(" (as of {f})"));
+        }
+    }
+    if !s.ends_with('.') && !s.ends_with(')') {
+        s.push('.');
+    }
+    s
+}
+
+/// An answer from the envelopes of the last calls: one sentence per call.
+pub fn compose_answer(results: &[(String, Value)]) -> String {
+    results
+        .iter()
+        .map(|(tool, env)| describe(tool, env))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn currency_answers_state_amount_and_date() {
+        let env = json!({"status": "success", "message": "convert_currency succeeded.",
+            "data": {"amount": 100.0, "from_currency": "USD", "to_currency": "EUR", "rate": 0.96043,
+                     "converted": 96.04, "rates_date": "2026-11-27", "source": "fixture"}});
+        let s = describe("convert_currency", &env);
+        assert_eq!(s, "100 USD = 96.04 EUR (rate 0.9604, rates of 2026-11-27).");
+        assert!(states_result(&s, &[env.clone()]));
+        assert!(!states_result("About 96 euros.", &[env.clone()]));
+        assert!(states_result("100 USD is 96.04 EUR at the 2026-11-27 rates.", &[env]));
+    }
+
+    #[test]
+    fn messages_and_scalars() {
+        let env = json!({"status": "success", "message": "17*23 = 391", "data": 391});
+        assert_eq!(describe("calculate", &env), "17*23 = 391.");
+        assert!(states_result("The answer is 391.", &[env.clone()]));
+        assert!(!states_result("The answer is 392.", &[env]));
+        let err = json!({"status": "error", "message": "No weather data for `X`.",
+            "error": {"code": "NOT_FOUND", "message": "No weather data for `X`.", "suggestion": "Try Paris."}});
+        assert_eq!(describe("get_weather", &err), "get_weather failed: No weather data for `X`. Try Paris.");
+    }
+
+    #[test]
+    fn weather_sentence() {
+        let env = json!({"status": "success", "message": "get_weather succeeded.",
+            "data": {"city": "Paris", "temperature": 0.6, "units": "celsius", "condition": "cloudy",
+                     "observed_at": "2026-11-27T12:00:00Z"}});
+        let s = describe("get_weather", &env);
+        assert_eq!(s, "In Paris it is 0.6 °C, cloudy (observed 2026-11-27T12:00:00Z).");
+        assert!(states_result(&s, &[env]));
+    }
+}

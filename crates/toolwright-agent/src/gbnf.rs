@@ -1,0 +1,398 @@
+//! A small JSON Schema → GBNF converter for constrained tool calls of a local model.
+//!
+//! The grammar's output is always `{"tool": "<name>", "arguments": {...}}`: the tool name
+//! **first** (llama.cpp's own converter orders keys alphabetically, which would make the model
+//! write arguments before it has chosen the tool), then the arguments with the properties in the
+//! schema's order. It covers the subset tool schemas use: objects (required and optional
+//! properties, fixed order), strings (length bounds), numbers and integers (sign from `minimum`),
+//! booleans, null, `enum`, `const`, `anyOf`/`oneOf`, type lists, arrays (item bounds) and local
+//! `$ref`s; anything else becomes a bounded generic JSON value. Strings and arrays are capped so a
+//! small model cannot ramble forever inside a value.
+//!
+//! ```
+//! use toolwright_core::ToolSpec;
+//! let spec = ToolSpec::new("get_weather", "Weather for a city.", serde_json::json!({
+//!     "type": "object",
+//!     "properties": {"city": {"type": "string"}},
+//!     "required": ["city"]}));
+//! let g = toolwright_agent::gbnf::tool_call_grammar(&[spec], &Default::default()).unwrap();
+//! assert!(g.contains(r#"root ::= "{" ws "\"tool\"" ws ":" ws"#));
+//! ```
+
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use toolwright_core::ToolSpec;
+
+/// Bounds that keep generation short.
+#[derive(Debug, Clone)]
+pub struct GrammarLimits {
+    /// Longest string a value may be (characters), whatever the schema allows.
+    pub max_string: usize,
+    /// Most items of an array.
+    pub max_items: usize,
+    /// Most digits before the decimal point.
+    pub max_int_digits: usize,
+    /// Most digits after it.
+    pub max_frac_digits: usize,
+    /// Nesting depth of schemas followed.
+    pub max_depth: usize,
+}
+
+impl Default for GrammarLimits {
+    fn default() -> Self {
+        GrammarLimits {
+            max_string: 120,
+            max_items: 8,
+            max_int_digits: 13,
+            max_frac_digits: 6,
+            max_depth: 12,
+        }
+    }
+}
+
+/// Why no grammar could be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GrammarError {
+    /// No tool to call.
+    #[error("no tools to build a grammar for")]
+    NoTools,
+}
+
+/// The grammar of one call to any of `tools`: `{"tool": name, "arguments": {...}}`.
+///
+/// # Errors
+/// `tools` is empty.
+pub fn tool_call_grammar(tools: &[ToolSpec], limits: &GrammarLimits) -> Result<String, GrammarError> {
+    if tools.is_empty() {
+        return Err(GrammarError::NoTools);
+    }
+    let mut b = Builder::new(limits.clone());
+    let mut alts = Vec::new();
+    for spec in tools {
+        let mut problems = Vec::new();
+        let schema = toolwright_catalog::schema::inline_refs(&spec.parameters, &mut problems);
+        let args = b.object_rule(&schema, &format!("{}-args", spec.name), 0, true);
+        let rule = b.add(
+            &format!("call-{}", spec.name),
+            format!(
+                "{} ws \",\" ws \"\\\"arguments\\\"\" ws \":\" ws {args} ws \"}}\"",
+                literal(&Value::String(spec.name.clone()))
+            ),
+        );
+        alts.push(rule);
+    }
+    let root = format!(
+        "\"{{\" ws \"\\\"tool\\\"\" ws \":\" ws ( {} )",
+        alts.join(" | ")
+    );
+    Ok(b.finish(root))
+}
+
+/// The grammar of a value of `schema` alone (used for argument-only generation and tests).
+pub fn value_grammar(schema: &Value, limits: &GrammarLimits) -> String {
+    let mut problems = Vec::new();
+    let schema = toolwright_catalog::schema::inline_refs(schema, &mut problems);
+    let mut b = Builder::new(limits.clone());
+    let r = b.rule_for(&schema, "value", 0);
+    b.finish(r)
+}
+
+/// A GBNF string literal for the JSON text of `v`.
+fn literal(v: &Value) -> String {
+    let json = v.to_string();
+    let mut out = String::from("\"");
+    for c in json.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+struct Builder {
+    limits: GrammarLimits,
+    rules: Vec<(String, String)>,
+    by_body: HashMap<String, String>,
+    used: HashMap<String, usize>,
+}
+
+impl Builder {
+    fn new(limits: GrammarLimits) -> Self {
+        Builder {
+            limits,
+            rules: Vec::new(),
+            by_body: HashMap::new(),
+            used: HashMap::new(),
+        }
+    }
+
+    /// Adds a rule (or reuses an identical one) and returns its name.
+    fn add(&mut self, hint: &str, body: String) -> String {
+        if let Some(name) = self.by_body.get(&body) {
+            return name.clone();
+        }
+        let mut base: String = hint
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .collect();
+        if base.is_empty() || base.starts_with('-') {
+            base.insert(0, 'r');
+        }
+        let n = self.used.entry(base.clone()).or_insert(0);
+        *n += 1;
+        let name = if *n == 1 { base } else { format!("{base}-{n}") };
+        self.by_body.insert(body.clone(), name.clone());
+        self.rules.push((name.clone(), body));
+        name
+    }
+
+    fn finish(self, root: String) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "root ::= {root}");
+        for (name, body) in &self.rules {
+            let _ = writeln!(out, "{name} ::= {body}");
+        }
+        let _ = writeln!(out, "ws ::= \" \"?");
+        out.push_str(&format!(
+            "char ::= [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{{4}})\n\
+             string ::= \"\\\"\" char{{0,{}}} \"\\\"\"\n\
+             number ::= \"-\"? ([0-9] | [1-9] [0-9]{{0,{}}}) (\".\" [0-9]{{1,{}}})?\n\
+             integer ::= \"-\"? ([0-9] | [1-9] [0-9]{{0,{}}})\n\
+             boolean ::= \"true\" | \"false\"\n\
+             null ::= \"null\"\n\
+             value ::= object | array | string | number | boolean | null\n\
+             object ::= \"{{\" ws ( string ws \":\" ws value ( ws \",\" ws string ws \":\" ws value ){{0,{}}} )? ws \"}}\"\n\
+             array ::= \"[\" ws ( value ( ws \",\" ws value ){{0,{}}} )? ws \"]\"\n",
+            self.limits.max_string,
+            self.limits.max_int_digits.saturating_sub(1),
+            self.limits.max_frac_digits.max(1),
+            self.limits.max_int_digits.saturating_sub(1),
+            self.limits.max_items.saturating_sub(1),
+            self.limits.max_items.saturating_sub(1),
+        ));
+        out
+    }
+
+    /// The rule (or inline expression) for a value of `schema`.
+    fn rule_for(&mut self, schema: &Value, hint: &str, depth: usize) -> String {
+        if depth > self.limits.max_depth {
+            return "value".to_string();
+        }
+        let Some(obj) = schema.as_object() else {
+            // `true` or anything unreadable: any value.
+            return "value".to_string();
+        };
+        if let Some(c) = obj.get("const") {
+            return literal(c);
+        }
+        if let Some(Value::Array(options)) = obj.get("enum") {
+            if options.is_empty() {
+                return "value".to_string();
+            }
+            let body = options.iter().map(literal).collect::<Vec<_>>().join(" | ");
+            return self.add(hint, body);
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(options)) = obj.get(key) {
+                let alts: Vec<String> = options
+                    .iter()
+                    .enumerate()
+                    .map(|(i, o)| {
+                        let merged = merge_siblings(obj, o, key);
+                        self.rule_for(&merged, &format!("{hint}-{i}"), depth + 1)
+                    })
+                    .collect();
+                if alts.is_empty() {
+                    return "value".to_string();
+                }
+                return self.add(hint, alts.join(" | "));
+            }
+        }
+        if let Some(Value::Array(all)) = obj.get("allOf") {
+            if let [single] = all.as_slice() {
+                let merged = merge_siblings(obj, single, "allOf");
+                return self.rule_for(&merged, hint, depth + 1);
+            }
+            return "value".to_string();
+        }
+        match obj.get("type") {
+            Some(Value::String(t)) => self.typed(obj, t, hint, depth),
+            Some(Value::Array(ts)) => {
+                let alts: Vec<String> = ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|t| self.typed(obj, t, &format!("{hint}-{t}"), depth))
+                    .collect();
+                if alts.is_empty() {
+                    "value".to_string()
+                } else {
+                    self.add(hint, alts.join(" | "))
+                }
+            }
+            _ if obj.contains_key("properties") => self.object_rule(schema, hint, depth, false),
+            _ => "value".to_string(),
+        }
+    }
+
+    fn typed(&mut self, obj: &Map<String, Value>, t: &str, hint: &str, depth: usize) -> String {
+        let nonneg = obj
+            .get("minimum")
+            .or_else(|| obj.get("exclusiveMinimum"))
+            .and_then(Value::as_f64)
+            .is_some_and(|m| m >= 0.0);
+        match t {
+            "string" => {
+                let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+                let max = obj
+                    .get("maxLength")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(u64::MAX)
+                    .min(self.limits.max_string as u64);
+                let min = min.min(max);
+                if min == 0 && max == self.limits.max_string as u64 {
+                    "string".to_string()
+                } else {
+                    self.add(&format!("string-{min}-{max}"), format!("\"\\\"\" char{{{min},{max}}} \"\\\"\""))
+                }
+            }
+            "number" if nonneg => self.add(
+                "number-nonneg",
+                format!(
+                    "([0-9] | [1-9] [0-9]{{0,{}}}) (\".\" [0-9]{{1,{}}})?",
+                    self.limits.max_int_digits.saturating_sub(1),
+                    self.limits.max_frac_digits.max(1)
+                ),
+            ),
+            "number" => "number".to_string(),
+            "integer" if nonneg => self.add(
+                "integer-nonneg",
+                format!("[0-9] | [1-9] [0-9]{{0,{}}}", self.limits.max_int_digits.saturating_sub(1)),
+            ),
+            "integer" => "integer".to_string(),
+            "boolean" => "boolean".to_string(),
+            "null" => "null".to_string(),
+            "array" => {
+                let item = match obj.get("items") {
+                    Some(items) => self.rule_for(items, &format!("{hint}-item"), depth + 1),
+                    None => "value".to_string(),
+                };
+                let cap = self.limits.max_items.max(1);
+                let min = usize::try_from(obj.get("minItems").and_then(Value::as_u64).unwrap_or(0))
+                    .unwrap_or(usize::MAX)
+                    .min(cap);
+                let max = usize::try_from(obj.get("maxItems").and_then(Value::as_u64).unwrap_or(cap as u64))
+                    .unwrap_or(cap)
+                    .min(cap)
+                    .max(min);
+                let body = if max == 0 {
+                    "\"[\" ws \"]\"".to_string()
+                } else {
+                    let rest_min = min.saturating_sub(1);
+                    let rest_max = max - 1;
+                    let list = format!("{item} ( ws \",\" ws {item} ){{{rest_min},{rest_max}}}");
+                    if min == 0 {
+                        format!("\"[\" ws ( {list} )? ws \"]\"")
+                    } else {
+                        format!("\"[\" ws {list} ws \"]\"")
+                    }
+                };
+                self.add(hint, body)
+            }
+            "object" => {
+                let schema = Value::Object(obj.clone());
+                self.object_rule(&schema, hint, depth, false)
+            }
+            _ => "value".to_string(),
+        }
+    }
+
+    /// An object with its properties in schema order: required ones always, optional ones
+    /// may be left out. Without properties: any object (or `{}` for `top`-level arguments).
+    fn object_rule(&mut self, schema: &Value, hint: &str, depth: usize, top: bool) -> String {
+        let props: Vec<(String, Value)> = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        if props.is_empty() {
+            return if top {
+                self.add(hint, "\"{\" ws \"}\"".to_string())
+            } else {
+                "object".to_string()
+            };
+        }
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        // One key-value rule per property.
+        let mut kvs = Vec::new();
+        for (name, sub) in &props {
+            let v = self.rule_for(sub, &format!("{hint}-{name}"), depth + 1);
+            let kv = format!("{} ws \":\" ws {v}", literal(&Value::String(name.clone())));
+            kvs.push((self.add(&format!("{hint}-{name}-kv"), kv), required.contains(&name.as_str())));
+        }
+        // rest_i: the properties from i on, each preceded by a comma (optional ones may be absent).
+        // first_i: the properties from i on where the first present one has no comma.
+        let n = kvs.len();
+        let mut rest = vec![String::new(); n + 1];
+        let mut first = vec![String::new(); n + 1];
+        for i in (0..n).rev() {
+            let (kv, req) = kvs.get(i).cloned().unwrap_or_default();
+            let next_rest = rest.get(i + 1).cloned().unwrap_or_default();
+            let next_first = first.get(i + 1).cloned().unwrap_or_default();
+            let r = if req {
+                format!("ws \",\" ws {kv} {next_rest}")
+            } else {
+                format!("( ws \",\" ws {kv} )? {next_rest}")
+            };
+            let f = if req {
+                format!("{kv} {next_rest}")
+            } else if next_first.trim().is_empty() {
+                format!("( {kv} {next_rest} )?")
+            } else {
+                format!("( {kv} {next_rest} | {next_first} )")
+            };
+            if let Some(slot) = rest.get_mut(i) {
+                *slot = r.trim().to_string();
+            }
+            if let Some(slot) = first.get_mut(i) {
+                *slot = f.trim().to_string();
+            }
+            // Name the pieces so the grammar stays linear in size.
+            if let Some(slot) = rest.get_mut(i) {
+                let body = slot.clone();
+                *slot = self.add(&format!("{hint}-rest{i}"), body);
+            }
+            if let Some(slot) = first.get_mut(i) {
+                let body = slot.clone();
+                *slot = self.add(&format!("{hint}-from{i}"), body);
+            }
+        }
+        let body = format!("\"{{\" ws {} ws \"}}\"", first.first().cloned().unwrap_or_default());
+        self.add(hint, body)
+    }
+}
+
+/// `option` with the sibling keys of its parent (description, defaults) it does not set itself,
+/// minus the combinator `key`.
+fn merge_siblings(parent: &Map<String, Value>, option: &Value, key: &str) -> Value {
+    let Some(o) = option.as_object() else {
+        return option.clone();
+    };
+    let mut m = o.clone();
+    for (k, v) in parent {
+        if k != key && k != "description" && k != "default" && !m.contains_key(k) {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(m)
+}

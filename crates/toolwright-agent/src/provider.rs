@@ -1,0 +1,150 @@
+//! The [`Provider`] trait: one model turn, whatever the model and wire format.
+
+use crate::message::{Message, Reply};
+use futures::future::BoxFuture;
+use std::fmt;
+use std::time::Duration;
+use toolwright_core::ToolSpec;
+
+/// A tool the router ranked for the current query, with its score (higher is better, only
+/// comparable within one query).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Candidate {
+    /// The tool's name.
+    pub name: String,
+    /// The router's score.
+    pub score: f32,
+}
+
+/// What a provider is asked for one turn.
+#[derive(Debug, Clone, Copy)]
+pub struct Turn<'a> {
+    /// The conversation so far (system prompt first when there is one).
+    pub messages: &'a [Message],
+    /// The tools the model may call in this turn (empty: the model must answer in text).
+    pub tools: &'a [ToolSpec],
+    /// The router's ranking of `tools` for the latest user query, when the agent routed: best
+    /// first; an empty list means no tool matched the query at all.
+    pub ranking: Option<&'a [Candidate]>,
+}
+
+/// Why a provider could not produce a reply.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// The provider is not set up (missing key, model file, bad URL).
+    #[error("{0}")]
+    Config(String),
+    /// The server answered with an error status (after retries, for retryable ones).
+    #[error("{provider}: HTTP {status}: {message}")]
+    Http {
+        /// Which provider.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The server's error message (shortened).
+        message: String,
+    },
+    /// The server could not be reached.
+    #[error("{provider}: cannot reach {url}: {message}")]
+    Connect {
+        /// Which provider.
+        provider: String,
+        /// The URL (never with credentials).
+        url: String,
+        /// The transport error.
+        message: String,
+    },
+    /// No answer within the deadline.
+    #[error("{provider}: no answer within {after:?}")]
+    Timeout {
+        /// Which provider.
+        provider: String,
+        /// The deadline.
+        after: Duration,
+    },
+    /// The answer did not have the expected shape.
+    #[error("{provider}: malformed response: {message}")]
+    Malformed {
+        /// Which provider.
+        provider: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The local model failed (load, decode, grammar).
+    #[error("local model: {0}")]
+    Model(String),
+    /// A scripted conversation ran out or did not match.
+    #[error("script: {0}")]
+    Script(String),
+}
+
+/// One model turn: messages and tool definitions in, an assistant [`Reply`] out.
+///
+/// Implementations speak a real wire format (OpenAI Chat Completions, Anthropic Messages), a
+/// prompt convention (prompted JSON), a local model (llama.cpp), or a recording (scripted).
+pub trait Provider: Send + Sync {
+    /// A short description for traces, e.g. `openai:gpt-4o-mini` (never a key).
+    fn name(&self) -> String;
+
+    /// Asks the model for one turn.
+    fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>>;
+
+    /// How many routed candidates this provider wants to see at most, when it needs the agent to
+    /// narrow the toolset for every query (a small local model). `None`: route only large toolsets.
+    fn wants_routing(&self) -> Option<usize> {
+        None
+    }
+}
+
+impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
+        (**self).complete(turn)
+    }
+    fn wants_routing(&self) -> Option<usize> {
+        (**self).wants_routing()
+    }
+}
+
+/// A secret (API key) that never shows in `Debug`, `Display`, logs or traces.
+///
+/// ```
+/// let k = toolwright_agent::Secret::new("sk-123");
+/// assert_eq!(format!("{k:?}"), "Secret(***)");
+/// assert_eq!(k.expose(), "sk-123");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret.
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    /// The secret itself, for the one place that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the secret is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `text` with every occurrence of the secret replaced by `***`.
+    pub fn scrub(&self, text: &str) -> String {
+        if self.0.len() < 4 {
+            return text.to_string();
+        }
+        text.replace(&self.0, "***")
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}

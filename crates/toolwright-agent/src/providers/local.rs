@@ -1,0 +1,580 @@
+//! The embedded model: llama.cpp (through `llama-cpp-2`) running a GGUF file on the CPU.
+//!
+//! A model of 135M parameters cannot choose among many tools nor write JSON reliably, so this
+//! provider does what such a model *can* do, and says so in the trace:
+//!
+//! 1. the agent's router narrows the toolset to a few candidates ([`Provider::wants_routing`]);
+//!    no candidate at all means the query needs no tool, and the model answers in text;
+//! 2. the call is generated under a GBNF grammar built from the candidates' schemas with the tool
+//!    name first ([`crate::gbnf`]), so it always parses and matches a schema; with one clear
+//!    candidate the grammar fixes the name and the model only fills the arguments;
+//! 3. after the results, the model writes the answer; when its text does not state the result
+//!    (the main value and the date), the answer is composed from the envelopes instead
+//!    ([`crate::compose`]) and a note says so.
+//!
+//! Decoding is greedy with 1 thread by default: on a loaded 2-core machine, 2 threads made
+//! llama.cpp spin-wait and collapse.
+
+use crate::compose::{compose_answer, states_result};
+use crate::gbnf::{GrammarLimits, tool_call_grammar};
+use crate::message::{Message, Reply, Role, Usage};
+use crate::prompt::tool_text;
+use crate::provider::{Provider, ProviderError, Turn};
+use futures::future::BoxFuture;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use serde_json::Value;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use toolwright_core::{ToolCall, ToolSpec};
+
+/// Settings of the local model.
+#[derive(Debug, Clone)]
+pub struct LocalConfig {
+    /// The GGUF file.
+    pub model_path: PathBuf,
+    /// CPU threads (default 1; see the module docs).
+    pub threads: i32,
+    /// Context size in tokens.
+    pub context: u32,
+    /// Most tokens of a text answer.
+    pub max_answer_tokens: usize,
+    /// Most tokens of a tool call.
+    pub max_call_tokens: usize,
+    /// Candidates the router passes (the model chooses among those close to the best).
+    pub candidates: usize,
+    /// A candidate stays in the choice when its score is at least this fraction of the best.
+    pub close_ratio: f32,
+    /// Validation errors after which the model is asked again for the same tool (per query).
+    pub max_corrections: usize,
+}
+
+impl LocalConfig {
+    /// Defaults for the model at `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        LocalConfig {
+            model_path: path.into(),
+            threads: std::env::var("TOOLWRIGHT_THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|n: &i32| *n > 0)
+                .unwrap_or(1),
+            context: 4096,
+            max_answer_tokens: 80,
+            max_call_tokens: 160,
+            candidates: 3,
+            close_ratio: 0.5,
+            max_corrections: 2,
+        }
+    }
+}
+
+fn backend() -> Result<&'static LlamaBackend, ProviderError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+            LlamaBackend::init().map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| ProviderError::Model(format!("cannot start llama.cpp: {e}")))
+}
+
+struct Engine {
+    model: LlamaModel,
+    template: LlamaChatTemplate,
+    threads: i32,
+    context: u32,
+}
+
+/// Text the model generated, with token counts.
+struct Generation {
+    text: String,
+    usage: Usage,
+}
+
+impl Engine {
+    fn load(config: &LocalConfig) -> Result<Engine, ProviderError> {
+        let path = &config.model_path;
+        if !path.is_file() {
+            return Err(ProviderError::Config(format!(
+                "no model file at {}; run `{}`",
+                path.display(),
+                crate::model::FETCH_COMMAND
+            )));
+        }
+        let backend = backend()?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| ProviderError::Model(format!("cannot load {}: {e}", path.display())))?;
+        let template = match model.chat_template(None) {
+            Ok(t) => t,
+            Err(_) => LlamaChatTemplate::new("chatml")
+                .map_err(|e| ProviderError::Model(format!("chat template: {e}")))?,
+        };
+        Ok(Engine {
+            model,
+            template,
+            threads: config.threads.max(1),
+            context: config.context.max(512),
+        })
+    }
+
+    /// Generates a reply to `messages` (role, content), greedy, under `grammar` when given.
+    fn generate(
+        &self,
+        messages: &[(String, String)],
+        grammar: Option<&str>,
+        max_tokens: usize,
+    ) -> Result<Generation, ProviderError> {
+        let model_err = |what: &str, e: &dyn std::fmt::Display| ProviderError::Model(format!("{what}: {e}"));
+        let chat: Vec<LlamaChatMessage> = messages
+            .iter()
+            .map(|(r, c)| LlamaChatMessage::new(r.clone(), c.replace('\0', " ")))
+            .collect::<Result<_, _>>()
+            .map_err(|e| model_err("message", &e))?;
+        let prompt = self
+            .model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| model_err("chat template", &e))?;
+        let vocab = self.model.vocab();
+        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        let n_prompt = tokens.len();
+        if n_prompt == 0 {
+            return Err(ProviderError::Model("the prompt is empty".to_string()));
+        }
+        let budget = usize::try_from(self.context).unwrap_or(usize::MAX);
+        if n_prompt + max_tokens > budget {
+            return Err(ProviderError::Model(format!(
+                "the prompt has {n_prompt} tokens; with {max_tokens} to generate it does not fit the context of {budget}"
+            )));
+        }
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(self.context))
+            .with_n_batch(512)
+            .with_n_ubatch(512)
+            .with_n_threads(self.threads)
+            .with_n_threads_batch(self.threads);
+        let mut ctx = self
+            .model
+            .new_context(backend()?, params)
+            .map_err(|e| model_err("context", &e))?;
+        let mut batch = LlamaBatch::new(512, 1);
+        let last = n_prompt - 1;
+        for (chunk_no, chunk) in tokens.chunks(512).enumerate() {
+            batch.clear();
+            for (j, t) in chunk.iter().enumerate() {
+                let pos = chunk_no * 512 + j;
+                let p = i32::try_from(pos).map_err(|e| model_err("position", &e))?;
+                batch.add(*t, p, &[0], pos == last).map_err(|e| model_err("batch", &e))?;
+            }
+            ctx.decode(&mut batch).map_err(|e| model_err("decode", &e))?;
+        }
+        let mut sampler = match grammar {
+            Some(g) => LlamaSampler::chain_simple([
+                LlamaSampler::grammar(&self.model, g, "root").map_err(|e| model_err("grammar", &e))?,
+                LlamaSampler::greedy(),
+            ]),
+            None => LlamaSampler::greedy(),
+        };
+        let mut out: Vec<u8> = Vec::new();
+        let mut n_cur = n_prompt;
+        let mut idx = batch.n_tokens() - 1;
+        let mut generated = 0usize;
+        while generated < max_tokens {
+            let token = sampler.sample(&ctx, idx);
+            if vocab.is_eog(token) {
+                break;
+            }
+            out.extend(vocab.token_to_piece(token, false, None));
+            generated += 1;
+            batch.clear();
+            let p = i32::try_from(n_cur).map_err(|e| model_err("position", &e))?;
+            batch.add(token, p, &[0], true).map_err(|e| model_err("batch", &e))?;
+            n_cur += 1;
+            ctx.decode(&mut batch).map_err(|e| model_err("decode", &e))?;
+            idx = 0;
+        }
+        Ok(Generation {
+            text: String::from_utf8_lossy(&out).trim().to_string(),
+            usage: Usage {
+                input_tokens: n_prompt as u64,
+                output_tokens: generated as u64,
+            },
+        })
+    }
+}
+
+/// The embedded llama.cpp provider.
+pub struct LocalProvider {
+    engine: Arc<Engine>,
+    config: LocalConfig,
+}
+
+impl std::fmt::Debug for LocalProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalProvider").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+/// What one turn will ask the model.
+enum Job {
+    /// Free text.
+    Text {
+        messages: Vec<(String, String)>,
+        notes: Vec<String>,
+    },
+    /// A call under a grammar.
+    Call {
+        messages: Vec<(String, String)>,
+        grammar: String,
+        id: String,
+        notes: Vec<String>,
+    },
+    /// A reply that needs no model.
+    Fixed(Reply),
+    /// An answer from results: the model's text if it states them, else composed.
+    Answer {
+        messages: Vec<(String, String)>,
+        results: Vec<(String, Value)>,
+        notes: Vec<String>,
+    },
+}
+
+fn pair(role: &str, content: impl Into<String>) -> (String, String) {
+    (role.to_string(), content.into())
+}
+
+const DIRECT_SYSTEM: &str = "You are a helpful assistant. Answer briefly and politely.";
+
+/// The data of an envelope without long strings (sources, notes), for a small prompt.
+fn compact_data(env: &Value) -> Value {
+    match env.get("data") {
+        Some(Value::Object(m)) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| v.as_str().is_none_or(|s| s.len() <= 40))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        Some(v) => v.clone(),
+        None => Value::Null,
+    }
+}
+
+impl LocalProvider {
+    /// Loads the model.
+    ///
+    /// # Errors
+    /// No file at the path (the message names `toolwright model fetch`), or llama.cpp cannot
+    /// load it.
+    pub fn new(config: LocalConfig) -> Result<Self, ProviderError> {
+        let engine = Engine::load(&config)?;
+        Ok(LocalProvider {
+            engine: Arc::new(engine),
+            config,
+        })
+    }
+
+    /// The model file.
+    pub fn model_path(&self) -> &Path {
+        &self.config.model_path
+    }
+
+    /// Generates free text for `messages` (role, content) — a plain chat completion without any
+    /// tool logic, e.g. for prompted JSON over the local model.
+    ///
+    /// # Errors
+    /// llama.cpp fails or the prompt does not fit the context.
+    pub async fn chat(&self, messages: Vec<(String, String)>, max_tokens: usize) -> Result<(String, Usage), ProviderError> {
+        let engine = self.engine.clone();
+        let g = tokio::task::spawn_blocking(move || engine.generate(&messages, None, max_tokens))
+            .await
+            .map_err(|e| ProviderError::Model(format!("the generation task failed: {e}")))??;
+        Ok((g.text, g.usage))
+    }
+
+    fn plan(&self, turn: &Turn<'_>) -> Job {
+        let msgs = turn.messages;
+        let last_user = msgs.iter().rposition(|m| m.role == Role::User);
+        let query = last_user
+            .and_then(|i| msgs.get(i))
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        let tail = last_user.and_then(|i| msgs.get(i + 1..)).unwrap_or_default();
+        let results: Vec<&Message> = match tail.iter().rposition(|m| m.role == Role::Assistant) {
+            Some(a) => tail.get(a + 1..).unwrap_or_default().iter().filter(|m| m.role == Role::Tool).collect(),
+            None => Vec::new(),
+        };
+        if results.is_empty() {
+            return self.plan_first(turn, &query);
+        }
+        // Results of the latest calls are in: correct a rejected call, or answer.
+        let envelopes: Vec<(String, Value)> = results
+            .iter()
+            .map(|m| (m.name.clone().unwrap_or_default(), m.envelope().unwrap_or(Value::Null)))
+            .collect();
+        let corrections = tail
+            .iter()
+            .filter(|m| m.role == Role::Assistant && !m.tool_calls.is_empty())
+            .count()
+            .saturating_sub(1);
+        let rejected = envelopes.iter().find(|(_, e)| {
+            e.pointer("/error/code").and_then(Value::as_str) == Some("VALIDATION_ERROR")
+                && e.pointer("/error/retryable").and_then(Value::as_bool) != Some(false)
+        });
+        if let Some((tool, env)) = rejected {
+            if corrections < self.config.max_corrections {
+                if let Some(spec) = turn.tools.iter().find(|s| &s.name == tool) {
+                    let previous = tail
+                        .iter()
+                        .rev()
+                        .flat_map(|m| m.tool_calls.iter())
+                        .find(|c| &c.name == tool)
+                        .map(|c| c.arguments.to_string())
+                        .unwrap_or_default();
+                    let error = env.get("error").cloned().unwrap_or(Value::Null);
+                    let mut job = self.call_job(&query, &[spec], msgs.len());
+                    if let Job::Call { messages, notes, .. } = &mut job {
+                        if let Some((_, user)) = messages.last_mut() {
+                            user.push_str(&format!(
+                                "\n\nThe previous arguments {previous} were rejected: {}. {}",
+                                error.get("message").and_then(Value::as_str).unwrap_or(""),
+                                error.get("suggestion").and_then(Value::as_str).unwrap_or("")
+                            ));
+                        }
+                        notes.push(format!("asked the model again for {tool} after a validation error"));
+                    }
+                    return job;
+                }
+            }
+        }
+        let successes: Vec<&(String, Value)> = envelopes
+            .iter()
+            .filter(|(_, e)| e.get("status").and_then(Value::as_str) != Some("error"))
+            .collect();
+        if successes.is_empty() {
+            let mut r = Reply::text(compose_answer(&envelopes));
+            r.notes.push("every call failed: the answer was composed from the error envelopes".to_string());
+            return Job::Fixed(r);
+        }
+        let mut facts = String::new();
+        for (tool, env) in &successes {
+            facts.push_str(&format!("\nResult of {tool}: {}", compact_data(env)));
+        }
+        let messages = vec![
+            pair(
+                "system",
+                "Answer the user's question in one sentence using the tool results. State the \
+                 numbers exactly as given, and the date when there is one.",
+            ),
+            pair("user", format!("Question: {query}{facts}")),
+        ];
+        Job::Answer {
+            messages,
+            results: envelopes,
+            notes: Vec::new(),
+        }
+    }
+
+    /// The first turn of a query: choose between a direct answer and a (routed) call.
+    fn plan_first(&self, turn: &Turn<'_>, query: &str) -> Job {
+        let candidates: Vec<&ToolSpec> = match turn.ranking {
+            Some(ranked) => {
+                let top = ranked.first().map_or(0.0, |c| c.score);
+                ranked
+                    .iter()
+                    .filter(|c| c.score > 0.0 && c.score >= top * self.config.close_ratio)
+                    .filter_map(|c| turn.tools.iter().find(|s| s.name == c.name))
+                    .take(self.config.candidates.max(1))
+                    .collect()
+            }
+            None => turn.tools.iter().take(self.config.candidates.max(1)).collect(),
+        };
+        if candidates.is_empty() {
+            let mut messages = vec![pair("system", DIRECT_SYSTEM)];
+            for m in turn.messages {
+                match m.role {
+                    Role::User => messages.push(pair("user", m.content.clone())),
+                    Role::Assistant if m.tool_calls.is_empty() && !m.content.is_empty() => {
+                        messages.push(pair("assistant", m.content.clone()));
+                    }
+                    _ => {}
+                }
+            }
+            let why = if turn.tools.is_empty() {
+                "no tools offered: the model answered in text"
+            } else {
+                "the router matched no tool for this query: the model answered directly"
+            };
+            return Job::Text {
+                messages,
+                notes: vec![why.to_string()],
+            };
+        }
+        let mut job = self.call_job(query, &candidates, turn.messages.len());
+        if let Job::Call { notes, .. } = &mut job {
+            let names: Vec<String> = match turn.ranking {
+                Some(r) => r.iter().map(|c| format!("{} ({:.2})", c.name, c.score)).collect(),
+                None => candidates.iter().map(|s| s.name.clone()).collect(),
+            };
+            notes.push(if candidates.len() == 1 {
+                format!(
+                    "router: {}; one clear candidate, so the grammar fixed the tool and the model filled the arguments",
+                    names.join(", ")
+                )
+            } else {
+                format!(
+                    "router: {}; the model chose among {} candidates under a grammar",
+                    names.join(", "),
+                    candidates.len()
+                )
+            });
+        }
+        job
+    }
+
+    fn call_job(&self, query: &str, tools: &[&ToolSpec], n: usize) -> Job {
+        let owned: Vec<ToolSpec> = tools.iter().map(|s| (*s).clone()).collect();
+        let limits = GrammarLimits::default();
+        let grammar = tool_call_grammar(&owned, &limits).unwrap_or_default();
+        let mut system = String::from(
+            "You are a function-calling assistant. Call the tool that does what the user asks, \
+             with argument values taken from the user's request. Reply with JSON only.\n\n",
+        );
+        for t in &owned {
+            system.push_str(&tool_text(t, false, false));
+            system.push('\n');
+        }
+        Job::Call {
+            messages: vec![pair("system", system), pair("user", query.to_string())],
+            grammar,
+            id: format!("local_{n}"),
+            notes: Vec::new(),
+        }
+    }
+}
+
+fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, ProviderError> {
+    match job {
+        Job::Fixed(r) => Ok(r),
+        Job::Text { messages, notes } => {
+            let g = engine.generate(&messages, None, config.max_answer_tokens)?;
+            let mut r = Reply::text(g.text);
+            r.usage = Some(g.usage);
+            r.notes = notes;
+            if r.text.as_deref().is_none_or(str::is_empty) {
+                r.text = Some("I'm here and ready to help. What would you like to do?".to_string());
+                r.notes.push("the model's answer was empty; a fixed reply was used".to_string());
+            }
+            Ok(r)
+        }
+        Job::Call {
+            messages,
+            grammar,
+            id,
+            mut notes,
+        } => {
+            let g = engine.generate(&messages, Some(&grammar), config.max_call_tokens)?;
+            let v: Value = serde_json::from_str(&g.text).map_err(|e| {
+                ProviderError::Model(format!(
+                    "the grammar-constrained output did not parse ({e}): {}",
+                    crate::http::shorten(&g.text, 200)
+                ))
+            })?;
+            let name = v.get("tool").and_then(Value::as_str).unwrap_or_default().to_string();
+            let args = v.get("arguments").cloned().unwrap_or(Value::Object(Default::default()));
+            notes.push(format!("generated under the grammar: {}", crate::http::shorten(&g.text, 300)));
+            Ok(Reply {
+                tool_calls: vec![ToolCall::new(id, name, args)],
+                usage: Some(g.usage),
+                notes,
+                ..Reply::default()
+            })
+        }
+        Job::Answer {
+            messages,
+            results,
+            mut notes,
+        } => {
+            let g = engine.generate(&messages, None, config.max_answer_tokens)?;
+            let envs: Vec<Value> = results.iter().map(|(_, e)| e.clone()).collect();
+            let text = if states_result(&g.text, &envs) {
+                notes.push("the model's answer states the result".to_string());
+                g.text
+            } else {
+                notes.push(format!(
+                    "the model's answer did not state the result ({:?}); the answer was composed from the envelopes",
+                    crate::http::shorten(&g.text, 200)
+                ));
+                compose_answer(&results)
+            };
+            Ok(Reply {
+                text: Some(text),
+                usage: Some(g.usage),
+                notes,
+                ..Reply::default()
+            })
+        }
+    }
+}
+
+impl Provider for LocalProvider {
+    fn name(&self) -> String {
+        let file = self
+            .config
+            .model_path
+            .file_name()
+            .map_or_else(|| "model".into(), |f| f.to_string_lossy().into_owned());
+        format!("local:{file}")
+    }
+
+    fn wants_routing(&self) -> Option<usize> {
+        Some(self.config.candidates.max(1))
+    }
+
+    fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
+        let job = self.plan(&turn);
+        let engine = self.engine.clone();
+        let config = self.config.clone();
+        Box::pin(async move {
+            if let Job::Fixed(r) = job {
+                return Ok(r);
+            }
+            tokio::task::spawn_blocking(move || run_job(&engine, &config, job))
+                .await
+                .map_err(|e| ProviderError::Model(format!("the generation task failed: {e}")))?
+        })
+    }
+}
+
+/// The local model as a plain text chat (no tool logic), for prompted JSON over it.
+#[derive(Debug)]
+pub struct LocalChat(pub Arc<LocalProvider>);
+
+impl Provider for LocalChat {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+
+    fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
+        let messages: Vec<(String, String)> = turn
+            .messages
+            .iter()
+            .map(|m| {
+                let role = if m.role == Role::Tool { "user" } else { m.role.as_str() };
+                pair(role, m.content.clone())
+            })
+            .collect();
+        Box::pin(async move {
+            let max = self.0.config.max_call_tokens.max(256);
+            let (text, usage) = self.0.chat(messages, max).await?;
+            let mut r = Reply::text(text);
+            r.usage = Some(usage);
+            Ok(r)
+        })
+    }
+}

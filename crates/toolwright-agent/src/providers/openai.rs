@@ -1,0 +1,226 @@
+//! OpenAI-compatible Chat Completions with native `tools` / `tool_calls` (parallel calls
+//! included). One provider for OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio, Lemonade:
+//! set the base URL, key and model.
+
+use crate::http::{Http, HttpConfig};
+use crate::message::{Reply, Role, Usage};
+use crate::provider::{Provider, ProviderError, Secret, Turn};
+use futures::future::BoxFuture;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use toolwright_catalog::{Dialect, export_dialect};
+use toolwright_core::ToolCall;
+
+/// The default base URL.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// The default model.
+pub const OPENAI_DEFAULT_MODEL: &str = "gpt-4o-mini";
+
+/// Settings of an OpenAI-compatible endpoint.
+#[derive(Debug, Clone)]
+pub struct OpenAiConfig {
+    /// Base URL up to `/v1` (the provider appends `/chat/completions`).
+    pub base_url: String,
+    /// Bearer key; optional for local servers.
+    pub api_key: Option<Secret>,
+    /// Model name.
+    pub model: String,
+    /// Sampling temperature (`None`: the server's default).
+    pub temperature: Option<f32>,
+    /// Most tokens generated per turn.
+    pub max_tokens: Option<u32>,
+    /// Timeouts and retries.
+    pub http: HttpConfig,
+}
+
+impl OpenAiConfig {
+    /// A config for `base_url` and `model` with default timeouts.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        OpenAiConfig {
+            base_url: base_url.into(),
+            api_key: None,
+            model: model.into(),
+            temperature: Some(0.0),
+            max_tokens: None,
+            http: HttpConfig::default(),
+        }
+    }
+
+    /// Sets the key.
+    pub fn with_key(mut self, key: Secret) -> Self {
+        self.api_key = Some(key).filter(|k| !k.is_empty());
+        self
+    }
+}
+
+/// The OpenAI-compatible provider.
+#[derive(Debug)]
+pub struct OpenAiProvider {
+    config: OpenAiConfig,
+    http: Http,
+}
+
+impl OpenAiProvider {
+    /// A provider for `config`.
+    ///
+    /// # Errors
+    /// The HTTP client cannot be built.
+    pub fn new(config: OpenAiConfig) -> Result<Self, ProviderError> {
+        let http = Http::new("openai", config.http.clone())?;
+        Ok(OpenAiProvider { config, http })
+    }
+
+    fn url(&self) -> String {
+        format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'))
+    }
+
+    /// The request body for a turn, and the map from wire tool names back to ours.
+    pub fn request_body(&self, turn: &Turn<'_>) -> (Value, HashMap<String, String>) {
+        let mut names = HashMap::new();
+        let tools: Vec<Value> = turn
+            .tools
+            .iter()
+            .map(|spec| {
+                let t = export_dialect(spec, Dialect::OpenAi);
+                if let Some(wire) = t.pointer("/function/name").and_then(Value::as_str) {
+                    names.insert(wire.to_string(), spec.name.clone());
+                }
+                t
+            })
+            .collect();
+        let wire_name = |n: &str| {
+            names
+                .iter()
+                .find(|(_, ours)| ours.as_str() == n)
+                .map_or_else(|| n.to_string(), |(w, _)| w.clone())
+        };
+        let messages: Vec<Value> = turn
+            .messages
+            .iter()
+            .map(|m| match m.role {
+                Role::Assistant if !m.tool_calls.is_empty() => json!({
+                    "role": "assistant",
+                    "content": if m.content.is_empty() { Value::Null } else { json!(m.content) },
+                    "tool_calls": m.tool_calls.iter().map(|c| json!({
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": wire_name(&c.name), "arguments": arguments_text(&c.arguments)},
+                    })).collect::<Vec<_>>(),
+                }),
+                Role::Tool => json!({
+                    "role": "tool",
+                    "tool_call_id": m.tool_call_id.clone().unwrap_or_default(),
+                    "content": m.content,
+                }),
+                r => json!({"role": r.as_str(), "content": m.content}),
+            })
+            .collect();
+        let mut body = json!({"model": self.config.model, "messages": messages});
+        if !tools.is_empty() {
+            body["tools"] = Value::Array(tools);
+        }
+        if let Some(t) = self.config.temperature {
+            body["temperature"] = json!(t);
+        }
+        if let Some(n) = self.config.max_tokens {
+            body["max_tokens"] = json!(n);
+        }
+        (body, names)
+    }
+}
+
+/// Arguments as the wire wants them: a JSON text (raw text kept as it was).
+fn arguments_text(args: &Value) -> String {
+    match args {
+        Value::String(raw) => raw.clone(),
+        Value::Null => "{}".to_string(),
+        v => v.to_string(),
+    }
+}
+
+/// Parses a Chat Completions response into a [`Reply`].
+///
+/// # Errors
+/// The body does not have the Chat Completions shape.
+pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<Reply, String> {
+    let message = body
+        .pointer("/choices/0/message")
+        .ok_or_else(|| "no choices[0].message in the response".to_string())?;
+    let text = message
+        .get("content")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from);
+    let mut calls = Vec::new();
+    if let Some(list) = message.get("tool_calls") {
+        let list = list
+            .as_array()
+            .ok_or_else(|| "tool_calls is not an array".to_string())?;
+        for (i, c) in list.iter().enumerate() {
+            let f = c
+                .get("function")
+                .ok_or_else(|| format!("tool_calls[{i}] has no function"))?;
+            let wire = f
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("tool_calls[{i}].function has no name"))?;
+            let name = names.get(wire).cloned().unwrap_or_else(|| wire.to_string());
+            let id = c
+                .get("id")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("call_{i}"), String::from);
+            // Arguments are a JSON text; keep unparsable text as a string for the agent to report.
+            let arguments = match f.get("arguments") {
+                Some(Value::String(s)) if s.trim().is_empty() => json!({}),
+                Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+                    .ok()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| Value::String(s.clone())),
+                Some(Value::Object(o)) => Value::Object(o.clone()),
+                None | Some(Value::Null) => json!({}),
+                Some(other) => Value::String(other.to_string()),
+            };
+            calls.push(ToolCall::new(id, name, arguments));
+        }
+    }
+    let usage = body.get("usage").map(|u| Usage {
+        input_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
+        output_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+    });
+    Ok(Reply {
+        text,
+        tool_calls: calls,
+        usage,
+        ..Reply::default()
+    })
+}
+
+impl Provider for OpenAiProvider {
+    fn name(&self) -> String {
+        format!("openai:{}", self.config.model)
+    }
+
+    fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
+        Box::pin(async move {
+            let (body, names) = self.request_body(&turn);
+            let mut headers = HeaderMap::new();
+            if let Some(key) = &self.config.api_key {
+                let mut v = HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
+                    ProviderError::Config("the API key contains characters not allowed in a header".into())
+                })?;
+                v.set_sensitive(true);
+                headers.insert(AUTHORIZATION, v);
+            }
+            let resp = self
+                .http
+                .post_json(&self.url(), headers, &body, self.config.api_key.as_ref())
+                .await?;
+            parse_response(&resp, &names).map_err(|message| ProviderError::Malformed {
+                provider: "openai".to_string(),
+                message,
+            })
+        })
+    }
+}
