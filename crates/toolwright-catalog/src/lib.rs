@@ -1,1 +1,24 @@
-//! toolwright-catalog: see the crate description.
+//! toolwright-catalog: what sits around a toolset rather than inside a tool.
+//!
+//! - [`catalog`]: the YAML tool catalog — export, load (errors with line and column), drift
+//!   check against the code, and a diff that classifies changes as breaking or compatible.
+//! - [`lint`]: rules (TW001…) that catch definitions a model will misuse, each with a fix.
+//! - [`dialect`]: the same spec written for JSON Schema, OpenAI (plain and strict), Anthropic,
+//!   Gemini and MCP, with a portability report of what each provider would reject.
+//! - [`router`]: BM25 routing of a query to the few relevant tools, the `find_tools` meta-tool
+//!   and [`router::select_tools`].
+//!
+//! Everything works on [`toolwright_core::ToolSpec`]s, whatever their origin: a registry, a
+//! catalog file, or external definitions read with `toolwright_core::defs::parse_definitions`.
+
+pub mod catalog;
+pub mod dialect;
+pub mod lint;
+pub mod router;
+pub mod schema;
+pub mod text;
+
+pub use catalog::{Catalog, CatalogError, CatalogTool, Change, ChangeKind};
+pub use dialect::{Dialect, Lowering, Portability, export_dialect};
+pub use lint::{Finding, LintOptions, Severity};
+pub use router::{Ranked, Router, Scorer, find_tools, select_tools};

@@ -1,0 +1,603 @@
+//! Routing: rank the tools of a large toolset for a query, so a model sees only the few that
+//! matter.
+//!
+//! [`Router`] scores tools with a [`Scorer`]; the default is [`Bm25`], a small hand-written BM25
+//! over each tool's name (split on `snake_case`, `camelCase` and dots), description, parameter
+//! names and descriptions, and examples, with light stemming and a few related words. Another
+//! scorer (embeddings) can be plugged in with [`Router::with_scorer`].
+//!
+//! ```
+//! use toolwright_catalog::router::Router;
+//! use toolwright_core::ToolSpec;
+//! let specs = vec![
+//!     ToolSpec::new("get_weather", "Current weather for a city.", serde_json::json!({"type": "object"})),
+//!     ToolSpec::new("convert_currency", "Convert an amount between currencies.", serde_json::json!({"type": "object"})),
+//! ];
+//! let router = Router::new(&specs);
+//! assert_eq!(router.rank("is it raining in Paris", 1)[0].name, "get_weather");
+//! ```
+
+use crate::text;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+use toolwright_core::{FnTool, SideEffects, ToolError, ToolOutput, ToolSpec};
+
+/// One ranked tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ranked {
+    /// The tool's name.
+    pub name: String,
+    /// Relevance score (higher is better; only comparable within one query).
+    pub score: f32,
+}
+
+/// Scores every tool of an index for a query. Implement it to plug another ranking (embeddings)
+/// into [`Router`].
+pub trait Scorer: Send + Sync {
+    /// A short name for reports ("bm25").
+    fn name(&self) -> &str;
+    /// Writes the score of each tool into `scores` (one slot per tool, in the order the scorer
+    /// was built with; slots start at 0). Zero means "no match".
+    fn score_into(&self, query: &str, scores: &mut [f32]);
+}
+
+/// Field weights of [`Bm25`]: how much a word counts depending on where it appears.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldWeights {
+    /// Words of the tool name.
+    pub name: f32,
+    /// Words of the description.
+    pub description: f32,
+    /// Parameter names.
+    pub param_name: f32,
+    /// Parameter descriptions and enum values.
+    pub param_description: f32,
+    /// Words in examples.
+    pub examples: f32,
+    /// Category.
+    pub category: f32,
+}
+
+impl Default for FieldWeights {
+    fn default() -> Self {
+        FieldWeights {
+            name: 3.0,
+            description: 1.0,
+            param_name: 0.7,
+            param_description: 0.4,
+            examples: 0.4,
+            category: 1.0,
+        }
+    }
+}
+
+/// Tuning of [`Bm25`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bm25Params {
+    /// Term-frequency saturation.
+    pub k1: f32,
+    /// Length normalisation.
+    pub b: f32,
+    /// Weight of a related word added to the query (1.0 = same as the word itself; 0 = off).
+    pub related_weight: f32,
+    /// Field weights.
+    pub fields: FieldWeights,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Bm25Params {
+            k1: 1.2,
+            b: 0.75,
+            related_weight: 0.35,
+            fields: FieldWeights::default(),
+        }
+    }
+}
+
+/// A BM25 index over tool specs (inverted index; query cost grows with the postings of the
+/// query's words, not with the number of tools).
+#[derive(Debug, Clone)]
+pub struct Bm25 {
+    vocab: HashMap<String, u32>,
+    /// Per term: `(tool index, precomputed saturated tf)`.
+    postings: Vec<Vec<(u32, f32)>>,
+    idf: Vec<f32>,
+    len: usize,
+    params: Bm25Params,
+}
+
+/// The weighted bag of words of one spec.
+fn document(spec: &ToolSpec, w: &FieldWeights) -> HashMap<String, f32> {
+    let mut doc: HashMap<String, f32> = HashMap::new();
+    let mut add = |text: &str, weight: f32| {
+        for t in text::terms(text) {
+            *doc.entry(t).or_insert(0.0) += weight;
+        }
+    };
+    add(&spec.name, w.name);
+    add(&spec.description, w.description);
+    if let Some(c) = &spec.meta.category {
+        add(c, w.category);
+    }
+    if let Some(l) = &spec.meta.display_label {
+        add(l, w.description);
+    }
+    let mut params = Vec::new();
+    collect_params(&spec.parameters, 0, &mut params);
+    for (name, schema) in params {
+        add(name, w.param_name);
+        if let Some(d) = schema.get("description").and_then(Value::as_str) {
+            add(d, w.param_description);
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            for v in values.iter().filter_map(Value::as_str) {
+                add(v, w.param_description);
+            }
+        }
+    }
+    for ex in &spec.meta.examples {
+        let mut strings = Vec::new();
+        collect_strings(ex, 0, &mut strings);
+        for s in strings {
+            add(s, w.examples);
+        }
+    }
+    doc
+}
+
+fn collect_params<'a>(schema: &'a Value, depth: usize, out: &mut Vec<(&'a str, &'a Value)>) {
+    if depth > 8 {
+        return;
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (k, v) in props {
+            out.push((k, v));
+            collect_params(v, depth + 1, out);
+            if let Some(items) = v.get("items") {
+                collect_params(items, depth + 1, out);
+            }
+        }
+    }
+}
+
+fn collect_strings<'a>(v: &'a Value, depth: usize, out: &mut Vec<&'a str>) {
+    if depth > 8 {
+        return;
+    }
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| collect_strings(x, depth + 1, out)),
+        Value::Object(m) => m.iter().for_each(|(k, x)| {
+            out.push(k);
+            collect_strings(x, depth + 1, out)
+        }),
+        _ => {}
+    }
+}
+
+impl Bm25 {
+    /// Builds the index with default parameters.
+    pub fn new(specs: &[ToolSpec]) -> Self {
+        Bm25::with_params(specs, Bm25Params::default())
+    }
+
+    /// Builds the index with the given parameters.
+    pub fn with_params(specs: &[ToolSpec], params: Bm25Params) -> Self {
+        let docs: Vec<HashMap<String, f32>> =
+            specs.iter().map(|s| document(s, &params.fields)).collect();
+        let lens: Vec<f32> = docs.iter().map(|d| d.values().sum()).collect();
+        let n = specs.len();
+        let avg = if n == 0 {
+            1.0
+        } else {
+            (lens.iter().sum::<f32>() / n as f32).max(1e-3)
+        };
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        let mut postings: Vec<Vec<(u32, f32)>> = Vec::new();
+        for (i, (doc, dl)) in docs.into_iter().zip(lens).enumerate() {
+            let norm = params.k1 * (1.0 - params.b + params.b * dl / avg);
+            for (term, tf) in doc {
+                let next = vocab.len() as u32;
+                let id = *vocab.entry(term).or_insert(next);
+                if id as usize == postings.len() {
+                    postings.push(Vec::new());
+                }
+                let sat = tf * (params.k1 + 1.0) / (tf + norm);
+                if let Some(p) = postings.get_mut(id as usize) {
+                    p.push((i as u32, sat));
+                }
+            }
+        }
+        let idf = postings
+            .iter()
+            .map(|p| {
+                let df = p.len() as f32;
+                ((n as f32 - df + 0.5) / (df + 0.5) + 1.0).ln()
+            })
+            .collect();
+        Bm25 {
+            vocab,
+            postings,
+            idf,
+            len: n,
+            params,
+        }
+    }
+
+    /// Number of indexed tools.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the index is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The weighted query terms (term id, weight), with related words added at a lower weight.
+    fn query_terms(&self, query: &str) -> Vec<(u32, f32)> {
+        let mut q: Vec<(u32, f32)> = Vec::new();
+        let mut push = |id: u32, w: f32| match q.iter_mut().find(|(t, _)| *t == id) {
+            Some((_, old)) => *old = old.max(w),
+            None => q.push((id, w)),
+        };
+        let words = text::terms(query);
+        for w in &words {
+            if let Some(&id) = self.vocab.get(w) {
+                push(id, 1.0);
+            }
+            if self.params.related_weight > 0.0 {
+                for r in text::related(w) {
+                    if let Some(&id) = self.vocab.get(r) {
+                        push(id, self.params.related_weight);
+                    }
+                }
+            }
+        }
+        q
+    }
+}
+
+impl Scorer for Bm25 {
+    fn name(&self) -> &str {
+        "bm25"
+    }
+
+    fn score_into(&self, query: &str, scores: &mut [f32]) {
+        for (term, weight) in self.query_terms(query) {
+            let idf = self.idf.get(term as usize).copied().unwrap_or(0.0);
+            if let Some(list) = self.postings.get(term as usize) {
+                for &(doc, sat) in list {
+                    if let Some(s) = scores.get_mut(doc as usize) {
+                        *s += weight * idf * sat;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Ranks the tools of a toolset for a query.
+pub struct Router {
+    specs: Vec<ToolSpec>,
+    scorer: Box<dyn Scorer>,
+}
+
+impl std::fmt::Debug for Router {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Router")
+            .field("tools", &self.specs.len())
+            .field("scorer", &self.scorer.name())
+            .finish()
+    }
+}
+
+impl Router {
+    /// A BM25 router over `specs`.
+    pub fn new(specs: &[ToolSpec]) -> Router {
+        Router {
+            specs: specs.to_vec(),
+            scorer: Box::new(Bm25::new(specs)),
+        }
+    }
+
+    /// A router with another scorer (which must have been built over the same `specs`, in order).
+    pub fn with_scorer(specs: &[ToolSpec], scorer: Box<dyn Scorer>) -> Router {
+        Router {
+            specs: specs.to_vec(),
+            scorer,
+        }
+    }
+
+    /// The specs the router ranks.
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    /// The scorer's name.
+    pub fn scorer_name(&self) -> &str {
+        self.scorer.name()
+    }
+
+    /// The `k` best tools for `query`, best first; tools that do not match at all are left out
+    /// (so fewer than `k` may come back). Ties keep toolset order.
+    pub fn rank(&self, query: &str, k: usize) -> Vec<Ranked> {
+        self.rank_indices(query, k)
+            .into_iter()
+            .filter_map(|(i, score)| {
+                self.specs.get(i).map(|s| Ranked {
+                    name: s.name.clone(),
+                    score,
+                })
+            })
+            .collect()
+    }
+
+    /// Like [`Router::rank`], with indices into [`Router::specs`].
+    pub fn rank_indices(&self, query: &str, k: usize) -> Vec<(usize, f32)> {
+        if k == 0 || self.specs.is_empty() {
+            return Vec::new();
+        }
+        let mut scores = vec![0.0f32; self.specs.len()];
+        self.scorer.score_into(query, &mut scores);
+        let mut hits: Vec<(usize, f32)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s > 0.0 && s.is_finite())
+            .collect();
+        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if hits.len() > k {
+            hits.select_nth_unstable_by(k - 1, order);
+            hits.truncate(k);
+        }
+        hits.sort_by(order);
+        hits
+    }
+
+    /// The tools to show a model for `query`: every tool when there are at most `threshold`,
+    /// otherwise the [`find_tools`] meta-tool followed by the top `k` tools.
+    pub fn select(&self, query: &str, threshold: usize, k: usize) -> Vec<ToolSpec> {
+        if self.specs.len() <= threshold {
+            return self.specs.clone();
+        }
+        let mut out = vec![find_tools_spec()];
+        out.extend(
+            self.rank_indices(query, k)
+                .into_iter()
+                .filter_map(|(i, _)| self.specs.get(i).cloned()),
+        );
+        out
+    }
+}
+
+/// Default number of tools above which [`select_tools`] routes.
+pub const DEFAULT_ROUTING_THRESHOLD: usize = 15;
+/// Name of the lookup meta-tool.
+pub const FIND_TOOLS: &str = "find_tools";
+
+/// The spec of the `find_tools` meta-tool.
+pub fn find_tools_spec() -> ToolSpec {
+    let mut spec = ToolSpec::new(
+        FIND_TOOLS,
+        "Find the tools that can do a task, among more tools than are shown. Use this when none of \
+         the tools you can see fits the request: describe the task in a few words and call one of \
+         the tools it returns.",
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 1,
+                          "description": "The task in a few words, e.g. \"weather in Paris tomorrow\"."},
+                "k": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5,
+                      "description": "How many tools to return (1 to 20, default 5)."}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+    )
+    .side_effects(SideEffects::None);
+    spec.meta.idempotent = true;
+    spec.meta.display_label = Some("Looking for tools".to_string());
+    spec.meta.category = Some("meta".to_string());
+    spec
+}
+
+/// The `find_tools` meta-tool over `router`: arguments `{query, k}`, data
+/// `{"tools": [{name, description, score}]}` (best first, possibly empty).
+pub fn find_tools(router: Arc<Router>) -> FnTool {
+    FnTool::new(find_tools_spec(), move |args: Value, _ctx| {
+        let router = router.clone();
+        async move {
+            let query = args
+                .get("query")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            if query.is_empty() {
+                return Err(ToolError::validation(
+                    "`query` is empty.",
+                    "Describe the task in a few words, e.g. \"convert 10 USD to EUR\".",
+                ));
+            }
+            let k = args
+                .get("k")
+                .and_then(Value::as_u64)
+                .unwrap_or(5)
+                .clamp(1, 20) as usize;
+            let tools: Vec<Value> = router
+                .rank_indices(&query, k)
+                .into_iter()
+                .filter_map(|(i, score)| {
+                    router.specs().get(i).map(|s| {
+                        json!({"name": s.name, "description": s.description,
+                               "score": (score * 1000.0).round() / 1000.0})
+                    })
+                })
+                .collect();
+            Ok(ToolOutput::Data(json!({ "query": query, "tools": tools })))
+        }
+    })
+}
+
+/// The tools to show a model for `query` (see [`Router::select`]): all of `specs` when there
+/// are at most `threshold` (use [`DEFAULT_ROUTING_THRESHOLD`]), else `find_tools` + the top `k`.
+pub fn select_tools(specs: &[ToolSpec], query: &str, threshold: usize, k: usize) -> Vec<ToolSpec> {
+    if specs.len() <= threshold {
+        return specs.to_vec();
+    }
+    Router::new(specs).select(query, threshold, k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn demo_like() -> Vec<ToolSpec> {
+        let obj = |props: Value| json!({"type": "object", "properties": props, "additionalProperties": false});
+        vec![
+            ToolSpec::new(
+                "get_weather",
+                "Get the current weather and a short forecast for a city. Use this when the user asks about weather conditions.",
+                obj(
+                    json!({"city": {"type": "string", "description": "City name, e.g. Paris."},
+                           "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}),
+                ),
+            ),
+            ToolSpec::new(
+                "convert_currency",
+                "Convert an amount of money from one currency to another at a dated rate. Use this when the user asks for an exchange.",
+                obj(
+                    json!({"amount": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}}),
+                ),
+            ),
+            ToolSpec::new(
+                "read_file",
+                "Read a text file from the sandbox directory. Use this when the user wants to see a file's contents.",
+                obj(json!({"path": {"type": "string"}})),
+            ),
+            ToolSpec::new(
+                "write_file",
+                "Write text to a file in the sandbox. Use this when the user asks to save something.",
+                obj(json!({"path": {"type": "string"}, "content": {"type": "string"}})),
+            ),
+            ToolSpec::new(
+                "delete_file",
+                "Delete a file from the sandbox. Use this when the user asks to remove a file.",
+                obj(json!({"path": {"type": "string"}})),
+            ),
+            ToolSpec::new(
+                "calculate",
+                "Evaluate an arithmetic expression. Use this when the user needs exact math.",
+                obj(json!({"expression": {"type": "string"}})),
+            ),
+            ToolSpec::new(
+                "query_users",
+                "Search users by role or name. Use this when the user asks who has an account.",
+                obj(json!({"role": {"type": "string", "enum": ["admin", "developer", "manager"]}})),
+            ),
+            ToolSpec::new(
+                "get_time",
+                "Current date and time in a time zone. Use this when the user asks what time it is.",
+                obj(
+                    json!({"timezone": {"type": "string", "description": "IANA zone such as Europe/Paris."}}),
+                ),
+            ),
+        ]
+    }
+
+    #[test]
+    fn everyday_questions_reach_the_right_tool() {
+        let r = Router::new(&demo_like());
+        let cases = [
+            ("is it raining in Paris", "get_weather"),
+            ("what's the weather like in Tokyo", "get_weather"),
+            ("will I need an umbrella tomorrow in London", "get_weather"),
+            ("how many euros is 100 dollars", "convert_currency"),
+            ("convert 50 GBP to JPY", "convert_currency"),
+            ("show me what is in notes.txt file", "read_file"),
+            ("remove the old report file", "delete_file"),
+            ("what is 17 times 23, compute it", "calculate"),
+            ("which users are admins", "query_users"),
+            ("what time is it in Tokyo", "get_time"),
+        ];
+        for (q, want) in cases {
+            let got = r.rank(q, 3);
+            assert_eq!(
+                got.first().map(|x| x.name.as_str()),
+                Some(want),
+                "{q}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rank_is_sorted_bounded_and_drops_non_matches() {
+        let r = Router::new(&demo_like());
+        let got = r.rank("file", 2);
+        assert_eq!(got.len(), 2);
+        assert!(got[0].score >= got[1].score);
+        assert!(r.rank("zzzz qqqq", 5).is_empty());
+        assert!(r.rank("", 5).is_empty());
+        assert!(r.rank("file", 0).is_empty());
+        assert!(Router::new(&[]).rank("file", 3).is_empty());
+    }
+
+    #[test]
+    fn select_tools_routes_only_above_threshold() {
+        let specs = demo_like();
+        assert_eq!(select_tools(&specs, "weather", 15, 3).len(), specs.len());
+        let picked = select_tools(&specs, "weather in Paris", 4, 2);
+        assert_eq!(picked[0].name, FIND_TOOLS);
+        assert_eq!(picked[1].name, "get_weather");
+        assert!(picked.len() <= 3);
+    }
+
+    #[tokio::test]
+    async fn find_tools_answers_with_names_and_descriptions() {
+        use toolwright_core::{Tool, ToolContext};
+        let tool = find_tools(Arc::new(Router::new(&demo_like())));
+        let out = tool
+            .call(
+                json!({"query": "is it raining in Paris", "k": 2}),
+                ToolContext::default(),
+            )
+            .await;
+        let Ok(ToolOutput::Data(d)) = out else {
+            panic!("{out:?}")
+        };
+        assert_eq!(d["tools"][0]["name"], "get_weather");
+        assert!(
+            d["tools"][0]["description"]
+                .as_str()
+                .unwrap()
+                .contains("weather")
+        );
+        assert!(d["tools"].as_array().unwrap().len() <= 2);
+        let err = tool
+            .call(json!({"query": "  "}), ToolContext::default())
+            .await;
+        assert!(err.is_err());
+    }
+
+    #[test]
+    fn custom_scorer_plugs_in() {
+        struct Last;
+        impl Scorer for Last {
+            fn name(&self) -> &str {
+                "last"
+            }
+            fn score_into(&self, _q: &str, scores: &mut [f32]) {
+                if let Some(s) = scores.last_mut() {
+                    *s = 1.0;
+                }
+            }
+        }
+        let specs = demo_like();
+        let r = Router::with_scorer(&specs, Box::new(Last));
+        assert_eq!(r.rank("anything", 3)[0].name, "get_time");
+        assert_eq!(r.scorer_name(), "last");
+    }
+}

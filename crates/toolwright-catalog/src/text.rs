@@ -1,0 +1,257 @@
+//! Text helpers shared by the router and the linter: splitting identifiers and prose into
+//! words, light stemming, stop words and a small table of related words.
+
+/// Splits an identifier or a sentence into lowercase words: `snake_case`, `camelCase`,
+/// `dotted.names`, `kebab-case`, digits and punctuation all separate words.
+///
+/// ```
+/// use toolwright_catalog::text::words;
+/// assert_eq!(words("getWeather.v2_forecast"), ["get", "weather", "v", "2", "forecast"]);
+/// assert_eq!(words("What's the HTTPStatus?"), ["what's", "the", "http", "status"]);
+/// ```
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let prev = if i > 0 {
+            chars.get(i - 1).copied()
+        } else {
+            None
+        };
+        let next = chars.get(i + 1).copied();
+        if c.is_alphanumeric()
+            || (c == '\'' && !cur.is_empty() && next.is_some_and(char::is_alphabetic))
+        {
+            let boundary = match prev {
+                Some(p) if !cur.is_empty() => {
+                    // camelCase: lower → Upper; acronym end: "HTTPStatus" splits before "S".
+                    (p.is_lowercase() && c.is_uppercase())
+                        || (p.is_uppercase()
+                            && c.is_uppercase()
+                            && next.is_some_and(char::is_lowercase))
+                        || (p.is_alphabetic() && c.is_numeric())
+                        || (p.is_numeric() && c.is_alphabetic())
+                }
+                _ => false,
+            };
+            if boundary {
+                out.push(std::mem::take(&mut cur).to_lowercase());
+            }
+            cur.push(c);
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur).to_lowercase());
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur.to_lowercase());
+    }
+    out
+}
+
+/// English words too common to help tell tools apart.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but",
+    "by", "can", "could", "did", "do", "does", "for", "from", "give", "had", "has", "have", "he",
+    "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "let",
+    "like", "me", "might", "more", "most", "much", "my", "need", "no", "not", "now", "of", "on",
+    "one", "or", "our", "please", "she", "should", "so", "some", "tell", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "us", "use",
+    "used", "very", "want", "was", "we", "were", "what", "when", "where", "which", "while", "who",
+    "whom", "why", "will", "with", "would", "you", "your", "given", "using", "whether", "s",
+];
+
+/// Whether `word` (lowercase) is a stop word.
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
+
+fn is_vowel(c: u8) -> bool {
+    matches!(c, b'a' | b'e' | b'i' | b'o' | b'u' | b'y')
+}
+
+fn has_vowel(s: &str) -> bool {
+    s.bytes().any(is_vowel)
+}
+
+/// Light English stemming (a small subset of Porter's first steps): plurals, `-ing`, `-ed`,
+/// `-ly`, with doubled final consonants undone. Words that are not plain ASCII are returned as is.
+///
+/// ```
+/// use toolwright_catalog::text::stem;
+/// assert_eq!(stem("raining"), "rain");
+/// assert_eq!(stem("forecasts"), "forecast");
+/// assert_eq!(stem("running"), "run");
+/// assert_eq!(stem("cities"), "city");
+/// assert_eq!(stem("converted"), "convert");
+/// ```
+pub fn stem(word: &str) -> String {
+    let w = word.strip_suffix("'s").unwrap_or(word);
+    let w = w.trim_end_matches('\'');
+    // Words whose plural-looking form means something else ("17 times 23" is not about clocks).
+    if !w.is_ascii() || w.len() <= 3 || matches!(w, "times" | "news" | "series" | "plus" | "minus")
+    {
+        return w.to_string();
+    }
+    let mut s = w.to_string();
+    if let Some(base) = s.strip_suffix("ies") {
+        if base.len() >= 2 {
+            s = format!("{base}y");
+        }
+    } else if let Some(base) = s.strip_suffix("sses") {
+        s = format!("{base}ss");
+    } else if s.ends_with("xes") || s.ends_with("ches") || s.ends_with("shes") {
+        s.truncate(s.len() - 2);
+    } else if s.ends_with('s') && !s.ends_with("ss") && !s.ends_with("us") && !s.ends_with("is") {
+        s.pop();
+    }
+    for suffix in ["ing", "ed"] {
+        if let Some(base) = s.strip_suffix(suffix) {
+            if base.len() >= 3 && has_vowel(base) {
+                let mut b = base.to_string();
+                let bytes = b.as_bytes();
+                let n = bytes.len();
+                // "running" → "runn" → "run"; keep "ll", "ss", "zz" ("calling", "passed").
+                if n >= 2 {
+                    let (x, y) = (bytes.get(n - 2).copied(), bytes.get(n - 1).copied());
+                    if x == y && y.is_some_and(|c| !is_vowel(c) && !matches!(c, b'l' | b's' | b'z'))
+                    {
+                        b.pop();
+                    }
+                }
+                s = b;
+            }
+            break;
+        }
+    }
+    if let Some(base) = s.strip_suffix("ly") {
+        if base.len() >= 4 {
+            s = base.to_string();
+        }
+    }
+    s
+}
+
+/// Groups of related words (already stemmed): a query word from a group also matches the others,
+/// at a lower weight. Small on purpose: it helps everyday questions reach plainly named tools.
+const RELATED: &[&[&str]] = &[
+    &[
+        "weather",
+        "rain",
+        "forecast",
+        "temperature",
+        "sunny",
+        "snow",
+        "wind",
+        "humidity",
+        "cloud",
+        "storm",
+        "umbrella",
+        "hot",
+        "cold",
+        "degree",
+    ],
+    &[
+        "currency", "exchange", "convert", "money", "dollar", "euro", "rate", "usd", "eur", "yen",
+        "pound",
+    ],
+    &["file", "document", "folder", "directory", "path"],
+    &["delete", "remove", "erase", "drop", "destroy"],
+    &[
+        "user", "account", "person", "people", "member", "employee", "customer",
+    ],
+    &[
+        "calculate",
+        "compute",
+        "math",
+        "arithmetic",
+        "evaluate",
+        "expression",
+        "sum",
+        "multiply",
+        "divide",
+        "add",
+        "times",
+        "plus",
+        "minus",
+        "product",
+        "percent",
+    ],
+    &["find", "search", "lookup", "look", "query", "list"],
+    &["time", "date", "clock", "timezone", "zone"],
+    &["email", "mail", "message", "send", "inbox"],
+    &["price", "cost", "pay", "payment", "buy"],
+    &["stock", "share", "ticker", "market"],
+    &["movie", "film", "cinema"],
+    &["restaurant", "food", "eat", "dinner", "lunch", "cuisine"],
+    &["flight", "plane", "airline", "fly"],
+    &["hotel", "room", "accommodation", "stay"],
+    &["city", "town", "place", "location"],
+];
+
+/// Words related to `stemmed` (excluding itself), from a small built-in table.
+pub fn related(stemmed: &str) -> impl Iterator<Item = &'static str> + '_ {
+    RELATED
+        .iter()
+        .filter(move |g| g.contains(&stemmed))
+        .flat_map(|g| g.iter().copied())
+        .filter(move |w| *w != stemmed)
+}
+
+/// Words of `text` for indexing or querying: split, stop words dropped, stemmed.
+///
+/// ```
+/// use toolwright_catalog::text::terms;
+/// assert_eq!(terms("is it raining in Paris"), ["rain", "paris"]);
+/// ```
+pub fn terms(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| !is_stop_word(w))
+        .map(|w| stem(&w))
+        .filter(|w| !w.is_empty() && !is_stop_word(w))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_identifiers() {
+        assert_eq!(words("get_weather"), ["get", "weather"]);
+        assert_eq!(
+            words("EuclideanDistance.calculate"),
+            ["euclidean", "distance", "calculate"]
+        );
+        assert_eq!(
+            words("triangle_properties.get"),
+            ["triangle", "properties", "get"]
+        );
+        assert_eq!(words("  "), Vec::<String>::new());
+        assert_eq!(words("sha256sum"), ["sha", "256", "sum"]);
+    }
+
+    #[test]
+    fn stems_lightly() {
+        assert_eq!(stem("weather"), "weather");
+        assert_eq!(stem("temperatures"), "temperature");
+        assert_eq!(stem("calling"), "call");
+        assert_eq!(stem("passes"), "pass");
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("analysis"), "analysis");
+        assert_eq!(stem("boxes"), "box");
+        assert_eq!(stem("what's"), "what");
+        assert_eq!(stem("quickly"), "quick");
+        assert_eq!(stem("bed"), "bed");
+        assert_eq!(stem("ébène"), "ébène");
+    }
+
+    #[test]
+    fn related_words() {
+        let r: Vec<_> = related("rain").collect();
+        assert!(r.contains(&"weather"));
+        assert!(!r.contains(&"rain"));
+        assert_eq!(related("zebra").count(), 0);
+    }
+}
