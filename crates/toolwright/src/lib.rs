@@ -48,3 +48,8 @@ pub mod prelude {
     };
     pub use toolwright_macros::tool;
 }
+
+/// The README's examples, compiled and run as doctests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

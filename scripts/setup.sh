@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what building and testing toolwright needs on a fresh Debian machine (idempotent, quick when done):
+# cmake/clang/libclang for llama.cpp, redis-server for the idempotency tests, sqlite3 for inspection.
+set -euo pipefail
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v clang >/dev/null 2>&1 || need+=(clang)
+ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# A running redis-server from the package would hold port 6379; tests start their own on random ports.
