@@ -1,0 +1,451 @@
+//! [`McpServer`]: a [`Runtime`] exposed as an MCP server (rmcp `ServerHandler`), and
+//! [`serve_stdio`].
+//!
+//! `list_tools` and `call_tool` are implemented by hand (no rmcp tool router): rmcp checks
+//! arguments with serde only, and every call must go through `Runtime::invoke`, which validates
+//! against the advertised schema and applies our policies.
+
+#![allow(deprecated)] // rmcp marks logging as deprecated (SEP-2577); MCP clients still use it.
+
+use crate::convert::{to_call_result, to_mcp_tool};
+use crate::error::McpError;
+use crate::notify::{CallScope, Outgoing, level_rank};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use toolwright_core::{Outcome, Status, ToolCall, ToolError};
+use toolwright_runtime::{CallOptions, Runtime};
+
+/// The newest protocol revision served: the last one with the `initialize` handshake, sessions
+/// and server-to-client requests (progress, logging, elicitation and sampling need them).
+const MAX_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// How the server presents itself and which policies it applies.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// Run tools that need confirmation without asking (trusted setups only).
+    pub approve_all: bool,
+    /// Ask the person through MCP elicitation before running a tool that needs confirmation,
+    /// when the client supports elicitation (default on). Otherwise the preview is returned.
+    pub elicit_confirmation: bool,
+    /// When the client asked for progress and a tool reports none, send a progress
+    /// notification this often while it runs (`None`: never).
+    pub heartbeat: Option<Duration>,
+    /// `instructions` sent at initialization.
+    pub instructions: Option<String>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            name: "toolwright".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            approve_all: false,
+            elicit_confirmation: true,
+            heartbeat: Some(Duration::from_secs(1)),
+            instructions: None,
+        }
+    }
+}
+
+struct Shared {
+    runtime: Runtime,
+    options: ServerOptions,
+}
+
+/// Per-session state: the log level the client set, and the step used for retry budgets.
+struct Session {
+    id: String,
+    min_log: AtomicU8,
+    /// Advances after every call that did not fail, so consecutive failures of a tool share one
+    /// retry budget and a success starts a new one (MCP has no notion of agent steps).
+    step: AtomicU32,
+}
+
+static SESSIONS: AtomicU64 = AtomicU64::new(1);
+static CALLS: AtomicU64 = AtomicU64::new(1);
+
+impl Session {
+    fn new() -> Arc<Session> {
+        let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
+        Arc::new(Session {
+            id: format!("mcp-{}-{n}", std::process::id()),
+            min_log: AtomicU8::new(0),
+            step: AtomicU32::new(0),
+        })
+    }
+}
+
+/// An MCP server over a [`Runtime`]. Cheap to clone; clones share the session (use
+/// [`McpServer::new_session`] for a new client).
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolwright_mcp::{McpServer, ServerOptions};
+/// let rt = toolwright_runtime::Runtime::new(Arc::new(toolwright_core::Registry::new()));
+/// let server = McpServer::new(rt, ServerOptions::default());
+/// assert_eq!(server.runtime().registry().len(), 0);
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+    session: Arc<Session>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("options", &self.shared.options)
+            .field("session", &self.session.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server over `runtime`.
+    pub fn new(runtime: Runtime, options: ServerOptions) -> Self {
+        McpServer {
+            shared: Arc::new(Shared { runtime, options }),
+            session: Session::new(),
+        }
+    }
+
+    /// The same server for a new client session (own log level, budgets and approvals).
+    pub fn new_session(&self) -> Self {
+        McpServer {
+            shared: self.shared.clone(),
+            session: Session::new(),
+        }
+    }
+
+    /// The runtime calls go through.
+    pub fn runtime(&self) -> &Runtime {
+        &self.shared.runtime
+    }
+
+    /// The options.
+    pub fn options(&self) -> &ServerOptions {
+        &self.shared.options
+    }
+
+    /// The `tools/list` entries (JSON), in registration order.
+    pub fn tool_list(&self) -> Vec<Value> {
+        self.runtime()
+            .registry()
+            .specs()
+            .iter()
+            .map(crate::convert::tool_json)
+            .collect()
+    }
+
+    fn call_options(
+        &self,
+        approved: bool,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> CallOptions {
+        CallOptions {
+            approved,
+            session_id: Some(self.session.id.clone()),
+            step: self.session.step.load(Ordering::Relaxed),
+            strict: false,
+            cancel: Some(cancel.child_token()),
+        }
+    }
+
+    /// Runs one call through the runtime while forwarding the tool's notifications; cancelled
+    /// with `ct`.
+    async fn run_call(
+        &self,
+        name: &str,
+        args: &Value,
+        approved: bool,
+        context: &RequestContext<RoleServer>,
+    ) -> Outcome {
+        let n = CALLS.fetch_add(1, Ordering::Relaxed);
+        let call = ToolCall::new(format!("mcp-{n}"), name, args.clone());
+        let (scope, rx) = CallScope::open(&call.id);
+        let opts = self.call_options(approved, &context.ct);
+        let runtime = self.runtime().clone();
+        let ct = context.ct.clone();
+        let work = async move {
+            let out = tokio::select! {
+                out = runtime.invoke(call, &opts) => out,
+                () = ct.cancelled() => Outcome::from_error(ToolError::cancelled("The client cancelled the call.")),
+            };
+            // Closing the scope ends the forwarder once the tool's last messages are sent.
+            drop(scope);
+            out
+        };
+        let token = context
+            .meta
+            .get_progress_token()
+            .and_then(|t| serde_json::to_value(t).ok());
+        let forward = forward(
+            rx,
+            &context.peer,
+            token,
+            &self.session.min_log,
+            self.shared.options.heartbeat,
+        );
+        let (out, ()) = tokio::join!(work, forward);
+        if out.status != Status::Error {
+            self.session.step.fetch_add(1, Ordering::Relaxed);
+        }
+        out
+    }
+
+    /// For a `needs_confirmation` answer: asks the person through elicitation when the client
+    /// can, and runs the call approved when they accept.
+    async fn confirm_by_elicitation(
+        &self,
+        name: &str,
+        args: &Value,
+        first: Outcome,
+        context: &RequestContext<RoleServer>,
+    ) -> Outcome {
+        let supports = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        if !supports || !self.shared.options.elicit_confirmation {
+            return first;
+        }
+        let preview = first.data.clone().unwrap_or(Value::Null);
+        let request = json!({
+            "method": "elicitation/create",
+            "params": {
+                "message": format!(
+                    "`{name}` needs your approval before it runs. What it would do: {}",
+                    serde_json::to_string(&preview).unwrap_or_default()
+                ),
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"approve": {"type": "boolean", "title": "Approve",
+                        "description": "Run this action now"}},
+                    "required": ["approve"]
+                }
+            }
+        });
+        match send_client_request(&context.peer, request).await {
+            Ok(answer) => {
+                let accepted = answer.get("action").and_then(Value::as_str) == Some("accept")
+                    && answer.pointer("/content/approve").and_then(Value::as_bool) == Some(true);
+                if accepted {
+                    self.run_call(name, args, true, context).await
+                } else {
+                    let mut out = Outcome::from_error(ToolError::permission_denied(
+                        format!("The user did not approve `{name}`; nothing was done."),
+                        "Do not call it again unless the user asks for it.",
+                    ));
+                    out.meta = first.meta;
+                    out.meta.approval_id = None;
+                    out
+                }
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "elicitation failed; answering with the preview");
+                first
+            }
+        }
+    }
+}
+
+/// Sends a server-to-client request given as `{"method", "params"}` JSON; the result as JSON.
+async fn send_client_request(peer: &Peer<RoleServer>, request: Value) -> Result<Value, String> {
+    let req: rmcp::model::ServerRequest =
+        serde_json::from_value(request).map_err(|e| format!("invalid request: {e}"))?;
+    let result = peer.send_request(req).await.map_err(|e| e.to_string())?;
+    serde_json::to_value(result).map_err(|e| e.to_string())
+}
+
+/// Delivers a call's messages to the client, in order, until the call's scope closes.
+async fn forward(
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
+    peer: &Peer<RoleServer>,
+    token: Option<Value>,
+    min_log: &AtomicU8,
+    heartbeat: Option<Duration>,
+) {
+    let start = Instant::now();
+    let mut tool_reported = false;
+    let mut last_beat = 0.0_f64;
+    let period = heartbeat.unwrap_or(Duration::from_secs(3600));
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    loop {
+        let msg = tokio::select! {
+            m = rx.recv() => match m { Some(m) => m, None => break },
+            _ = ticker.tick(), if heartbeat.is_some() && token.is_some() && !tool_reported => {
+                let secs = start.elapsed().as_secs_f64().floor();
+                if secs > last_beat {
+                    last_beat = secs;
+                    send_progress(peer, token.as_ref(), secs, None, Some(format!("running for {secs:.0} s"))).await;
+                }
+                continue;
+            }
+        };
+        match msg {
+            Outgoing::Progress {
+                progress,
+                total,
+                message,
+            } => {
+                tool_reported = true;
+                send_progress(peer, token.as_ref(), progress, total, message).await;
+            }
+            Outgoing::Log {
+                level,
+                logger,
+                data,
+            } => {
+                let rank = level_rank(&level).unwrap_or(1);
+                if rank < min_log.load(Ordering::Relaxed) {
+                    continue;
+                }
+                let level = if level_rank(&level).is_some() {
+                    level
+                } else {
+                    "info".to_string()
+                };
+                let param = json!({"level": level, "logger": logger, "data": data});
+                match serde_json::from_value(param) {
+                    Ok(p) => {
+                        if let Err(e) = peer.notify_logging_message(p).await {
+                            tracing::debug!(error = %e, "log notification not sent");
+                        }
+                    }
+                    Err(e) => tracing::debug!(error = %e, "invalid log notification"),
+                }
+            }
+            Outgoing::Request { request, reply } => {
+                let result = send_client_request(peer, request).await;
+                let _ = reply.send(result);
+            }
+        }
+    }
+}
+
+async fn send_progress(
+    peer: &Peer<RoleServer>,
+    token: Option<&Value>,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<String>,
+) {
+    let Some(token) = token else { return };
+    let mut param = json!({"progressToken": token, "progress": progress});
+    if let (Some(t), Value::Object(m)) = (total, &mut param) {
+        m.insert("total".into(), json!(t));
+    }
+    if let (Some(msg), Value::Object(m)) = (message, &mut param) {
+        m.insert("message".into(), json!(msg));
+    }
+    match serde_json::from_value(param) {
+        Ok(p) => {
+            if let Err(e) = peer.notify_progress(p).await {
+                tracing::debug!(error = %e, "progress notification not sent");
+            }
+        }
+        Err(e) => tracing::debug!(error = %e, "invalid progress notification"),
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let mut info = ServerConfig::new(caps).with_protocol_version(MAX_PROTOCOL);
+        if let Ok(imp) = serde_json::from_value(json!({
+            "name": self.shared.options.name,
+            "version": self.shared.options.version,
+        })) {
+            info = info.with_server_info(imp);
+        }
+        if let Some(i) = &self.shared.options.instructions {
+            info = info.with_instructions(i.clone());
+        }
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&MAX_PROTOCOL))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = self
+            .runtime()
+            .registry()
+            .specs()
+            .iter()
+            .filter_map(to_mcp_tool)
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.map_or_else(|| json!({}), Value::Object);
+        let name = request.name.to_string();
+        let approve = self.shared.options.approve_all;
+        let mut out = self.run_call(&name, &args, approve, &context).await;
+        if out.status == Status::NeedsConfirmation && !approve {
+            out = self
+                .confirm_by_elicitation(&name, &args, out, &context)
+                .await;
+        }
+        Ok(CallToolResponse::Complete(to_call_result(&out)))
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let level = serde_json::to_value(request.level).unwrap_or(Value::Null);
+        let rank = level.as_str().and_then(level_rank).unwrap_or(0);
+        self.session.min_log.store(rank, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// Serves `server` over stdin/stdout until the client closes the connection or SIGINT.
+///
+/// # Errors
+/// The MCP handshake failed.
+pub async fn serve_stdio(server: McpServer) -> Result<(), McpError> {
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| McpError::Protocol(e.to_string()))?;
+    let ct = running.cancellation_token();
+    tokio::select! {
+        r = running.waiting() => {
+            r.map_err(|e| McpError::Transport(e.to_string()))?;
+        }
+        _ = tokio::signal::ctrl_c() => {
+            ct.cancel();
+        }
+    }
+    Ok(())
+}
