@@ -4,57 +4,493 @@
 //! The public entry points below are the contract other crates (agent, MCP, CLI) code against:
 //! [`Runtime::new`], [`Runtime::registry`], [`Runtime::invoke`], [`Runtime::invoke_batch`] and
 //! [`CallOptions`].
+//!
+//! # How a call runs
+//!
+//! ```text
+//! events + metrics + tracing span "execute_tool {name}"
+//!  └ retry budget per (session, step, tool)          budget.rs
+//!     └ resolve the name, coerce + validate args       (toolwright-core)
+//!        └ confirmation gate                           confirm.rs
+//!           └ idempotency (replay / conflict / once)   idempotency/
+//!              └ fallback on DEPENDENCY_UNAVAILABLE    fallback.rs
+//!                 └ transient retries with backoff     retry.rs
+//!                    └ deadline that cancels           timeout.rs
+//!                       └ the tool on its own task     service.rs (ToolService)
+//!  └ meta + output budget                              (toolwright-core `finish`)
+//! ```
+//!
+//! Each policy is a [`service::Layer`] around the one [`service::Service`] contract and is
+//! tested alone. Validation happens before any policy: nothing runs, is stored or is retried on
+//! arguments that break the advertised schema.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! use std::sync::Arc;
+//! use toolwright_core::{FnTool, Registry, ToolCall, ToolOutput, ToolSpec, SideEffects, Status};
+//! use toolwright_runtime::{CallOptions, Runtime};
+//!
+//! let reg = Registry::new();
+//! reg.register(FnTool::new(
+//!     ToolSpec::new("delete_file", "Delete a file. Use this when the user asks to delete one.",
+//!         serde_json::json!({"type": "object", "properties": {"path": {"type": "string"},
+//!                             "confirm": {"type": "boolean"}}}))
+//!         .side_effects(SideEffects::Destructive),
+//!     |_, _| async { Ok(ToolOutput::Data(serde_json::json!({"deleted": true}))) },
+//! )).unwrap();
+//! let rt = Runtime::new(Arc::new(reg));
+//! let args = serde_json::json!({"path": "notes.txt", "confirm": true});
+//! let first = rt.invoke(ToolCall::new("c1", "delete_file", args.clone()), &CallOptions::default()).await;
+//! assert_eq!(first.status, Status::NeedsConfirmation); // `confirm: true` approves nothing
+//! rt.approve(first.meta.approval_id.as_deref().unwrap()).unwrap();
+//! let second = rt.invoke(ToolCall::new("c2", "delete_file", args), &CallOptions::default()).await;
+//! assert_eq!(second.status, Status::Success);
+//! # });
+//! ```
 
+pub mod budget;
+pub mod confirm;
+pub mod events;
+pub mod fallback;
+pub mod idempotency;
+pub mod metrics;
+pub mod retry;
+pub mod service;
+pub mod timeout;
+
+pub use budget::Budgets;
+pub use confirm::{ApprovalError, Approvals, ConfirmationLayer, PendingApproval};
+pub use events::ToolEvent;
+pub use fallback::{ArgMapper, FallbackLayer};
+#[cfg(feature = "redis")]
+pub use idempotency::RedisStore;
+pub use idempotency::{
+    IdempotencyConfig, IdempotencyLayer, IdempotencyStore, MemoryStore, Record, Reservation,
+    SqliteStore, StoreError, open_store,
+};
+pub use metrics::{Metrics, MetricsSnapshot, ToolMetrics};
+pub use retry::{RetryLayer, RetryPolicy};
+pub use service::{BoxService, Layer, Request, Service, ToolService};
+pub use timeout::{DEFAULT_TIMEOUT, TimeoutLayer};
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
-use toolwright_core::{InvokeOptions, Outcome, Registry, ToolCall};
+use tracing::Instrument;
+use toolwright_core::{
+    DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, ToolCall, ToolContext, ToolError,
+    finish,
+};
 
 /// Per-call options a host passes to [`Runtime::invoke`].
 #[derive(Debug, Clone, Default)]
 pub struct CallOptions {
-    /// A person approved this call (confirmation gate).
+    /// A person approved this call ahead of time (confirmation gate; the CLI's `--approve`).
+    /// Hosts that ask first use [`Runtime::approve`] with the id from `needs_confirmation`.
     pub approved: bool,
-    /// Session (conversation) id; scopes derived idempotency keys.
+    /// Session (conversation) id; scopes derived idempotency keys, budgets and approvals.
     pub session_id: Option<String>,
     /// Agent step; retry budgets are per (step, tool).
     pub step: u32,
     /// Disable lenient coercion (strict validation only).
     pub strict: bool,
-    /// Cancelled by the host to cancel the call.
+    /// Cancelled by the host to cancel the call (answers `CANCELLED`).
     pub cancel: Option<CancellationToken>,
 }
 
-/// Runs tool calls under the runtime's policies.
-#[derive(Debug, Clone)]
-pub struct Runtime {
+/// How deeply tools may call tools through [`ToolContext::call_tool`].
+pub const MAX_CALL_DEPTH: u32 = 8;
+
+/// Default number of calls of a batch that run at once.
+pub const DEFAULT_CONCURRENCY: usize = 4;
+
+/// Builds a [`Runtime`] with non-default policies.
+pub struct RuntimeBuilder {
     registry: Arc<Registry>,
+    store: Arc<dyn IdempotencyStore>,
+    default_timeout: Duration,
+    retry: RetryPolicy,
+    concurrency: usize,
+    idempotency: IdempotencyConfig,
+    approval_ttl: Duration,
+    mappers: Vec<(String, String, ArgMapper)>,
+}
+
+impl std::fmt::Debug for RuntimeBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeBuilder")
+            .field("store", &self.store.backend())
+            .field("default_timeout", &self.default_timeout)
+            .field("retry", &self.retry)
+            .field("concurrency", &self.concurrency)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RuntimeBuilder {
+    /// The idempotency store (default: in memory). See [`open_store`].
+    pub fn store(mut self, store: Arc<dyn IdempotencyStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// The deadline of tools that declare neither `timeout_ms` nor `sla_ms` (default 30 s).
+    pub fn default_timeout(mut self, d: Duration) -> Self {
+        self.default_timeout = d;
+        self.idempotency.default_timeout = d;
+        self
+    }
+
+    /// How transient failures are retried.
+    pub fn retry_policy(mut self, p: RetryPolicy) -> Self {
+        self.retry = p;
+        self
+    }
+
+    /// Calls of a batch that run at once (default 4, at least 1).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// How long idempotent results are kept (default 24 h).
+    pub fn idempotency_ttl(mut self, ttl: Duration) -> Self {
+        self.idempotency.ttl = ttl;
+        self
+    }
+
+    /// The longest a duplicate call waits for the call that holds its key (default 60 s).
+    pub fn idempotency_wait(mut self, wait: Duration) -> Self {
+        self.idempotency.max_wait = wait;
+        self
+    }
+
+    /// How long approval requests stay valid (default 15 min).
+    pub fn approval_ttl(mut self, ttl: Duration) -> Self {
+        self.approval_ttl = ttl;
+        self
+    }
+
+    /// Maps arguments when `from` falls back to `to` and `to`'s schema rejects them as they are.
+    pub fn fallback_mapper(mut self, from: &str, to: &str, mapper: ArgMapper) -> Self {
+        self.mappers.push((from.to_string(), to.to_string(), mapper));
+        self
+    }
+
+    /// The runtime.
+    pub fn build(self) -> Runtime {
+        let approvals = Arc::new(Approvals::new(self.approval_ttl));
+        let mut fallback = FallbackLayer::new(self.registry.clone());
+        for (from, to, m) in self.mappers {
+            fallback = fallback.with_mapper(&from, &to, m);
+        }
+        // Innermost first.
+        let mut stack: BoxService = Arc::new(ToolService);
+        stack = TimeoutLayer::new(self.default_timeout).layer(stack);
+        stack = RetryLayer::new(self.retry).layer(stack);
+        stack = fallback.layer(stack);
+        stack = IdempotencyLayer::new(self.store.clone(), self.idempotency).layer(stack);
+        stack = ConfirmationLayer::new(approvals.clone()).layer(stack);
+        let (events, _) = broadcast::channel(1024);
+        Runtime {
+            inner: Arc::new(Inner {
+                registry: self.registry,
+                stack,
+                approvals,
+                budgets: Budgets::new(),
+                metrics: Metrics::new(),
+                events,
+                concurrency: self.concurrency,
+                store: self.store,
+                next_id: AtomicU64::new(1),
+            }),
+        }
+    }
+}
+
+struct Inner {
+    registry: Arc<Registry>,
+    stack: BoxService,
+    approvals: Arc<Approvals>,
+    budgets: Budgets,
+    metrics: Metrics,
+    events: broadcast::Sender<ToolEvent>,
+    concurrency: usize,
+    store: Arc<dyn IdempotencyStore>,
+    next_id: AtomicU64,
+}
+
+/// Runs tool calls under the runtime's policies. Cheap to clone (shared state).
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("registry", &self.inner.registry)
+            .field("store", &self.inner.store.backend())
+            .field("concurrency", &self.inner.concurrency)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Runtime {
-    /// A runtime over `registry` with default policies.
+    /// A runtime over `registry` with default policies and an in-memory idempotency store.
     pub fn new(registry: Arc<Registry>) -> Self {
-        Runtime { registry }
+        Runtime::builder(registry).build()
+    }
+
+    /// A builder for a runtime over `registry`.
+    pub fn builder(registry: Arc<Registry>) -> RuntimeBuilder {
+        RuntimeBuilder {
+            registry,
+            store: Arc::new(MemoryStore::new()),
+            default_timeout: DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            concurrency: DEFAULT_CONCURRENCY,
+            idempotency: IdempotencyConfig::default(),
+            approval_ttl: confirm::DEFAULT_APPROVAL_TTL,
+            mappers: Vec::new(),
+        }
     }
 
     /// The registry.
     pub fn registry(&self) -> &Arc<Registry> {
-        &self.registry
+        &self.inner.registry
+    }
+
+    /// The idempotency store.
+    pub fn store(&self) -> &Arc<dyn IdempotencyStore> {
+        &self.inner.store
+    }
+
+    /// Approves the call waiting under `approval_id` (from a `needs_confirmation` envelope); the
+    /// same call, repeated, then runs once.
+    ///
+    /// # Errors
+    /// No call waits for that id.
+    pub fn approve(&self, approval_id: &str) -> Result<PendingApproval, ApprovalError> {
+        self.inner.approvals.approve(approval_id)
+    }
+
+    /// Refuses the call waiting under `approval_id`; returns whether one was waiting.
+    pub fn deny(&self, approval_id: &str) -> bool {
+        self.inner.approvals.deny(approval_id)
+    }
+
+    /// Calls waiting for approval.
+    pub fn pending_approvals(&self) -> Vec<PendingApproval> {
+        self.inner.approvals.pending()
+    }
+
+    /// Started/finished events of every call from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<ToolEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// Per-tool metrics so far.
+    pub fn metrics(&self) -> MetricsSnapshot {
+        self.inner.metrics.snapshot()
     }
 
     /// Runs one call and returns its envelope. Never panics.
     pub async fn invoke(&self, call: ToolCall, opts: &CallOptions) -> Outcome {
-        let o = InvokeOptions {
-            lenient: !opts.strict,
-            approved: opts.approved,
-            session_id: opts.session_id.clone(),
-            step: opts.step,
-        };
-        self.registry.invoke(call, &o).await
+        self.invoke_at(call, opts, 0).await
     }
 
-    /// Runs the calls of one model turn; results come back in call order.
+    /// Runs the calls of one model turn; results come back in call order. Up to the configured
+    /// concurrency (default 4) run at once; a tool marked `atomic` runs alone, after the calls
+    /// before it finished and before the calls after it start.
     pub async fn invoke_batch(&self, calls: Vec<ToolCall>, opts: &CallOptions) -> Vec<Outcome> {
-        let futs = calls.into_iter().map(|c| self.invoke(c, opts));
-        futures::future::join_all(futs).await
+        let mut out = Vec::with_capacity(calls.len());
+        let mut group = Vec::new();
+        for call in calls {
+            let atomic = self
+                .inner
+                .registry
+                .get(&call.name)
+                .is_some_and(|e| e.spec().meta.atomic);
+            if atomic {
+                out.extend(self.run_group(std::mem::take(&mut group), opts).await);
+                out.push(self.invoke(call, opts).await);
+            } else {
+                group.push(call);
+            }
+        }
+        out.extend(self.run_group(group, opts).await);
+        out
+    }
+
+    async fn run_group(&self, calls: Vec<ToolCall>, opts: &CallOptions) -> Vec<Outcome> {
+        if calls.is_empty() {
+            return Vec::new();
+        }
+        futures::stream::iter(calls.into_iter().map(|c| self.invoke(c, opts)))
+            .buffered(self.inner.concurrency)
+            .collect()
+            .await
+    }
+
+    fn invoke_at<'a>(
+        &'a self,
+        mut call: ToolCall,
+        opts: &'a CallOptions,
+        depth: u32,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(async move {
+            let start = Instant::now();
+            if call.id.is_empty() {
+                let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+                call.id = format!("call-{n}");
+            }
+            let entry = self.inner.registry.get(&call.name);
+            let label = entry
+                .as_ref()
+                .map_or_else(|| call.name.clone(), |e| e.spec().label().to_string());
+            let _ = self.inner.events.send(ToolEvent::Started {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                display_label: label.clone(),
+                session_id: opts.session_id.clone(),
+                step: opts.step,
+            });
+            let span = tracing::info_span!(
+                "execute_tool",
+                otel.name = %format!("execute_tool {}", call.name),
+                gen_ai.operation.name = "execute_tool",
+                gen_ai.tool.name = %call.name,
+                gen_ai.tool.call.id = %call.id,
+                gen_ai.tool.type = "function",
+                toolwright.status = tracing::field::Empty,
+                error.type = tracing::field::Empty,
+            );
+            let out = self
+                .run(call, opts, depth, start)
+                .instrument(span.clone())
+                .await;
+            span.record("toolwright.status", out.status.as_str());
+            if let Some(code) = out.error_code() {
+                span.record("error.type", code.as_str());
+            }
+            let sla = self
+                .inner
+                .registry
+                .get(&out.meta.tool)
+                .and_then(|e| e.spec().meta.sla_ms);
+            self.inner.metrics.record(&out.meta.tool, sla, &out);
+            let _ = self.inner.events.send(ToolEvent::Finished {
+                call_id: out.meta.call_id.clone(),
+                tool: out.meta.tool.clone(),
+                display_label: label,
+                duration_ms: out.meta.duration_ms,
+                status: out.status,
+                code: out.error_code(),
+                replayed: out.meta.replayed,
+                retries: out.meta.retries,
+            });
+            out
+        })
+    }
+
+    async fn run(&self, call: ToolCall, opts: &CallOptions, depth: u32, start: Instant) -> Outcome {
+        let inner = &self.inner;
+        if depth > MAX_CALL_DEPTH {
+            let e = ToolError::new(
+                ErrorCode::Internal,
+                format!(
+                    "Tools called tools more than {MAX_CALL_DEPTH} levels deep; the call was \
+                     stopped to avoid a loop."
+                ),
+            );
+            return finish(Outcome::from_error(e), None, &call, start, Vec::new());
+        }
+        let host_cancel = opts.cancel.clone().unwrap_or_default();
+        if host_cancel.is_cancelled() {
+            let e = ToolError::cancelled("The call was cancelled by the host before it started.");
+            return finish(Outcome::from_error(e), None, &call, start, Vec::new());
+        }
+        let entry = inner.registry.resolve(&call.name);
+        let max = entry
+            .as_ref()
+            .map_or(DEFAULT_MAX_RETRIES, |e| e.spec().max_retries());
+        let session = opts.session_id.as_deref().unwrap_or("");
+        let spec = entry.as_ref().ok().map(|e| e.spec());
+        let attempt = match inner.budgets.begin(session, opts.step, &call.name, max) {
+            Ok(a) => a,
+            Err(out) => return finish(*out, spec, &call, start, Vec::new()),
+        };
+        let (out, coerced) = match &entry {
+            Err(e) => (Outcome::from_error(e.clone()), Vec::new()),
+            Ok(entry) => match entry.prepare(call.arguments.clone(), !opts.strict) {
+                Err(e) => (Outcome::from_error(e), Vec::new()),
+                Ok((args, coerced)) => {
+                    let mut req = Request::new(call.clone(), entry.clone(), args);
+                    req.session_id = opts.session_id.clone();
+                    req.step = opts.step;
+                    req.approved = opts.approved;
+                    req.cancel = host_cancel;
+                    req.invoker = Some(Arc::new(ChildInvoker {
+                        runtime: self.clone(),
+                        depth: depth + 1,
+                    }));
+                    (inner.stack.call(req).await, coerced)
+                }
+            },
+        };
+        let answered_by = out
+            .meta
+            .fallback_from
+            .is_some()
+            .then(|| out.meta.tool.clone());
+        let fallback_spec = answered_by
+            .as_deref()
+            .and_then(|t| inner.registry.get(t));
+        let spec = fallback_spec.as_ref().map(|e| e.spec()).or(spec);
+        let mut out = finish(out, spec, &call, start, coerced);
+        inner
+            .budgets
+            .end(session, opts.step, &call.name, attempt, &mut out);
+        out
+    }
+}
+
+/// What [`ToolContext::call_tool`] reaches: the runtime, one level deeper.
+struct ChildInvoker {
+    runtime: Runtime,
+    depth: u32,
+}
+
+fn child_options(parent: &ToolContext) -> CallOptions {
+    CallOptions {
+        // A parent's approval does not approve what it calls.
+        approved: false,
+        session_id: parent.session_id.clone(),
+        step: parent.step,
+        strict: false,
+        cancel: Some(parent.cancel.child_token()),
+    }
+}
+
+impl Invoker for ChildInvoker {
+    fn invoke_call(&self, call: ToolCall, parent: &ToolContext) -> BoxFuture<'static, Outcome> {
+        let rt = self.runtime.clone();
+        let depth = self.depth;
+        let opts = child_options(parent);
+        Box::pin(async move { rt.invoke_at(call, &opts, depth).await })
+    }
+}
+
+impl Invoker for Runtime {
+    /// Runs `call` in `parent`'s session and step, sharing budgets, idempotency and policies.
+    fn invoke_call(&self, call: ToolCall, parent: &ToolContext) -> BoxFuture<'static, Outcome> {
+        let rt = self.clone();
+        let opts = child_options(parent);
+        Box::pin(async move { rt.invoke_at(call, &opts, 1).await })
     }
 }

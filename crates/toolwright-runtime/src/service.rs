@@ -1,0 +1,183 @@
+//! The one contract every policy shares: a [`Service`] turns a validated [`Request`] into an
+//! [`Outcome`], and a policy is a service that wraps another one (tower's `Service`/`Layer`,
+//! without the readiness part).
+//!
+//! The innermost service, [`ToolService`], runs the tool on its own task with panics caught. The
+//! policies in this crate ([`crate::ConfirmationLayer`], [`crate::IdempotencyLayer`],
+//! [`crate::FallbackLayer`], [`crate::RetryLayer`], [`crate::TimeoutLayer`]) each wrap an inner
+//! service and can be tested alone around a stub made with [`service_fn`].
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+use toolwright_core::{Invoker, Outcome, ToolCall, ToolContext, ToolEntry, ToolError, run_guarded};
+
+/// One call after name resolution and argument validation, on its way through the policies.
+#[derive(Clone)]
+pub struct Request {
+    /// The call as the model wrote it (id, name, raw arguments).
+    pub call: ToolCall,
+    /// The tool that runs (a fallback replaces it).
+    pub entry: Arc<ToolEntry>,
+    /// The validated (and possibly coerced) arguments.
+    pub args: Value,
+    /// Session (conversation) the call belongs to.
+    pub session_id: Option<String>,
+    /// Agent step.
+    pub step: u32,
+    /// A host approved this call ahead of time.
+    pub approved: bool,
+    /// Cancelled when the host cancels; the timeout policy replaces it with a child token that
+    /// is also cancelled at the deadline.
+    pub cancel: CancellationToken,
+    /// Used by [`ToolContext::call_tool`] inside the tool.
+    pub invoker: Option<Arc<dyn Invoker>>,
+    /// The idempotency key in force, once the idempotency policy has settled it.
+    pub idempotency_key: Option<String>,
+}
+
+impl fmt::Debug for Request {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Request")
+            .field("call", &self.call)
+            .field("tool", &self.entry.spec().name)
+            .field("args", &self.args)
+            .field("session_id", &self.session_id)
+            .field("step", &self.step)
+            .field("approved", &self.approved)
+            .field("idempotency_key", &self.idempotency_key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Request {
+    /// A request for `entry` with validated `args`, no session, step 0, not approved.
+    pub fn new(call: ToolCall, entry: Arc<ToolEntry>, args: Value) -> Self {
+        Request {
+            call,
+            entry,
+            args,
+            session_id: None,
+            step: 0,
+            approved: false,
+            cancel: CancellationToken::new(),
+            invoker: None,
+            idempotency_key: None,
+        }
+    }
+
+    /// The name of the tool that runs.
+    pub fn tool_name(&self) -> &str {
+        &self.entry.spec().name
+    }
+
+    /// The idempotency key the arguments carry (`idempotency_key`, a non-empty string), if any.
+    pub fn explicit_key(&self) -> Option<&str> {
+        explicit_key(&self.args)
+    }
+
+    /// The context the tool receives.
+    pub fn context(&self) -> ToolContext {
+        let mut ctx = ToolContext::new(self.call.id.clone(), self.entry.spec().name.clone());
+        ctx.session_id = self.session_id.clone();
+        ctx.step = self.step;
+        ctx.approved = self.approved;
+        ctx.cancel = self.cancel.clone();
+        match &self.invoker {
+            Some(inv) => ctx.with_invoker(inv.clone()),
+            None => ctx,
+        }
+    }
+}
+
+/// The `idempotency_key` argument, when it is a non-empty string.
+pub fn explicit_key(args: &Value) -> Option<&str> {
+    args.get("idempotency_key")
+        .and_then(Value::as_str)
+        .filter(|k| !k.is_empty())
+}
+
+/// Something that answers a [`Request`] with an [`Outcome`]. Policies are services wrapping
+/// services.
+pub trait Service: Send + Sync + 'static {
+    /// Handles one request. Never panics; failures are error envelopes.
+    fn call(&self, req: Request) -> BoxFuture<'static, Outcome>;
+}
+
+/// A shared, type-erased service.
+pub type BoxService = Arc<dyn Service>;
+
+/// Wraps a service in a policy.
+pub trait Layer {
+    /// The wrapped service.
+    fn layer(&self, inner: BoxService) -> BoxService;
+}
+
+/// A service from a closure, for tests and small adapters.
+///
+/// ```
+/// use toolwright_runtime::service::{service_fn, Service};
+/// use toolwright_core::Outcome;
+/// let s = service_fn(|_req| async { Outcome::success(serde_json::json!(1)) });
+/// # let _ = s;
+/// ```
+pub fn service_fn<F, Fut>(f: F) -> BoxService
+where
+    F: Fn(Request) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Outcome> + Send + 'static,
+{
+    Arc::new(ServiceFn(f))
+}
+
+struct ServiceFn<F>(F);
+
+impl<F, Fut> Service for ServiceFn<F>
+where
+    F: Fn(Request) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Outcome> + Send + 'static,
+{
+    fn call(&self, req: Request) -> BoxFuture<'static, Outcome> {
+        Box::pin((self.0)(req))
+    }
+}
+
+/// The innermost service: runs the tool on its own tokio task (so a tool that blocks cannot
+/// hold up the policies around it), with panics caught by [`run_guarded`]. Dropping the
+/// returned future aborts the task.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ToolService;
+
+impl Service for ToolService {
+    fn call(&self, req: Request) -> BoxFuture<'static, Outcome> {
+        let ctx = req.context();
+        let entry = req.entry;
+        let args = req.args;
+        Box::pin(async move {
+            let task = AbortOnDrop(tokio::spawn(async move { run_guarded(&entry, args, ctx).await }));
+            task.join().await
+        })
+    }
+}
+
+/// A spawned task that is aborted when its handle is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<Outcome>);
+
+impl AbortOnDrop {
+    async fn join(mut self) -> Outcome {
+        match (&mut self.0).await {
+            Ok(out) => out,
+            Err(e) if e.is_cancelled() => {
+                Outcome::from_error(ToolError::cancelled("The tool was cancelled."))
+            }
+            Err(e) => Outcome::from_error(ToolError::internal(format!("tool task failed: {e}"))),
+        }
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

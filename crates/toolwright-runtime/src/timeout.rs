@@ -1,0 +1,181 @@
+//! Deadlines that cancel: the tool's `timeout_ms`, else its `sla_ms`, else a runtime default.
+//!
+//! At the deadline the call's cancellation token is cancelled (tools that watch
+//! [`toolwright_core::ToolContext::cancelled`] stop cooperatively) and the inner future is
+//! dropped, which aborts the tool's task. The answer is a `TIMEOUT` envelope at the deadline, not
+//! when the tool gets round to noticing. A host cancelling the call's token gets `CANCELLED`.
+
+use crate::service::{BoxService, Layer, Request, Service};
+use futures::future::BoxFuture;
+use std::sync::Arc;
+use std::time::Duration;
+use toolwright_core::{Outcome, ToolError, ToolSpec};
+
+/// The deadline used when a tool declares neither `timeout_ms` nor `sla_ms`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The deadline for one attempt of `spec`: `timeout_ms`, else `sla_ms`, else `default`.
+pub fn deadline_for(spec: &ToolSpec, default: Duration) -> Duration {
+    spec.meta
+        .timeout_ms
+        .or(spec.meta.sla_ms)
+        .map_or(default, Duration::from_millis)
+}
+
+/// Adds a deadline to every call (see the module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct TimeoutLayer {
+    default: Duration,
+}
+
+impl TimeoutLayer {
+    /// A layer whose deadline for tools without their own is `default`.
+    pub fn new(default: Duration) -> Self {
+        TimeoutLayer { default }
+    }
+}
+
+impl Default for TimeoutLayer {
+    fn default() -> Self {
+        TimeoutLayer::new(DEFAULT_TIMEOUT)
+    }
+}
+
+impl Layer for TimeoutLayer {
+    fn layer(&self, inner: BoxService) -> BoxService {
+        Arc::new(Timeout {
+            inner,
+            default: self.default,
+        })
+    }
+}
+
+struct Timeout {
+    inner: BoxService,
+    default: Duration,
+}
+
+impl Service for Timeout {
+    fn call(&self, mut req: Request) -> BoxFuture<'static, Outcome> {
+        let limit = deadline_for(req.entry.spec(), self.default);
+        let host = req.cancel.clone();
+        // The tool sees a child token: cancelled by the host or by us at the deadline.
+        let token = host.child_token();
+        req.cancel = token.clone();
+        let name = req.tool_name().to_string();
+        let fut = self.inner.call(req);
+        Box::pin(async move {
+            if host.is_cancelled() {
+                return cancelled_outcome();
+            }
+            tokio::select! {
+                biased;
+                () = host.cancelled() => {
+                    token.cancel();
+                    cancelled_outcome()
+                }
+                out = fut => out,
+                () = tokio::time::sleep(limit) => {
+                    token.cancel();
+                    tracing::warn!(tool = %name, limit_ms = limit.as_millis() as u64, "tool timed out");
+                    Outcome::from_error(
+                        ToolError::timeout(format!(
+                            "{name} did not answer within {} ms and was cancelled.",
+                            limit.as_millis()
+                        ))
+                        .with_suggestion(
+                            "Try a narrower request, or tell the user the tool timed out.",
+                        ),
+                    )
+                }
+            }
+        })
+    }
+}
+
+fn cancelled_outcome() -> Outcome {
+    Outcome::from_error(ToolError::cancelled("The call was cancelled by the host."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::{ToolService, service_fn};
+    use serde_json::json;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::time::Instant;
+    use toolwright_core::{ErrorCode, FnTool, ToolCall, ToolEntry, ToolMeta, ToolOutput};
+
+    fn entry_with_timeout(ms: u64, counter: Arc<AtomicU32>) -> Arc<ToolEntry> {
+        let spec = ToolSpec::new("slow", "Sleeps. Use this when testing.", json!({"type": "object"}))
+            .with_meta(ToolMeta {
+                timeout_ms: Some(ms),
+                ..ToolMeta::default()
+            });
+        let tool = FnTool::new(spec, move |_args, _ctx| {
+            let counter = counter.clone();
+            async move {
+                loop {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    counter.fetch_add(1, Ordering::SeqCst);
+                }
+                #[allow(unreachable_code)]
+                Ok(ToolOutput::Data(json!(null)))
+            }
+        });
+        Arc::new(ToolEntry::new(Arc::new(tool)).unwrap())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn deadline_cancels_the_tool_and_answers_on_time() {
+        let counter = Arc::new(AtomicU32::new(0));
+        let entry = entry_with_timeout(60, counter.clone());
+        let svc = TimeoutLayer::default().layer(Arc::new(ToolService));
+        let start = Instant::now();
+        let out = svc
+            .call(Request::new(ToolCall::new("c", "slow", json!({})), entry, json!({})))
+            .await;
+        let took = start.elapsed();
+        assert_eq!(out.error_code(), Some(ErrorCode::Timeout));
+        assert!(took >= Duration::from_millis(60), "{took:?}");
+        assert!(took < Duration::from_millis(160), "{took:?}");
+        let seen = counter.load(Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(counter.load(Ordering::SeqCst), seen, "the tool kept running");
+    }
+
+    #[test]
+    fn deadline_prefers_timeout_then_sla() {
+        let mut spec = ToolSpec::new("t", "d", json!({}));
+        assert_eq!(deadline_for(&spec, DEFAULT_TIMEOUT), DEFAULT_TIMEOUT);
+        spec.meta.sla_ms = Some(200);
+        assert_eq!(deadline_for(&spec, DEFAULT_TIMEOUT), Duration::from_millis(200));
+        spec.meta.timeout_ms = Some(50);
+        assert_eq!(deadline_for(&spec, DEFAULT_TIMEOUT), Duration::from_millis(50));
+    }
+
+    #[tokio::test]
+    async fn host_cancel_answers_cancelled_and_cancels_the_tool_token() {
+        let saw_cancel = Arc::new(AtomicU32::new(0));
+        let seen = saw_cancel.clone();
+        let inner = service_fn(move |req: Request| {
+            let seen = seen.clone();
+            async move {
+                req.cancel.cancelled().await;
+                seen.fetch_add(1, Ordering::SeqCst);
+                Outcome::success(json!(null))
+            }
+        });
+        let entry = entry_with_timeout(10_000, Arc::new(AtomicU32::new(0)));
+        let mut req = Request::new(ToolCall::new("c", "slow", json!({})), entry, json!({}));
+        let host = req.cancel.clone();
+        req.cancel = host.clone();
+        let svc = TimeoutLayer::default().layer(inner);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            host.cancel();
+        });
+        let out = svc.call(req).await;
+        assert_eq!(out.error_code(), Some(ErrorCode::Cancelled));
+    }
+}
