@@ -55,7 +55,13 @@ impl Budgets {
     /// # Errors
     /// The budget of `tool` in this step is used up; the envelope repeats the last error's code
     /// with `retryable: false`.
-    pub fn begin(&self, session: &str, step: u32, tool: &str, max: u32) -> Result<Attempt, Box<Outcome>> {
+    pub fn begin(
+        &self,
+        session: &str,
+        step: u32,
+        tool: &str,
+        max: u32,
+    ) -> Result<Attempt, Box<Outcome>> {
         let mut map = self.lock();
         if map.len() >= MAX_TRACKED {
             map.clear();
@@ -127,9 +133,8 @@ impl Budgets {
         if counts && attempt.max > 0 && out.meta.attempts_left == 0 {
             if let Some(e) = out.error.as_mut() {
                 e.retryable = false;
-                e.suggestion = format!(
-                    "Stop calling {tool} in this step and tell the user what went wrong."
-                );
+                e.suggestion =
+                    format!("Stop calling {tool} in this step and tell the user what went wrong.");
             }
             out.instruction = Some(STOP_INSTRUCTION.to_string());
         }

@@ -223,13 +223,19 @@ mod tests {
     }
 
     fn req(entry: &Arc<ToolEntry>, args: serde_json::Value) -> Request {
-        Request::new(ToolCall::new("c", "delete_file", args.clone()), entry.clone(), args)
+        Request::new(
+            ToolCall::new("c", "delete_file", args.clone()),
+            entry.clone(),
+            args,
+        )
     }
 
     #[tokio::test]
     async fn confirm_argument_does_not_approve() {
         let (svc, _a, runs, entry) = setup();
-        let out = svc.call(req(&entry, json!({"path": "a", "confirm": true}))).await;
+        let out = svc
+            .call(req(&entry, json!({"path": "a", "confirm": true})))
+            .await;
         assert_eq!(out.status, Status::NeedsConfirmation);
         assert!(out.meta.approval_id.is_some());
         assert_eq!(runs.load(Ordering::SeqCst), 0);

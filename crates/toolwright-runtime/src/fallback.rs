@@ -44,7 +44,8 @@ impl FallbackLayer {
     /// Maps arguments when `from` falls back to `to` and `to`'s schema does not accept `from`'s
     /// arguments as they are.
     pub fn with_mapper(mut self, from: &str, to: &str, mapper: ArgMapper) -> Self {
-        self.mappers.insert((from.to_string(), to.to_string()), mapper);
+        self.mappers
+            .insert((from.to_string(), to.to_string()), mapper);
         self
     }
 }
@@ -104,10 +105,7 @@ impl Service for Fallback {
             let mut fout = inner.call(freq).await;
             if fout.is_error() {
                 let mut out = out;
-                out.message = format!(
-                    "{reason} The fallback `{to}` failed too: {}",
-                    fout.message
-                );
+                out.message = format!("{reason} The fallback `{to}` failed too: {}", fout.message);
                 return out;
             }
             fout.meta.fallback_from = Some(from.clone());
@@ -146,7 +144,10 @@ mod tests {
             ..ToolMeta::default()
         });
         reg.register(FnTool::new(primary, |_, _| async {
-            Err(ToolError::dependency_unavailable("The index is off.", "Use keyword search."))
+            Err(ToolError::dependency_unavailable(
+                "The index is off.",
+                "Use keyword search.",
+            ))
         }))
         .unwrap();
         let kw = ToolSpec::new(
@@ -155,8 +156,11 @@ mod tests {
             json!({"type":"object","properties":{"q":{"type":"string"}},"required":["q"],
                    "additionalProperties": false}),
         );
-        reg.register(FnTool::new(kw, |a, _| async move { Ok(ToolOutput::Data(a)) }))
-            .unwrap();
+        reg.register(FnTool::new(
+            kw,
+            |a, _| async move { Ok(ToolOutput::Data(a)) },
+        ))
+        .unwrap();
         Arc::new(reg)
     }
 
@@ -187,7 +191,11 @@ mod tests {
         assert!(!out.is_error(), "{out:?}");
         assert_eq!(out.data, Some(json!({"q": "rust"})));
         assert_eq!(out.meta.fallback_from.as_deref(), Some("semantic"));
-        assert!(out.message.contains("fallback `keyword` answered"), "{}", out.message);
+        assert!(
+            out.message.contains("fallback `keyword` answered"),
+            "{}",
+            out.message
+        );
     }
 
     #[tokio::test]

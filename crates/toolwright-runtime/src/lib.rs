@@ -80,11 +80,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 use toolwright_core::{
     DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, ToolCall, ToolContext, ToolError,
     finish,
 };
+use tracing::Instrument;
 
 /// Per-call options a host passes to [`Runtime::invoke`].
 #[derive(Debug, Clone, Default)]
@@ -177,7 +177,8 @@ impl RuntimeBuilder {
 
     /// Maps arguments when `from` falls back to `to` and `to`'s schema rejects them as they are.
     pub fn fallback_mapper(mut self, from: &str, to: &str, mapper: ArgMapper) -> Self {
-        self.mappers.push((from.to_string(), to.to_string(), mapper));
+        self.mappers
+            .push((from.to_string(), to.to_string(), mapper));
         self
     }
 
@@ -448,9 +449,7 @@ impl Runtime {
             .fallback_from
             .is_some()
             .then(|| out.meta.tool.clone());
-        let fallback_spec = answered_by
-            .as_deref()
-            .and_then(|t| inner.registry.get(t));
+        let fallback_spec = answered_by.as_deref().and_then(|t| inner.registry.get(t));
         let spec = fallback_spec.as_ref().map(|e| e.spec()).or(spec);
         let mut out = finish(out, spec, &call, start, coerced);
         inner

@@ -11,7 +11,8 @@ use std::sync::Mutex;
 use toolwright_core::{ErrorCode, Outcome};
 
 /// Upper bounds (ms) of the latency histogram's buckets; a last bucket takes the rest.
-pub const LATENCY_BUCKETS_MS: [u64; 12] = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+pub const LATENCY_BUCKETS_MS: [u64; 12] =
+    [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 
 /// A latency histogram: counts per bucket of [`LATENCY_BUCKETS_MS`] plus one for larger values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,7 +135,9 @@ pub struct MetricsSnapshot {
 type Counter = (&'static str, &'static str, fn(&ToolMetrics) -> u64);
 
 fn label(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 impl MetricsSnapshot {
@@ -154,22 +157,34 @@ impl MetricsSnapshot {
     pub fn to_prometheus(&self) -> String {
         let mut s = String::new();
         let counters: [Counter; 6] = [
-            ("toolwright_tool_calls_total", "Tool calls answered.", |m| m.calls),
-            ("toolwright_tool_retries_total", "Automatic retries of transient failures.", |m| {
-                m.retries
+            ("toolwright_tool_calls_total", "Tool calls answered.", |m| {
+                m.calls
             }),
-            ("toolwright_tool_timeouts_total", "Calls cancelled at their deadline.", |m| {
-                m.timeouts
-            }),
-            ("toolwright_tool_replays_total", "Calls answered from the idempotency store.", |m| {
-                m.replays
-            }),
-            ("toolwright_tool_fallbacks_total", "Calls answered by a fallback tool.", |m| {
-                m.fallbacks
-            }),
-            ("toolwright_tool_over_sla_total", "Calls slower than the tool's sla_ms.", |m| {
-                m.over_sla
-            }),
+            (
+                "toolwright_tool_retries_total",
+                "Automatic retries of transient failures.",
+                |m| m.retries,
+            ),
+            (
+                "toolwright_tool_timeouts_total",
+                "Calls cancelled at their deadline.",
+                |m| m.timeouts,
+            ),
+            (
+                "toolwright_tool_replays_total",
+                "Calls answered from the idempotency store.",
+                |m| m.replays,
+            ),
+            (
+                "toolwright_tool_fallbacks_total",
+                "Calls answered by a fallback tool.",
+                |m| m.fallbacks,
+            ),
+            (
+                "toolwright_tool_over_sla_total",
+                "Calls slower than the tool's sla_ms.",
+                |m| m.over_sla,
+            ),
         ];
         for (name, help, get) in counters {
             let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} counter");
@@ -178,14 +193,25 @@ impl MetricsSnapshot {
             }
         }
         let name = "toolwright_tool_errors_total";
-        let _ = writeln!(s, "# HELP {name} Failed calls by error code.\n# TYPE {name} counter");
+        let _ = writeln!(
+            s,
+            "# HELP {name} Failed calls by error code.\n# TYPE {name} counter"
+        );
         for (tool, m) in &self.tools {
             for (code, n) in &m.errors {
-                let _ = writeln!(s, "{name}{{tool=\"{}\",code=\"{}\"}} {n}", label(tool), label(code));
+                let _ = writeln!(
+                    s,
+                    "{name}{{tool=\"{}\",code=\"{}\"}} {n}",
+                    label(tool),
+                    label(code)
+                );
             }
         }
         let name = "toolwright_tool_duration_ms";
-        let _ = writeln!(s, "# HELP {name} Call latency in milliseconds.\n# TYPE {name} histogram");
+        let _ = writeln!(
+            s,
+            "# HELP {name} Call latency in milliseconds.\n# TYPE {name} histogram"
+        );
         for (tool, m) in &self.tools {
             let t = label(tool);
             let mut cum = 0;
@@ -193,7 +219,11 @@ impl MetricsSnapshot {
                 cum += m.latency_ms.counts.get(i).copied().unwrap_or(0);
                 let _ = writeln!(s, "{name}_bucket{{tool=\"{t}\",le=\"{bound}\"}} {cum}");
             }
-            let _ = writeln!(s, "{name}_bucket{{tool=\"{t}\",le=\"+Inf\"}} {}", m.latency_ms.count);
+            let _ = writeln!(
+                s,
+                "{name}_bucket{{tool=\"{t}\",le=\"+Inf\"}} {}",
+                m.latency_ms.count
+            );
             let _ = writeln!(s, "{name}_sum{{tool=\"{t}\"}} {}", m.latency_ms.sum_ms);
             let _ = writeln!(s, "{name}_count{{tool=\"{t}\"}} {}", m.latency_ms.count);
         }
@@ -207,12 +237,28 @@ impl MetricsSnapshot {
         let _ = writeln!(
             s,
             "{:<w$}  {:>6} {:>6} {:>7} {:>8} {:>7} {:>9} {:>8} {:>8} {:>8}  errors by code",
-            "tool", "calls", "errors", "retries", "timeouts", "replays", "fallbacks", "over_sla",
-            "p50_ms", "p95_ms"
+            "tool",
+            "calls",
+            "errors",
+            "retries",
+            "timeouts",
+            "replays",
+            "fallbacks",
+            "over_sla",
+            "p50_ms",
+            "p95_ms"
         );
         let q = |h: &Histogram, p: f64| {
-            h.quantile(p)
-                .map_or_else(|| if h.count == 0 { "-".into() } else { ">10000".into() }, |v| format!("≤{v}"))
+            h.quantile(p).map_or_else(
+                || {
+                    if h.count == 0 {
+                        "-".into()
+                    } else {
+                        ">10000".into()
+                    }
+                },
+                |v| format!("≤{v}"),
+            )
         };
         for (tool, m) in &self.tools {
             let codes: Vec<String> = m.errors.iter().map(|(c, n)| format!("{c}={n}")).collect();
@@ -303,15 +349,25 @@ mod tests {
         assert_eq!((w.calls, w.timeouts, w.retries, w.over_sla), (2, 1, 1, 2));
         assert_eq!(w.errors["TIMEOUT"], 1);
         let text = s.to_prometheus();
-        assert!(text.contains("toolwright_tool_calls_total{tool=\"get_weather\"} 2"), "{text}");
-        assert!(text.contains("toolwright_tool_errors_total{tool=\"get_weather\",code=\"TIMEOUT\"} 1"));
-        assert!(text.contains("toolwright_tool_duration_ms_bucket{tool=\"get_weather\",le=\"10\"} 1"));
-        assert!(text.contains("toolwright_tool_duration_ms_bucket{tool=\"get_weather\",le=\"+Inf\"} 2"));
+        assert!(
+            text.contains("toolwright_tool_calls_total{tool=\"get_weather\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("toolwright_tool_errors_total{tool=\"get_weather\",code=\"TIMEOUT\"} 1")
+        );
+        assert!(
+            text.contains("toolwright_tool_duration_ms_bucket{tool=\"get_weather\",le=\"10\"} 1")
+        );
+        assert!(
+            text.contains("toolwright_tool_duration_ms_bucket{tool=\"get_weather\",le=\"+Inf\"} 2")
+        );
         assert!(text.contains("toolwright_tool_duration_ms_sum{tool=\"get_weather\"} 307"));
         let mut merged = s.clone();
         merged.merge(&s);
         assert_eq!(merged.tools["get_weather"].calls, 4);
-        let back: MetricsSnapshot = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        let back: MetricsSnapshot =
+            serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(back, s);
         assert!(s.to_table().contains("get_weather"));
     }

@@ -44,7 +44,9 @@ impl RetryPolicy {
         let half = exp / 2;
         let jitter = half.mul_f64(random_unit());
         let backoff = half + jitter;
-        retry_after.map_or(backoff, |ra| backoff.max(ra)).min(self.max_delay)
+        retry_after
+            .map_or(backoff, |ra| backoff.max(ra))
+            .min(self.max_delay)
     }
 }
 
@@ -68,7 +70,9 @@ pub(crate) fn random_u64() -> u64 {
 
 /// Whether `req` may be re-run automatically (read-only, idempotent, or keyed).
 pub fn safe_to_rerun(req: &Request) -> bool {
-    req.entry.spec().safe_to_retry() || req.idempotency_key.is_some() || req.explicit_key().is_some()
+    req.entry.spec().safe_to_retry()
+        || req.idempotency_key.is_some()
+        || req.explicit_key().is_some()
 }
 
 /// Whether a failure with `out`'s code is worth an automatic retry, given how many were made.
@@ -232,7 +236,10 @@ mod tests {
         let (inner, runs) = flaky(1, ToolError::timeout("slow"));
         let svc = RetryLayer::new(policy()).layer(inner);
         let out = svc
-            .call(req(entry(SideEffects::Write), json!({"idempotency_key": "k"})))
+            .call(req(
+                entry(SideEffects::Write),
+                json!({"idempotency_key": "k"}),
+            ))
             .await;
         assert!(!out.is_error());
         assert_eq!(runs.load(Ordering::SeqCst), 2);
@@ -281,7 +288,10 @@ mod tests {
             let d2 = p.delay(2, None);
             assert!(d2 >= Duration::from_millis(200) && d2 <= Duration::from_millis(400));
             assert!(p.delay(10, None) <= Duration::from_millis(500));
-            assert_eq!(p.delay(0, Some(Duration::from_millis(300))), Duration::from_millis(300));
+            assert_eq!(
+                p.delay(0, Some(Duration::from_millis(300))),
+                Duration::from_millis(300)
+            );
         }
     }
 }

@@ -155,7 +155,9 @@ impl Service for ToolService {
         let entry = req.entry;
         let args = req.args;
         Box::pin(async move {
-            let task = AbortOnDrop(tokio::spawn(async move { run_guarded(&entry, args, ctx).await }));
+            let task = AbortOnDrop(tokio::spawn(
+                async move { run_guarded(&entry, args, ctx).await },
+            ));
             task.join().await
         })
     }

@@ -107,11 +107,15 @@ mod tests {
     use toolwright_core::{ErrorCode, FnTool, ToolCall, ToolEntry, ToolMeta, ToolOutput};
 
     fn entry_with_timeout(ms: u64, counter: Arc<AtomicU32>) -> Arc<ToolEntry> {
-        let spec = ToolSpec::new("slow", "Sleeps. Use this when testing.", json!({"type": "object"}))
-            .with_meta(ToolMeta {
-                timeout_ms: Some(ms),
-                ..ToolMeta::default()
-            });
+        let spec = ToolSpec::new(
+            "slow",
+            "Sleeps. Use this when testing.",
+            json!({"type": "object"}),
+        )
+        .with_meta(ToolMeta {
+            timeout_ms: Some(ms),
+            ..ToolMeta::default()
+        });
         let tool = FnTool::new(spec, move |_args, _ctx| {
             let counter = counter.clone();
             async move {
@@ -133,7 +137,11 @@ mod tests {
         let svc = TimeoutLayer::default().layer(Arc::new(ToolService));
         let start = Instant::now();
         let out = svc
-            .call(Request::new(ToolCall::new("c", "slow", json!({})), entry, json!({})))
+            .call(Request::new(
+                ToolCall::new("c", "slow", json!({})),
+                entry,
+                json!({}),
+            ))
             .await;
         let took = start.elapsed();
         assert_eq!(out.error_code(), Some(ErrorCode::Timeout));
@@ -141,7 +149,11 @@ mod tests {
         assert!(took < Duration::from_millis(160), "{took:?}");
         let seen = counter.load(Ordering::SeqCst);
         tokio::time::sleep(Duration::from_millis(50)).await;
-        assert_eq!(counter.load(Ordering::SeqCst), seen, "the tool kept running");
+        assert_eq!(
+            counter.load(Ordering::SeqCst),
+            seen,
+            "the tool kept running"
+        );
     }
 
     #[test]
@@ -149,9 +161,15 @@ mod tests {
         let mut spec = ToolSpec::new("t", "d", json!({}));
         assert_eq!(deadline_for(&spec, DEFAULT_TIMEOUT), DEFAULT_TIMEOUT);
         spec.meta.sla_ms = Some(200);
-        assert_eq!(deadline_for(&spec, DEFAULT_TIMEOUT), Duration::from_millis(200));
+        assert_eq!(
+            deadline_for(&spec, DEFAULT_TIMEOUT),
+            Duration::from_millis(200)
+        );
         spec.meta.timeout_ms = Some(50);
-        assert_eq!(deadline_for(&spec, DEFAULT_TIMEOUT), Duration::from_millis(50));
+        assert_eq!(
+            deadline_for(&spec, DEFAULT_TIMEOUT),
+            Duration::from_millis(50)
+        );
     }
 
     #[tokio::test]

@@ -107,9 +107,14 @@ impl IdempotencyStore for MemoryStore {
         Box::pin(async { Ok(()) })
     }
 
-    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         let mut map = self.lock();
-        let mine = matches!(map.get(key), Some((Record::Pending { owner: o, .. }, _)) if o == owner);
+        let mine =
+            matches!(map.get(key), Some((Record::Pending { owner: o, .. }, _)) if o == owner);
         if mine {
             map.remove(key);
         }

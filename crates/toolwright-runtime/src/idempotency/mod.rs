@@ -132,7 +132,8 @@ pub trait IdempotencyStore: Send + Sync + fmt::Debug + 'static {
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 
     /// Drops the pending record of `owner` (nothing is stored; the key can be used again).
-    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str)
+    -> BoxFuture<'a, Result<(), StoreError>>;
 
     /// The live record of `key`, if any.
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>>;
@@ -153,7 +154,10 @@ pub fn open_store(url: &str) -> Result<Arc<dyn IdempotencyStore>, StoreError> {
     if let Some(path) = url.strip_prefix("sqlite:") {
         let path = path.strip_prefix("//").unwrap_or(path);
         if path.is_empty() {
-            return Err(StoreError::new("sqlite", "the URL has no path: use sqlite:PATH"));
+            return Err(StoreError::new(
+                "sqlite",
+                "the URL has no path: use sqlite:PATH",
+            ));
         }
         return Ok(Arc::new(SqliteStore::open(path)?));
     }
@@ -356,8 +360,7 @@ impl Service for Idempotency {
                             return conflict(&key);
                         }
                         let left = config.max_wait.saturating_sub(started.elapsed());
-                        let waited =
-                            tokio::time::timeout(left, rx.wait_for(Option::is_some)).await;
+                        let waited = tokio::time::timeout(left, rx.wait_for(Option::is_some)).await;
                         match waited {
                             Err(_) => return in_progress(&key),
                             Ok(Err(_)) => continue, // the leader was dropped: try again
@@ -444,8 +447,7 @@ async fn lead(
                     return (out.clone(), Shared::Same(out));
                 }
                 if req.cancel.is_cancelled() {
-                    let out =
-                        Outcome::from_error(ToolError::cancelled("The call was cancelled."));
+                    let out = Outcome::from_error(ToolError::cancelled("The call was cancelled."));
                     return (out, Shared::Retry);
                 }
                 tokio::time::sleep(poll).await;

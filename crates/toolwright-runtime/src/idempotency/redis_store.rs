@@ -19,8 +19,7 @@ use toolwright_core::Outcome;
 
 const B: &str = "redis";
 const PREFIX: &str = "toolwright:idem:";
-const RELEASE: &str =
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+const RELEASE: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 
 fn err(e: impl std::fmt::Display) -> StoreError {
     StoreError::new(B, e.to_string())
@@ -93,7 +92,11 @@ impl RedisStore {
         match cmd.query_async::<T>(&mut c).await {
             Ok(v) => Ok(v),
             Err(e) => {
-                if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() || e.is_unrecoverable_error() {
+                if e.is_io_error()
+                    || e.is_connection_dropped()
+                    || e.is_timeout()
+                    || e.is_unrecoverable_error()
+                {
                     *self.conn.lock().await = None;
                 }
                 Err(err(e))
@@ -135,7 +138,11 @@ impl IdempotencyStore for RedisStore {
             // SET NX can lose to a key that expires right after; a second round settles it.
             for _ in 0..3 {
                 let mut set = redis::cmd("SET");
-                set.arg(&k).arg(&pending).arg("NX").arg("PX").arg(millis(lease));
+                set.arg(&k)
+                    .arg(&pending)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(millis(lease));
                 let ok: Option<String> = self.query(set).await?;
                 if ok.is_some() {
                     return Ok(Reservation::Acquired);
@@ -170,7 +177,11 @@ impl IdempotencyStore for RedisStore {
         })
     }
 
-    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let k = format!("{PREFIX}{key}");
             let mut get = redis::cmd("GET");

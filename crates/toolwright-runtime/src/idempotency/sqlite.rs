@@ -34,7 +34,10 @@ impl SqliteStore {
         let path = path.as_ref().to_path_buf();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
-                err(format!("cannot create the directory {}: {e}", dir.display()))
+                err(format!(
+                    "cannot create the directory {}: {e}",
+                    dir.display()
+                ))
             })?;
         }
         let conn = Connection::open(&path)
@@ -92,16 +95,18 @@ fn read(c: &Connection, key: &str, now: i64) -> Result<Option<Record>, StoreErro
         )
         .optional()
         .map_err(err)?;
-    row.map(|(state, fingerprint, owner, outcome)| match state.as_str() {
-        "done" => Ok(Record::Completed {
-            fingerprint,
-            outcome: Box::new(decode_outcome(B, outcome.as_deref().unwrap_or(""))?),
-        }),
-        _ => Ok(Record::Pending {
-            fingerprint,
-            owner: owner.unwrap_or_default(),
-        }),
-    })
+    row.map(
+        |(state, fingerprint, owner, outcome)| match state.as_str() {
+            "done" => Ok(Record::Completed {
+                fingerprint,
+                outcome: Box::new(decode_outcome(B, outcome.as_deref().unwrap_or(""))?),
+            }),
+            _ => Ok(Record::Pending {
+                fingerprint,
+                owner: owner.unwrap_or_default(),
+            }),
+        },
+    )
     .transpose()
 }
 
@@ -171,7 +176,11 @@ impl IdempotencyStore for SqliteStore {
         })
     }
 
-    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn release<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         let (key, owner) = (key.to_string(), owner.to_string());
         self.with_conn(move |c| {
             c.execute(

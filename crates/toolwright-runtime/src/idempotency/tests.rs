@@ -2,7 +2,9 @@ use super::*;
 use crate::service::{ToolService, service_fn};
 use serde_json::json;
 use std::sync::atomic::{AtomicU32, Ordering};
-use toolwright_core::{FnTool, SideEffects, Status, ToolCall, ToolEntry, ToolMeta, ToolOutput, ToolSpec};
+use toolwright_core::{
+    FnTool, SideEffects, Status, ToolCall, ToolEntry, ToolMeta, ToolOutput, ToolSpec,
+};
 
 fn entry(idempotent: bool) -> Arc<ToolEntry> {
     let spec = ToolSpec::new(
@@ -35,7 +37,11 @@ fn counting(delay_ms: u64) -> (BoxService, Arc<AtomicU32>) {
 }
 
 fn req(entry: &Arc<ToolEntry>, args: serde_json::Value) -> Request {
-    let mut r = Request::new(ToolCall::new("c", "track", args.clone()), entry.clone(), args);
+    let mut r = Request::new(
+        ToolCall::new("c", "track", args.clone()),
+        entry.clone(),
+        args,
+    );
     r.session_id = Some("s1".into());
     r
 }
@@ -49,13 +55,19 @@ async fn same_key_same_args_replays_without_running() {
     let (inner, runs) = counting(0);
     let svc = layer(Arc::new(MemoryStore::new()), inner);
     let e = entry(false);
-    let a = svc.call(req(&e, json!({"id": 7, "idempotency_key": "k1"}))).await;
+    let a = svc
+        .call(req(&e, json!({"id": 7, "idempotency_key": "k1"})))
+        .await;
     assert!(!a.meta.replayed);
-    let b = svc.call(req(&e, json!({"id": 7, "idempotency_key": "k1"}))).await;
+    let b = svc
+        .call(req(&e, json!({"id": 7, "idempotency_key": "k1"})))
+        .await;
     assert!(b.meta.replayed);
     assert_eq!(b.data, a.data);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
-    let c = svc.call(req(&e, json!({"id": 8, "idempotency_key": "k1"}))).await;
+    let c = svc
+        .call(req(&e, json!({"id": 8, "idempotency_key": "k1"})))
+        .await;
     assert_eq!(c.error_code(), Some(ErrorCode::IdempotencyConflict));
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
@@ -102,9 +114,13 @@ async fn transient_failures_are_not_stored() {
     });
     let svc = layer(Arc::new(MemoryStore::new()), inner);
     let e = entry(false);
-    let a = svc.call(req(&e, json!({"id": 1, "idempotency_key": "t"}))).await;
+    let a = svc
+        .call(req(&e, json!({"id": 1, "idempotency_key": "t"})))
+        .await;
     assert_eq!(a.error_code(), Some(ErrorCode::Timeout));
-    let b = svc.call(req(&e, json!({"id": 1, "idempotency_key": "t"}))).await;
+    let b = svc
+        .call(req(&e, json!({"id": 1, "idempotency_key": "t"})))
+        .await;
     assert_eq!(b.status, Status::Success);
     assert!(!b.meta.replayed);
     assert_eq!(runs.load(Ordering::SeqCst), 2);
@@ -158,7 +174,9 @@ async fn a_failing_store_means_dependency_unavailable_and_no_run() {
     let (inner, runs) = counting(0);
     let svc = layer(Arc::new(Down), inner);
     let e = entry(false);
-    let out = svc.call(req(&e, json!({"id": 1, "idempotency_key": "x"}))).await;
+    let out = svc
+        .call(req(&e, json!({"id": 1, "idempotency_key": "x"})))
+        .await;
     assert_eq!(out.error_code(), Some(ErrorCode::DependencyUnavailable));
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     // Calls without a key do not need the store.
@@ -175,10 +193,21 @@ async fn results_expire_after_the_ttl() {
     };
     let svc = IdempotencyLayer::new(Arc::new(MemoryStore::new()), cfg).layer(inner);
     let e = entry(false);
-    svc.call(req(&e, json!({"id": 1, "idempotency_key": "ttl"}))).await;
-    assert!(svc.call(req(&e, json!({"id": 1, "idempotency_key": "ttl"}))).await.meta.replayed);
+    svc.call(req(&e, json!({"id": 1, "idempotency_key": "ttl"})))
+        .await;
+    assert!(
+        svc.call(req(&e, json!({"id": 1, "idempotency_key": "ttl"})))
+            .await
+            .meta
+            .replayed
+    );
     tokio::time::sleep(Duration::from_millis(60)).await;
-    assert!(!svc.call(req(&e, json!({"id": 1, "idempotency_key": "ttl"}))).await.meta.replayed);
+    assert!(
+        !svc.call(req(&e, json!({"id": 1, "idempotency_key": "ttl"})))
+            .await
+            .meta
+            .replayed
+    );
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
 
@@ -187,12 +216,20 @@ fn store_urls_parse() {
     assert_eq!(open_store("memory").unwrap().backend(), "memory");
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("sub/idem.db");
-    assert_eq!(open_store(&format!("sqlite:{}", p.display())).unwrap().backend(), "sqlite");
+    assert_eq!(
+        open_store(&format!("sqlite:{}", p.display()))
+            .unwrap()
+            .backend(),
+        "sqlite"
+    );
     assert!(p.exists());
     assert!(open_store("sqlite:").is_err());
     assert!(open_store("postgres://x").is_err());
     #[cfg(feature = "redis")]
-    assert_eq!(open_store("redis://127.0.0.1:1/0").unwrap().backend(), "redis");
+    assert_eq!(
+        open_store("redis://127.0.0.1:1/0").unwrap().backend(),
+        "redis"
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,127 @@
+//! Helpers shared by the integration tests: tools with counters, and a private redis-server.
+
+#![allow(dead_code)]
+
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+use toolwright_core::{FnTool, Registry, SideEffects, ToolMeta, ToolOutput, ToolSpec};
+
+/// A write tool `track(id, idempotency_key?)` whose body counts its runs and takes `delay`.
+pub fn track_registry(delay: Duration) -> (Arc<Registry>, Arc<AtomicU32>) {
+    let runs = Arc::new(AtomicU32::new(0));
+    let r = runs.clone();
+    let reg = Registry::new();
+    let spec = ToolSpec::new(
+        "track",
+        "Record a view. Use this when the user reads something.",
+        json!({"type": "object",
+               "properties": {"id": {"type": "integer"}, "idempotency_key": {"type": "string"}},
+               "required": ["id"], "additionalProperties": false}),
+    )
+    .with_meta(ToolMeta {
+        side_effects: SideEffects::Write,
+        ..ToolMeta::default()
+    });
+    reg.register(FnTool::new(spec, move |args: Value, _ctx| {
+        let r = r.clone();
+        async move {
+            let n = r.fetch_add(1, Ordering::SeqCst) + 1;
+            tokio::time::sleep(delay).await;
+            Ok(ToolOutput::Data(json!({"run": n, "id": args["id"]})))
+        }
+    }))
+    .unwrap();
+    (Arc::new(reg), runs)
+}
+
+/// A redis-server of our own on a free loopback port, stopped on drop.
+pub struct RedisServer {
+    pub port: u16,
+    child: Option<std::process::Child>,
+}
+
+impl RedisServer {
+    /// Starts one; `None` only when `TOOLWRIGHT_SKIP_REDIS=1` and the binary is missing.
+    pub fn start() -> Option<RedisServer> {
+        let bin = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .map(str::to_string)
+            .or_else(|| {
+                std::process::Command::new("sh")
+                    .args(["-c", "command -v redis-server"])
+                    .output()
+                    .ok()
+                    .filter(|o| o.status.success())
+                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                    .filter(|s| !s.is_empty())
+            });
+        let Some(bin) = bin else {
+            if std::env::var("TOOLWRIGHT_SKIP_REDIS").as_deref() == Ok("1") {
+                eprintln!("redis-server not found; skipping (TOOLWRIGHT_SKIP_REDIS=1)");
+                return None;
+            }
+            panic!(
+                "redis-server is not installed: the Redis idempotency tests need it \
+                 (apt-get install redis-server, or scripts/setup.sh). Set TOOLWRIGHT_SKIP_REDIS=1 \
+                 to skip them knowingly."
+            );
+        };
+        let port = free_port();
+        let mut server = RedisServer { port, child: None };
+        server.spawn(&bin);
+        Some(server)
+    }
+
+    fn spawn(&mut self, bin: &str) {
+        let child = std::process::Command::new(bin)
+            .args([
+                "--port",
+                &self.port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start redis-server");
+        self.child = Some(child);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("redis-server did not listen on port {}", self.port);
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// Stops the server (the data goes with it).
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
