@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{RedisServer, track_registry};
+use common::track_registry;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -110,6 +110,7 @@ async fn an_unopenable_sqlite_path_is_an_error() {
 #[cfg(feature = "redis")]
 mod redis {
     use super::*;
+    use common::RedisServer;
     use toolwright_runtime::RedisStore;
 
     fn store(server: &RedisServer) -> Arc<dyn IdempotencyStore> {
