@@ -2,6 +2,9 @@
 //! the envelope, for small / medium / large arguments; through the registry, through the runtime
 //! (policies), validation alone, and the bare `serde_json::from_value` + call baseline.
 
+// A benchmark whose setup fails should stop loudly.
+#![allow(clippy::expect_used)]
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -1,5 +1,8 @@
 //! Routing: BM25 index build and top-5 query latency over 100 / 1,000 / 10,000 tools.
 
+// A benchmark whose setup fails should stop loudly.
+#![allow(clippy::expect_used)]
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Runs toolwright's benchmarks and the Python peers on the same workloads, on this machine, and
+# prints one table (Markdown). Installs what it needs: the peers go into a throwaway venv from
+# PyPI (removed at the end unless KEEP_VENV=1); /usr/bin/time comes from apt when missing.
+#
+#   bench/compare.sh            # everything (about 10-15 minutes on a fresh 2-core machine)
+#   QUICK=1 bench/compare.sh    # shorter criterion runs
+#
+# Outputs (besides the table on stdout) go to $BENCH_OUT (default target/bench-compare):
+# peers.json, extras.json, table.json, and criterion's own reports under target/criterion.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TARGET_DIR="$(cargo metadata --format-version 1 --no-deps 2>/dev/null \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+OUT="${BENCH_OUT:-$TARGET_DIR/bench-compare}"
+mkdir -p "$OUT"
+log() { printf '[compare] %s\n' "$*" >&2; }
+START=$(date +%s)
+
+# --- tools -------------------------------------------------------------------------------------
+if [ ! -x /usr/bin/time ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    log "installing /usr/bin/time (apt)"
+    (apt-get update -qq && apt-get install -y -qq time) >/dev/null 2>&1 || log "could not install time"
+  fi
+fi
+
+# --- Python peers venv (in the background while Rust builds) -------------------------------------
+VENV="${BENCH_VENV:-$OUT/venv}"
+PIP_PKGS=(pydantic==2.14.4 langchain-core==1.8.3 pydantic-ai-slim==2.68.0 jsonschema==4.26.0
+          rank-bm25==0.2.2 numpy)
+(
+  if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
+  "$VENV/bin/pip" install -q --disable-pip-version-check "${PIP_PKGS[@]}"
+) >"$OUT/pip.log" 2>&1 &
+PIP_PID=$!
+
+# --- Rust builds ---------------------------------------------------------------------------------
+log "building (release): toolwright-bench, toolwright CLI"
+cargo build --release -q -p toolwright-bench --bin bench-data
+cargo build --release -q -p toolwright-cli
+TW="$TARGET_DIR/release/toolwright"
+"$TARGET_DIR/release/bench-data" "$OUT/data"
+
+# --- criterion ---------------------------------------------------------------------------------
+CRIT_ARGS=()
+if [ "${QUICK:-0}" = 1 ]; then CRIT_ARGS=(--warm-up-time 0.2 --measurement-time 0.5); fi
+log "criterion: per-call overhead and validation"
+cargo bench -q -p toolwright-bench --bench overhead -- "${CRIT_ARGS[@]}" >"$OUT/criterion-overhead.txt" 2>&1 \
+  || log "overhead bench failed (see $OUT/criterion-overhead.txt)"
+log "criterion: routing"
+cargo bench -q -p toolwright-bench --bench routing -- "${CRIT_ARGS[@]}" >"$OUT/criterion-routing.txt" 2>&1 \
+  || log "routing bench failed (see $OUT/criterion-routing.txt)"
+
+# --- Python peers --------------------------------------------------------------------------------
+log "waiting for the peers' venv"
+if wait "$PIP_PID"; then
+  log "peers: running"
+  "$VENV/bin/python" bench/peers.py "$OUT/data" "$OUT/peers.json" || log "peers.py failed"
+else
+  log "pip install failed (see $OUT/pip.log); peer columns stay empty"
+fi
+
+# --- start-up and memory -------------------------------------------------------------------------
+# Wall time: median of 21 runs; peak RSS: /usr/bin/time's maximum resident set size.
+measure() { # name, command... → prints {"wall_s": median, "rss_kb": max}
+  python3 - "$@" <<'PY'
+import json, statistics, subprocess, sys, time, os
+cmd = sys.argv[2:]
+walls = []
+for _ in range(21):
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    walls.append(time.perf_counter() - t)
+rss = None
+if os.path.exists("/usr/bin/time"):
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    try:
+        rss = int(r.stderr.strip().splitlines()[-1])
+    except Exception:
+        rss = None
+print(json.dumps({"wall_s": statistics.median(walls), "rss_kb": rss}))
+PY
+}
+log "start-up and memory"
+TOOLS_LIST=$(measure tools_list "$TW" tools list)
+PY_LC='{}'
+PY_PAI='{}'
+if [ -x "$VENV/bin/python" ]; then
+  PY_LC=$(measure python_langchain "$VENV/bin/python" -c '
+from langchain_core.tools import tool
+@tool
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+add.invoke({"a": 1, "b": 2})' || echo '{}')
+  PY_PAI=$(measure python_pydantic_ai "$VENV/bin/python" -c '
+from pydantic_ai import Agent
+from pydantic_ai.models.test import TestModel
+agent = Agent(TestModel())
+@agent.tool_plain
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+agent.run_sync("add 1 and 2")' || echo '{}')
+fi
+
+# `serve` with 1,000 tools (when the CLI has `serve` and accepts definitions).
+SERVE_RSS=null
+SERVE_NOTE="pending: \`toolwright serve\` is not available yet"
+if "$TW" serve --help >/dev/null 2>&1; then
+  python3 - "$OUT/defs_1000.json" <<'PY'
+import json, sys
+tools = [{"name": f"tool_{i}", "description": f"Tool number {i}. Use it to test listing many tools.",
+          "parameters": {"type": "object", "properties": {"x": {"type": "integer", "description": "A number"}},
+                         "required": ["x"], "additionalProperties": False}} for i in range(1000)]
+json.dump(tools, open(sys.argv[1], "w"))
+PY
+  if "$TW" serve --help 2>&1 | grep -q -- '--functions'; then
+    SERVE_RSS=$(python3 - "$TW" "$OUT/defs_1000.json" <<'PY'
+import json, subprocess, sys, time
+tw, defs = sys.argv[1], sys.argv[2]
+init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+        "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+p = subprocess.Popen([tw, "serve", "--stdio", "--functions", defs], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+try:
+    p.stdin.write(json.dumps(init) + "\n"); p.stdin.flush(); p.stdout.readline()
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n"); p.stdin.flush()
+    p.stdout.readline()
+    time.sleep(0.2)
+    rss = None
+    for line in open(f"/proc/{p.pid}/status"):
+        if line.startswith("VmHWM:"):
+            rss = int(line.split()[1])
+    print(json.dumps(rss))
+finally:
+    p.kill()
+PY
+) || SERVE_RSS=null
+    SERVE_NOTE="stdio, after initialize + tools/list (peak RSS, VmHWM)"
+  else
+    SERVE_NOTE="pending: \`serve\` does not take --functions (1,000 tools)"
+  fi
+fi
+
+# --- MCP (owned by the MCP work) ---------------------------------------------------------------------
+MCP_OUT=""
+if [ -x bench/mcp_compare.sh ] || [ -f bench/mcp_compare.sh ]; then
+  log "MCP: bench/mcp_compare.sh"
+  MCP_OUT=$(timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
+fi
+
+# --- embedded model ------------------------------------------------------------------------------
+MODEL_JSON='{"note": "pending: the agent crate exposes no prompt/generation timing yet"}'
+if "$TW" model --help 2>/dev/null | grep -q 'bench'; then
+  log "embedded model: toolwright model bench"
+  MODEL_JSON=$(timeout 600 "$TW" model bench --json 2>"$OUT/model.log" || echo "$MODEL_JSON")
+fi
+
+python3 - "$OUT/extras.json" "$TOOLS_LIST" "$PY_LC" "$PY_PAI" "$SERVE_RSS" "$SERVE_NOTE" "$MCP_OUT" "$MODEL_JSON" <<'PY'
+import json, sys
+out, tl, lc, pai, serve, serve_note, mcp, model = sys.argv[1:]
+tl, lc, pai = json.loads(tl), json.loads(lc or "{}"), json.loads(pai or "{}")
+try:
+    model = json.loads(model)
+except Exception:
+    model = {"note": model.strip()[:300]}
+json.dump({
+    "startup": {"tools_list": tl, "python_langchain": lc, "python_pydantic_ai": pai},
+    "memory": {"tools_list_rss_kb": tl.get("rss_kb"), "python_langchain_rss_kb": lc.get("rss_kb"),
+               "serve_1000_rss_kb": json.loads(serve), "serve_note": serve_note},
+    "mcp_output": mcp.strip(),
+    "model": model,
+}, open(out, "w"), indent=2)
+PY
+
+python3 bench/table.py "$TARGET_DIR/criterion" "$OUT/peers.json" "$OUT/extras.json" "$OUT/table.json"
+echo
+echo "machine: $(nproc) cores, $(uname -sr); total time $(( $(date +%s) - START )) s"
+
+if [ "${KEEP_VENV:-0}" != 1 ] && [ -z "${BENCH_VENV:-}" ]; then rm -rf "$VENV"; fi

@@ -1,0 +1,289 @@
+//! Import of the Berkeley Function Calling Leaderboard data (the `bfcl-eval` package on PyPI,
+//! Apache-2.0): question files `BFCL_v*_{category}.json` and their `possible_answer/` twins,
+//! both JSON Lines despite the extension. The data is never shipped with toolwright; run
+//! `scripts/fetch-bfcl.sh` to download and extract it, then point `toolwright eval --bfcl` at
+//! the directory it prints.
+//!
+//! A question line: `{"id", "question": [[{"role", "content"}, …]], "function": [definitions]}`.
+//! An answer line: `{"id", "ground_truth": [{"tool_name": {"param": [acceptable values]}}, …]}`.
+//! `irrelevance` has no answers: the model must call no tool.
+
+use crate::dataset::{ExpectedCall, Task};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The categories the importer supports (single-turn, AST-checked).
+pub const CATEGORIES: [&str; 4] = ["simple_python", "multiple", "parallel", "irrelevance"];
+
+/// Finds the question file of `category` under `dir` (searching a few levels down, skipping
+/// BFCL's `unused_datasets`), and its answer file when there is one.
+pub fn find_files(dir: &Path, category: &str) -> Option<(PathBuf, Option<PathBuf>)> {
+    let question = find(dir, category, false, 0)?;
+    let answer = question
+        .parent()
+        .map(|p| {
+            p.join("possible_answer")
+                .join(question.file_name().unwrap_or_default())
+        })
+        .filter(|p| p.is_file());
+    Some((question, answer))
+}
+
+fn matches(file: &str, category: &str) -> bool {
+    // BFCL_v3_simple.json, BFCL_v4_simple_python.json, …
+    let Some(rest) = file.strip_prefix("BFCL_v") else {
+        return false;
+    };
+    let Some((version, tail)) = rest.split_once('_') else {
+        return false;
+    };
+    !version.is_empty()
+        && version.chars().all(|c| c.is_ascii_digit())
+        && tail.strip_suffix(".json") == Some(category)
+}
+
+fn find(dir: &Path, category: &str, in_answers: bool, depth: usize) -> Option<PathBuf> {
+    if depth > 6 {
+        return None;
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in &entries {
+        if p.is_file()
+            && !in_answers
+            && p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| matches(n, category))
+        {
+            return Some(p.clone());
+        }
+    }
+    for p in &entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if p.is_dir() && name != "unused_datasets" && !name.starts_with('.') {
+            let answers = in_answers || name == "possible_answer";
+            if let Some(found) = find(p, category, answers, depth + 1) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+fn read_lines(path: &Path) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+/// The user's words of a BFCL question: the user messages of its first turn, joined.
+fn query_of(question: &Value) -> Option<String> {
+    let turn = question.get(0)?.as_array()?;
+    let texts: Vec<&str> = turn
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .filter_map(|m| m.get("content").and_then(Value::as_str))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+fn expected_of(ground_truth: &Value) -> Result<Vec<ExpectedCall>, String> {
+    let calls = ground_truth
+        .as_array()
+        .ok_or_else(|| "ground_truth is not a list".to_string())?;
+    calls
+        .iter()
+        .map(|c| {
+            let obj = c.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
+                "each ground_truth entry must be {tool: {param: [values]}}".to_string()
+            })?;
+            let (name, args) = obj
+                .iter()
+                .next()
+                .ok_or_else(|| "empty ground_truth entry".to_string())?;
+            let arguments = args
+                .as_object()
+                .cloned()
+                .ok_or_else(|| format!("arguments of `{name}` are not an object"))?;
+            Ok(ExpectedCall {
+                name: name.clone(),
+                arguments,
+            })
+        })
+        .collect()
+}
+
+/// Loads one category from an extracted BFCL directory, in file order.
+///
+/// # Errors
+/// Missing files, unreadable lines, or a question without an answer (except `irrelevance`).
+pub fn load_category(dir: &Path, category: &str) -> Result<Vec<Task>, String> {
+    let (qpath, apath) = find_files(dir, category).ok_or_else(|| {
+        format!(
+            "no BFCL question file for `{category}` under {} (run scripts/fetch-bfcl.sh)",
+            dir.display()
+        )
+    })?;
+    let irrelevance = category.contains("irrelevance");
+    let mut answers: HashMap<String, Value> = HashMap::new();
+    match (&apath, irrelevance) {
+        (Some(p), _) => {
+            for line in read_lines(p)? {
+                if let Some(id) = line.get("id").and_then(Value::as_str) {
+                    answers.insert(
+                        id.to_string(),
+                        line.get("ground_truth").cloned().unwrap_or(Value::Null),
+                    );
+                }
+            }
+        }
+        (None, true) => {}
+        (None, false) => {
+            return Err(format!(
+                "no possible_answer file next to {} for `{category}`",
+                qpath.display()
+            ));
+        }
+    }
+    let mut tasks = Vec::new();
+    for (i, line) in read_lines(&qpath)?.into_iter().enumerate() {
+        let at = || format!("{}:{}", qpath.display(), i + 1);
+        let id = line
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{}: no id", at()))?
+            .to_string();
+        let query = line
+            .get("question")
+            .and_then(query_of)
+            .ok_or_else(|| format!("{}: no user message", at()))?;
+        let functions = line
+            .get("function")
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| format!("{}: no function list", at()))?;
+        let expected = if irrelevance {
+            Vec::new()
+        } else {
+            let gt = answers
+                .get(&id)
+                .ok_or_else(|| format!("{}: no possible answer for `{id}`", at()))?;
+            expected_of(gt).map_err(|e| format!("{}: {e}", at()))?
+        };
+        let task = Task {
+            id,
+            category: category.to_string(),
+            query,
+            functions,
+            expected,
+        };
+        task.check().map_err(|e| format!("{}: {e}", at()))?;
+        tasks.push(task);
+    }
+    Ok(tasks)
+}
+
+/// Loads several categories (all of [`CATEGORIES`] when `categories` is empty), in the order given.
+///
+/// # Errors
+/// As [`load_category`]; an unknown category is an error too.
+pub fn load(dir: &Path, categories: &[String]) -> Result<Vec<Task>, String> {
+    let wanted: Vec<String> = if categories.is_empty() {
+        CATEGORIES.iter().map(|c| c.to_string()).collect()
+    } else {
+        categories.to_vec()
+    };
+    let mut all = Vec::new();
+    for c in &wanted {
+        if !CATEGORIES.contains(&c.as_str()) {
+            return Err(format!(
+                "unknown BFCL category `{c}`; supported: {}",
+                CATEGORIES.join(", ")
+            ));
+        }
+        all.extend(load_category(dir, c)?);
+    }
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn imports_questions_with_their_answers() {
+        let d = tempfile::tempdir().unwrap();
+        let data = "bfcl_eval/data";
+        write(
+            d.path(),
+            &format!("{data}/BFCL_v4_simple_python.json"),
+            r#"{"id": "simple_python_0", "question": [[{"role": "user", "content": "Area of a triangle, base 10, height 5."}]], "function": [{"name": "calculate_triangle_area", "description": "Area.", "parameters": {"type": "dict", "properties": {"base": {"type": "integer"}, "height": {"type": "integer"}, "unit": {"type": "string"}}, "required": ["base", "height"]}}]}
+"#,
+        );
+        write(
+            d.path(),
+            &format!("{data}/possible_answer/BFCL_v4_simple_python.json"),
+            r#"{"id": "simple_python_0", "ground_truth": [{"calculate_triangle_area": {"base": [10], "height": [5], "unit": ["units", ""]}}]}
+"#,
+        );
+        write(
+            d.path(),
+            &format!("{data}/BFCL_v4_irrelevance.json"),
+            r#"{"id": "irrelevance_0", "question": [[{"role": "user", "content": "Tell me a joke."}]], "function": [{"name": "f", "description": "x", "parameters": {"type": "dict", "properties": {}}}]}
+"#,
+        );
+        // A decoy in unused_datasets must not be picked up.
+        write(
+            d.path(),
+            &format!("{data}/unused_datasets/question/BFCL_v4_parallel.json"),
+            "garbage",
+        );
+
+        let tasks = load(d.path(), &["simple_python".into(), "irrelevance".into()]).unwrap();
+        assert_eq!(tasks.len(), 2);
+        assert_eq!(tasks[0].id, "simple_python_0");
+        assert_eq!(tasks[0].query, "Area of a triangle, base 10, height 5.");
+        assert_eq!(tasks[0].expected[0].name, "calculate_triangle_area");
+        assert_eq!(
+            tasks[0].expected[0].arguments["unit"],
+            serde_json::json!(["units", ""])
+        );
+        assert!(tasks[1].is_irrelevance());
+        assert_eq!(tasks[1].category, "irrelevance");
+        assert!(
+            load(d.path(), &["parallel".into()])
+                .unwrap_err()
+                .contains("no BFCL question file")
+        );
+        assert!(
+            load(d.path(), &["live_simple".into()])
+                .unwrap_err()
+                .contains("unknown")
+        );
+    }
+
+    #[test]
+    fn file_names_match_exactly() {
+        assert!(matches("BFCL_v4_multiple.json", "multiple"));
+        assert!(matches("BFCL_v3_multiple.json", "multiple"));
+        assert!(!matches("BFCL_v4_parallel_multiple.json", "multiple"));
+        assert!(!matches("BFCL_v4_live_multiple.json", "multiple"));
+        assert!(!matches("BFCL_vx_multiple.json", "multiple"));
+    }
+}

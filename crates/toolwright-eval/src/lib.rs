@@ -1,0 +1,27 @@
+//! toolwright-eval: does the framework make the same model call tools better?
+//!
+//! - [`dataset`]: tasks `{id, query, functions, expected}` in JSONL; [`bfcl`] imports the
+//!   Berkeley Function Calling Leaderboard format.
+//! - [`score`]: a pure scorer with BFCL's acceptable-values rules.
+//! - [`run`]: each task through a [`run::Solver`] in `naive` and `guided` mode, with the task's
+//!   functions registered as definition-only tools (validated, never executed).
+//! - [`agent`]: the solver over toolwright's agent (naive = plan-execute without routing,
+//!   guided = the loop).
+//! - [`report`] and [`html`]: error rates per mode and category, the relative reduction, and the
+//!   failing cases.
+
+pub mod agent;
+pub mod bfcl;
+pub mod dataset;
+pub mod html;
+pub mod report;
+pub mod run;
+pub mod score;
+
+/// The agent crate, re-exported so a host can build providers for [`agent::AgentSolver`].
+pub use toolwright_agent;
+
+pub use dataset::{ExpectedCall, Task};
+pub use report::{ModeSummary, Report};
+pub use run::{Attempt, Mode, PreparedTask, RunOptions, Solver, TaskResult};
+pub use score::{Call, ErrorKind, Score};
