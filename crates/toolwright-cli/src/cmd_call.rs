@@ -30,7 +30,11 @@ pub fn unparsable_arguments(name: &str, err: &serde_json::Error) -> Outcome {
         format!("The arguments are not valid JSON: {err}."),
         "Pass the arguments as one JSON object, e.g. {\"city\": \"Paris\"}.",
     );
-    e.fields = vec![FieldError::new("", Problem::WrongType, "the arguments must be a JSON object")];
+    e.fields = vec![FieldError::new(
+        "",
+        Problem::WrongType,
+        "the arguments must be a JSON object",
+    )];
     let mut out = Outcome::from_error(e);
     out.meta.tool = name.to_string();
     out.meta.attempt = 1;
@@ -51,15 +55,22 @@ pub async fn run(args: CallArgs, global: &Global) -> i32 {
                 strict: args.strict,
                 ..CallOptions::default()
             };
-            runtime.invoke(ToolCall::new("cli-1", args.name.clone(), value), &opts).await
+            runtime
+                .invoke(ToolCall::new("cli-1", args.name.clone(), value), &opts)
+                .await
         }
         Err(e) => unparsable_arguments(&args.name, &e),
     };
-    println!("{}", serde_json::to_string_pretty(&outcome).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&outcome).unwrap_or_default()
+    );
     match outcome.status {
         Status::Error => {
             if outcome.error_code() == Some(ErrorCode::Internal) {
-                eprintln!("toolwright: the tool failed internally; run with TOOLWRIGHT_LOG=debug for details");
+                eprintln!(
+                    "toolwright: the tool failed internally; run with TOOLWRIGHT_LOG=debug for details"
+                );
             }
             1
         }

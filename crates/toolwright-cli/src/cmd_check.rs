@@ -43,7 +43,8 @@ impl Checker {
             if !allow_extra {
                 if let Value::Object(m) = &mut schema {
                     if m.get("type").and_then(Value::as_str).unwrap_or("object") == "object" {
-                        m.entry("additionalProperties").or_insert(Value::Bool(false));
+                        m.entry("additionalProperties")
+                            .or_insert(Value::Bool(false));
                     }
                 }
             }
@@ -52,44 +53,91 @@ impl Checker {
             }
             validators.insert(s.name.clone(), ArgValidator::new(&schema));
         }
-        Checker { validators, names, lenient }
+        Checker {
+            validators,
+            names,
+            lenient,
+        }
     }
 
     /// Checks one JSONL line; `Ok(coercions)` when valid.
     pub fn check_line(&self, line: &str) -> Result<Value, ToolError> {
         let call: Value = serde_json::from_str(line).map_err(|e| {
-            ToolError::validation(format!("The line is not valid JSON: {e}."), "Each line must be one JSON object {\"name\": ..., \"arguments\": {...}}.")
-                .with_fields(vec![FieldError::new("", Problem::WrongType, "not JSON")])
+            ToolError::validation(
+                format!("The line is not valid JSON: {e}."),
+                "Each line must be one JSON object {\"name\": ..., \"arguments\": {...}}.",
+            )
+            .with_fields(vec![FieldError::new("", Problem::WrongType, "not JSON")])
         })?;
         let Some(obj) = call.as_object() else {
-            return Err(ToolError::validation("The line is not a JSON object.", "Each line must be {\"name\": ..., \"arguments\": {...}}.")
-                .with_fields(vec![FieldError::new("", Problem::WrongType, "expected an object")]));
+            return Err(ToolError::validation(
+                "The line is not a JSON object.",
+                "Each line must be {\"name\": ..., \"arguments\": {...}}.",
+            )
+            .with_fields(vec![FieldError::new(
+                "",
+                Problem::WrongType,
+                "expected an object",
+            )]));
         };
-        let f = obj.get("function").and_then(Value::as_object).unwrap_or(obj);
+        let f = obj
+            .get("function")
+            .and_then(Value::as_object)
+            .unwrap_or(obj);
         let Some(name) = f.get("name").and_then(Value::as_str) else {
-            return Err(ToolError::validation("The call has no `name`.", "Give the function name in `name`.")
-                .with_fields(vec![FieldError::new("/name", Problem::MissingRequired, "missing required `name`")]));
+            return Err(ToolError::validation(
+                "The call has no `name`.",
+                "Give the function name in `name`.",
+            )
+            .with_fields(vec![FieldError::new(
+                "/name",
+                Problem::MissingRequired,
+                "missing required `name`",
+            )]));
         };
         let Some(validator) = self.validators.get(name) else {
             let near = closest(name, self.names.iter().map(String::as_str), 3);
             let suggestion = if near.is_empty() {
                 "Call one of the defined functions.".to_string()
             } else {
-                format!("Did you mean {}?", near.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or "))
+                format!(
+                    "Did you mean {}?",
+                    near.iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                )
             };
             let shown: String = name.chars().take(80).collect();
-            return Err(ToolError::unknown_tool(format!("There is no function named `{shown}`."), suggestion));
+            return Err(ToolError::unknown_tool(
+                format!("There is no function named `{shown}`."),
+                suggestion,
+            ));
         };
         let validator = validator.as_ref().map_err(|e| {
-            ToolError::new(ErrorCode::Internal, format!("The definition of `{name}` has an invalid schema: {e}"))
-                .with_suggestion("Fix the definition; calls to it cannot be checked.")
+            ToolError::new(
+                ErrorCode::Internal,
+                format!("The definition of `{name}` has an invalid schema: {e}"),
+            )
+            .with_suggestion("Fix the definition; calls to it cannot be checked.")
         })?;
         // OpenAI records `arguments` as a JSON string: decode it (that is the wire form, not a coercion).
-        let args = match f.get("arguments").or_else(|| f.get("args")).or_else(|| f.get("input")) {
+        let args = match f
+            .get("arguments")
+            .or_else(|| f.get("args"))
+            .or_else(|| f.get("input"))
+        {
             None => json!({}),
             Some(Value::String(s)) => serde_json::from_str(s).map_err(|e| {
-                ToolError::validation(format!("`arguments` is a string that is not valid JSON: {e}."), "Send the arguments as a JSON object.")
-                    .with_fields(vec![FieldError::new("", Problem::WrongType, "the arguments must be a JSON object")])
+                ToolError::validation(
+                    format!("`arguments` is a string that is not valid JSON: {e}."),
+                    "Send the arguments as a JSON object.",
+                )
+                .with_fields(vec![FieldError::new(
+                    "",
+                    Problem::WrongType,
+                    "the arguments must be a JSON object",
+                )])
             })?,
             Some(v) => v.clone(),
         };

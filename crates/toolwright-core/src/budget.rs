@@ -4,7 +4,9 @@ use crate::envelope::{Outcome, Status, Truncation};
 use serde_json::Value;
 
 fn size(v: &Value) -> usize {
-    serde_json::to_string(v).map(|s| s.len()).unwrap_or(usize::MAX)
+    serde_json::to_string(v)
+        .map(|s| s.len())
+        .unwrap_or(usize::MAX)
 }
 
 /// Pointers to the arrays inside `v` (depth-first), with their serialized sizes.
@@ -59,9 +61,12 @@ pub fn truncate_to_budget(data: &Value, limit: usize) -> Option<(Value, Truncati
     }
     let mut found = Vec::new();
     arrays(data, String::new(), &mut found, 0);
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     for (_, path) in &found {
-        let total = data.pointer(path).and_then(Value::as_array).map_or(0, Vec::len);
+        let total = data
+            .pointer(path)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         // Binary search the largest prefix that fits.
         let (mut lo, mut hi) = (0usize, total);
         let fits = |keep: usize| {
@@ -99,7 +104,7 @@ pub fn truncate_to_budget(data: &Value, limit: usize) -> Option<(Value, Truncati
     // No array helps: shorten the longest string.
     let mut found = Vec::new();
     strings(data, String::new(), &mut found, 0);
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     if let Some((len, path)) = found.first() {
         let overflow = size(data).saturating_sub(limit);
         let keep = len.saturating_sub(overflow + 16);
@@ -174,7 +179,9 @@ mod tests {
 
     #[test]
     fn shortens_the_largest_array_to_fit() {
-        let items: Vec<Value> = (0..1000).map(|i| json!({"id": i, "name": format!("item {i}")})).collect();
+        let items: Vec<Value> = (0..1000)
+            .map(|i| json!({"id": i, "name": format!("item {i}")}))
+            .collect();
         let data = json!({"count": 1000, "items": items});
         let (cut, t) = truncate_to_budget(&data, 2048).unwrap_or_else(|| unreachable!());
         assert!(serde_json::to_string(&cut).map(|s| s.len()).unwrap_or(0) <= 2048);

@@ -45,8 +45,10 @@ mod tests {
 
     #[test]
     fn key_order_does_not_change_the_hash() {
-        assert_eq!(hash(&json!({"a": 1, "b": [1, {"y": 2, "x": 1}]})),
-                   hash(&json!({"b": [1, {"x": 1, "y": 2}], "a": 1})));
+        assert_eq!(
+            hash(&json!({"a": 1, "b": [1, {"y": 2, "x": 1}]})),
+            hash(&json!({"b": [1, {"x": 1, "y": 2}], "a": 1}))
+        );
         assert_ne!(hash(&json!({"a": 1})), hash(&json!({"a": 2})));
     }
 }

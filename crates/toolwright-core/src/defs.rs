@@ -39,7 +39,10 @@ pub fn parse_definitions(v: &Value) -> Result<Vec<ToolSpec>, String> {
 }
 
 fn parse_one(item: &Value) -> Option<ToolSpec> {
-    let f = item.get("function").filter(|f| f.is_object()).unwrap_or(item);
+    let f = item
+        .get("function")
+        .filter(|f| f.is_object())
+        .unwrap_or(item);
     let name = f.get("name")?.as_str()?.to_string();
     let description = f
         .get("description")
@@ -134,7 +137,8 @@ mod tests {
 
     #[test]
     fn reads_the_three_common_forms() {
-        let openai = json!([{"type":"function","function":{"name":"a","parameters":{"type":"object"}}}]);
+        let openai =
+            json!([{"type":"function","function":{"name":"a","parameters":{"type":"object"}}}]);
         let bare = json!([{"name":"b","description":"d","parameters":{"type":"dict","properties":{"x":{"type":"float"}}}}]);
         let mcp = json!({"tools":[{"name":"c","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]});
         assert_eq!(parse_definitions(&openai).map(|s| s.len()), Ok(1));

@@ -261,15 +261,17 @@ impl ToolError {
 
     /// `RATE_LIMITED`, with the time to wait.
     pub fn rate_limited(message: impl Into<String>, retry_after_ms: u64) -> Self {
-        let mut e = ToolError::new(ErrorCode::RateLimited, message).with_suggestion(format!(
-            "Wait {retry_after_ms} ms before calling again."
-        ));
+        let mut e = ToolError::new(ErrorCode::RateLimited, message)
+            .with_suggestion(format!("Wait {retry_after_ms} ms before calling again."));
         e.retry_after_ms = Some(retry_after_ms);
         e
     }
 
     /// `DEPENDENCY_UNAVAILABLE`: a backend is down.
-    pub fn dependency_unavailable(message: impl Into<String>, suggestion: impl Into<String>) -> Self {
+    pub fn dependency_unavailable(
+        message: impl Into<String>,
+        suggestion: impl Into<String>,
+    ) -> Self {
         ToolError::new(ErrorCode::DependencyUnavailable, message).with_suggestion(suggestion)
     }
 
@@ -290,8 +292,11 @@ impl ToolError {
 
     /// `INTERNAL`: the message shown is generic; `detail` is kept for logs.
     pub fn internal(detail: impl Into<String>) -> Self {
-        ToolError::new(ErrorCode::Internal, "The tool failed because of an internal error.")
-            .with_detail(detail)
+        ToolError::new(
+            ErrorCode::Internal,
+            "The tool failed because of an internal error.",
+        )
+        .with_detail(detail)
     }
 }
 

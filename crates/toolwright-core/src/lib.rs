@@ -26,7 +26,10 @@ pub use registry::{
 };
 pub use spec::{DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, SideEffects, ToolMeta, ToolSpec};
 pub use suggest::closest;
-pub use tool::{DefinitionOnly, FnTool, Invoker, Tool, ToolCall, ToolContext, ToolFuture, ToolOutput, ToolResult};
+pub use tool::{
+    DefinitionOnly, FnTool, Invoker, Tool, ToolCall, ToolContext, ToolFuture, ToolOutput,
+    ToolResult,
+};
 pub use validate::{ArgValidator, validation_error_from_fields};
 
 /// Re-exports used by code that `#[tool]` generates. Not a public API.
@@ -71,7 +74,9 @@ pub mod __private {
         fn into_tool_result(self) -> crate::ToolResult {
             serde_json::to_value(&self.0)
                 .map(crate::ToolOutput::Data)
-                .map_err(|e| crate::ToolError::internal(format!("could not serialize the result: {e}")))
+                .map_err(|e| {
+                    crate::ToolError::internal(format!("could not serialize the result: {e}"))
+                })
         }
     }
 

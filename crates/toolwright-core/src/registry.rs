@@ -165,7 +165,9 @@ pub struct Registry {
 
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Registry").field("tools", &self.names()).finish()
+        f.debug_struct("Registry")
+            .field("tools", &self.names())
+            .finish()
     }
 }
 
@@ -285,7 +287,10 @@ impl Registry {
         } else {
             format!(
                 "Did you mean {}? Call the tool by its exact name.",
-                near.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or ")
+                near.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
             )
         };
         let shown: String = name.chars().take(80).collect();
@@ -305,7 +310,13 @@ impl Registry {
         let (args, coerced) = match entry.prepare(call.arguments.clone(), opts.lenient) {
             Ok(x) => x,
             Err(e) => {
-                return finish(Outcome::from_error(e), Some(entry.spec()), &call, start, Vec::new());
+                return finish(
+                    Outcome::from_error(e),
+                    Some(entry.spec()),
+                    &call,
+                    start,
+                    Vec::new(),
+                );
             }
         };
         if entry.spec().needs_confirmation() && !opts.approved {

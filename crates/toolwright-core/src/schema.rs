@@ -15,8 +15,10 @@ pub fn schema_for<T: JsonSchema>() -> Value {
         m.remove("title");
         m.remove("$schema");
         if m.get("type").and_then(Value::as_str) == Some("object") {
-            m.entry("properties").or_insert_with(|| Value::Object(Map::new()));
-            m.entry("additionalProperties").or_insert(Value::Bool(false));
+            m.entry("properties")
+                .or_insert_with(|| Value::Object(Map::new()));
+            m.entry("additionalProperties")
+                .or_insert(Value::Bool(false));
         }
     }
     v
@@ -52,7 +54,8 @@ pub fn params_schema<T: JsonSchema>(single: bool) -> (Value, bool) {
         .map(str::to_string);
     if let Value::Object(m) = &mut inner {
         m.remove("title");
-        m.entry("additionalProperties").or_insert(Value::Bool(false));
+        m.entry("additionalProperties")
+            .or_insert(Value::Bool(false));
         if let Some(Value::Object(defs)) = wrapper.get("$defs") {
             let mut defs = defs.clone();
             if let Some(own) = &own_def {
@@ -72,7 +75,9 @@ pub fn params_schema<T: JsonSchema>(single: bool) -> (Value, bool) {
 
 fn inner_refers_to(v: &Value, r: &str) -> bool {
     match v {
-        Value::Object(m) => m.iter().any(|(k, x)| (k == "$ref" && x.as_str() == Some(r)) || inner_refers_to(x, r)),
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, x)| (k == "$ref" && x.as_str() == Some(r)) || inner_refers_to(x, r)),
         Value::Array(a) => a.iter().any(|x| inner_refers_to(x, r)),
         _ => false,
     }

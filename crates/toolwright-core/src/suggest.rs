@@ -8,7 +8,11 @@
 /// assert_eq!(toolwright_core::closest("qurey_users", names, 1), vec!["query_users"]);
 /// assert!(toolwright_core::closest("zzz", names, 3).is_empty());
 /// ```
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
+pub fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    n: usize,
+) -> Vec<&'a str> {
     let w = word.to_lowercase();
     let mut scored: Vec<(usize, &'a str)> = candidates
         .into_iter()

@@ -33,7 +33,9 @@ pub struct ArgValidator {
 
 impl std::fmt::Debug for ArgValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ArgValidator").field("schema", &self.schema).finish()
+        f.debug_struct("ArgValidator")
+            .field("schema", &self.schema)
+            .finish()
     }
 }
 
@@ -268,7 +270,8 @@ impl ArgValidator {
                     })
                     .collect()
             }
-            ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            ValidationErrorKind::AnyOf { context }
+            | ValidationErrorKind::OneOfNotValid { context } => {
                 // `Option<T>` is `anyOf [T, null]`: drop the null branch and report why T failed.
                 let branches: Vec<&Vec<jsonschema::ValidationError<'static>>> = context
                     .iter()
@@ -362,15 +365,17 @@ fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
                 None => format!("Fix {name}: {}.", f.message.trim_end_matches('.')),
             }),
         };
-        if let Some(h) = hint {
-            if !hints.contains(&h) {
+        if let Some(h) = hint
+            && !hints.contains(&h) {
                 hints.push(h);
             }
-        }
     }
     let shown = fields.len();
     let mut message = if total == 1 {
-        format!("Invalid arguments: {}.", fields.first().map(|f| f.message.as_str()).unwrap_or(""))
+        format!(
+            "Invalid arguments: {}.",
+            fields.first().map(|f| f.message.as_str()).unwrap_or("")
+        )
     } else {
         format!("Invalid arguments: {total} problems.")
     };
@@ -378,7 +383,9 @@ fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
         message.push_str(&format!(" Showing the first {shown}."));
     }
     let suggestion = if hints.is_empty() {
-        crate::error::ErrorCode::Validation.default_suggestion().to_string()
+        crate::error::ErrorCode::Validation
+            .default_suggestion()
+            .to_string()
     } else {
         hints.join(" ")
     };
@@ -530,13 +537,12 @@ fn schema_types(root: &Value, s: &Value) -> Vec<String> {
             }
         }
     }
-    if out.is_empty() {
-        if let Some(e) = s.get("enum").and_then(Value::as_array) {
+    if out.is_empty()
+        && let Some(e) = s.get("enum").and_then(Value::as_array) {
             for v in e {
                 out.push(json_type_name(v).to_string());
             }
         }
-    }
     out
 }
 
@@ -568,9 +574,8 @@ fn coerce_value(
     let types = schema_types(root, schema);
     let mut value = value;
     if !types.is_empty() && !matches_type(&value, &types) {
-        let fits_enum = |v: &Value| {
-            enum_options(root, schema).is_none_or(|opts| opts.iter().any(|o| o == v))
-        };
+        let fits_enum =
+            |v: &Value| enum_options(root, schema).is_none_or(|opts| opts.iter().any(|o| o == v));
         if let Some(new) = convert(&value, &types).filter(|n| !n.is_string() || fits_enum(n)) {
             coerced.push(Coercion {
                 path: path.clone(),
@@ -581,8 +586,8 @@ fn coerce_value(
         }
     }
     // Enum values in the wrong case, when exactly one matches.
-    if let (Some(s), Some(options)) = (value.as_str(), enum_options(root, schema)) {
-        if !options.iter().any(|o| o.as_str() == Some(s)) {
+    if let (Some(s), Some(options)) = (value.as_str(), enum_options(root, schema))
+        && !options.iter().any(|o| o.as_str() == Some(s)) {
             let hits: Vec<&Value> = options
                 .iter()
                 .filter(|o| o.as_str().is_some_and(|o| o.eq_ignore_ascii_case(s.trim())))
@@ -597,7 +602,6 @@ fn coerce_value(
                 value = new;
             }
         }
-    }
     match value {
         Value::Object(map) => {
             let props = schema.get("properties").and_then(Value::as_object);
@@ -626,7 +630,14 @@ fn coerce_value(
                     .into_iter()
                     .enumerate()
                     .map(|(i, v)| {
-                        coerce_value(root, item_schema, v, format!("{path}/{i}"), coerced, depth + 1)
+                        coerce_value(
+                            root,
+                            item_schema,
+                            v,
+                            format!("{path}/{i}"),
+                            coerced,
+                            depth + 1,
+                        )
                     })
                     .collect(),
             ),
@@ -663,20 +674,17 @@ fn convert(value: &Value, types: &[String]) -> Option<Value> {
                 if let Ok(i) = t.parse::<i64>() {
                     return Some(Value::from(i));
                 }
-                if let Ok(f) = t.parse::<f64>() {
-                    if f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e15 {
+                if let Ok(f) = t.parse::<f64>()
+                    && f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e15 {
                         #[allow(clippy::cast_possible_truncation)]
                         return Some(Value::from(f as i64));
                     }
-                }
             }
-            if has("number") {
-                if let Ok(f) = t.parse::<f64>() {
-                    if f.is_finite() {
+            if has("number")
+                && let Ok(f) = t.parse::<f64>()
+                    && f.is_finite() {
                         return serde_json::Number::from_f64(f).map(Value::Number);
                     }
-                }
-            }
             if has("boolean") {
                 match t.to_ascii_lowercase().as_str() {
                     "true" => return Some(Value::Bool(true)),
@@ -684,24 +692,21 @@ fn convert(value: &Value, types: &[String]) -> Option<Value> {
                     _ => {}
                 }
             }
-            if has("object") || has("array") {
-                if let Ok(parsed) = serde_json::from_str::<Value>(t) {
-                    if (parsed.is_object() && has("object")) || (parsed.is_array() && has("array")) {
+            if (has("object") || has("array"))
+                && let Ok(parsed) = serde_json::from_str::<Value>(t)
+                    && ((parsed.is_object() && has("object")) || (parsed.is_array() && has("array")))
+                    {
                         return Some(parsed);
                     }
-                }
-            }
             None
         }
         Value::Number(n) => {
-            if has("integer") {
-                if let Some(f) = n.as_f64() {
-                    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+            if has("integer")
+                && let Some(f) = n.as_f64()
+                    && f.fract() == 0.0 && f.abs() < 9.0e15 {
                         #[allow(clippy::cast_possible_truncation)]
                         return Some(Value::from(f as i64));
                     }
-                }
-            }
             if has("string") {
                 return Some(Value::String(n.to_string()));
             }
@@ -746,7 +751,12 @@ mod tests {
         assert_eq!(f.problem, Problem::NotInEnum);
         assert_eq!(f.received, Some(json!("wizard")));
         assert_eq!(f.expected, Some(json!(["admin", "developer", "manager"])));
-        assert!(e.suggestion.contains("Use one of: admin, developer, manager"), "{}", e.suggestion);
+        assert!(
+            e.suggestion
+                .contains("Use one of: admin, developer, manager"),
+            "{}",
+            e.suggestion
+        );
     }
 
     #[test]
@@ -759,7 +769,11 @@ mod tests {
         assert!(problems.contains(&Problem::UnknownField));
         let unknown = e.fields.iter().find(|f| f.problem == Problem::UnknownField);
         assert_eq!(unknown.map(|f| f.path.as_str()), Some("/limti"));
-        assert!(e.suggestion.contains("did you mean `limit`"), "{}", e.suggestion);
+        assert!(
+            e.suggestion.contains("did you mean `limit`"),
+            "{}",
+            e.suggestion
+        );
     }
 
     #[test]
@@ -780,8 +794,16 @@ mod tests {
 
     #[test]
     fn ambiguous_values_are_not_coerced() {
-        assert!(users().check(json!({"role": "admin", "limit": "five"}), true).is_err());
-        assert!(users().check(json!({"role": "admin", "limit": "5.5"}), true).is_err());
+        assert!(
+            users()
+                .check(json!({"role": "admin", "limit": "five"}), true)
+                .is_err()
+        );
+        assert!(
+            users()
+                .check(json!({"role": "admin", "limit": "5.5"}), true)
+                .is_err()
+        );
     }
 
     #[test]

@@ -36,13 +36,27 @@ struct Parser<'a> {
 /// # Errors
 /// [`CalcError`] for syntax errors, division by zero, domain errors and excessive nesting.
 pub fn evaluate(expr: &str) -> Result<f64, CalcError> {
-    let mut p = Parser { src: expr.as_bytes(), pos: 0, depth: 0 };
+    let mut p = Parser {
+        src: expr.as_bytes(),
+        pos: 0,
+        depth: 0,
+    };
     let v = p.expr()?;
     p.skip_ws();
     if p.pos < p.src.len() {
-        return Err(CalcError::Syntax(format!("unexpected `{}` at position {}", p.rest_char(), p.pos + 1)));
+        return Err(CalcError::Syntax(format!(
+            "unexpected `{}` at position {}",
+            p.rest_char(),
+            p.pos + 1
+        )));
     }
-    if v.is_finite() { Ok(v) } else { Err(CalcError::Domain("the result is not a finite number".into())) }
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(CalcError::Domain(
+            "the result is not a finite number".into(),
+        ))
+    }
 }
 
 impl Parser<'_> {
@@ -63,7 +77,11 @@ impl Parser<'_> {
     }
     fn enter(&mut self) -> Result<(), CalcError> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH { Err(CalcError::TooDeep) } else { Ok(()) }
+        if self.depth > MAX_DEPTH {
+            Err(CalcError::TooDeep)
+        } else {
+            Ok(())
+        }
     }
     fn expr(&mut self) -> Result<f64, CalcError> {
         self.enter()?;
@@ -125,7 +143,11 @@ impl Parser<'_> {
     fn power(&mut self) -> Result<f64, CalcError> {
         let base = self.atom()?;
         if self.peek() == Some(b'^') || self.src.get(self.pos..self.pos + 2) == Some(b"**") {
-            self.pos += if self.src.get(self.pos) == Some(&b'^') { 1 } else { 2 };
+            self.pos += if self.src.get(self.pos) == Some(&b'^') {
+                1
+            } else {
+                2
+            };
             self.enter()?;
             let exp = self.unary()?; // right associative, allows 2^-1
             self.depth -= 1;
@@ -139,24 +161,38 @@ impl Parser<'_> {
                 self.pos += 1;
                 let v = self.expr()?;
                 if self.peek() != Some(b')') {
-                    return Err(CalcError::Syntax(format!("missing `)` at position {}", self.pos + 1)));
+                    return Err(CalcError::Syntax(format!(
+                        "missing `)` at position {}",
+                        self.pos + 1
+                    )));
                 }
                 self.pos += 1;
                 Ok(v)
             }
             Some(c) if c.is_ascii_digit() || c == b'.' => self.number(),
             Some(c) if c.is_ascii_alphabetic() => self.name(),
-            Some(_) => Err(CalcError::Syntax(format!("unexpected `{}` at position {}", self.rest_char(), self.pos + 1))),
+            Some(_) => Err(CalcError::Syntax(format!(
+                "unexpected `{}` at position {}",
+                self.rest_char(),
+                self.pos + 1
+            ))),
             None => Err(CalcError::Syntax("the expression ended too early".into())),
         }
     }
     fn number(&mut self) -> Result<f64, CalcError> {
         let start = self.pos;
-        while self.src.get(self.pos).is_some_and(|c| c.is_ascii_digit() || *c == b'.' || *c == b'_') {
+        while self
+            .src
+            .get(self.pos)
+            .is_some_and(|c| c.is_ascii_digit() || *c == b'.' || *c == b'_')
+        {
             self.pos += 1;
         }
         if matches!(self.src.get(self.pos), Some(b'e' | b'E'))
-            && self.src.get(self.pos + 1).is_some_and(|c| c.is_ascii_digit() || *c == b'-' || *c == b'+')
+            && self
+                .src
+                .get(self.pos + 1)
+                .is_some_and(|c| c.is_ascii_digit() || *c == b'-' || *c == b'+')
         {
             self.pos += 2;
             while self.src.get(self.pos).is_some_and(u8::is_ascii_digit) {
@@ -166,11 +202,16 @@ impl Parser<'_> {
         let text: String = std::str::from_utf8(self.src.get(start..self.pos).unwrap_or_default())
             .unwrap_or_default()
             .replace('_', "");
-        text.parse::<f64>().map_err(|_| CalcError::Syntax(format!("`{text}` is not a number")))
+        text.parse::<f64>()
+            .map_err(|_| CalcError::Syntax(format!("`{text}` is not a number")))
     }
     fn name(&mut self) -> Result<f64, CalcError> {
         let start = self.pos;
-        while self.src.get(self.pos).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        while self
+            .src
+            .get(self.pos)
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
             self.pos += 1;
         }
         let name = std::str::from_utf8(self.src.get(start..self.pos).unwrap_or_default())
@@ -186,18 +227,42 @@ impl Parser<'_> {
             return Err(CalcError::Syntax(format!("unknown name `{name}`")));
         }
         let x = self.atom()?;
-        let domain = |ok: bool, what: &str| if ok { Ok(()) } else { Err(CalcError::Domain(format!("{what} is undefined for {x}"))) };
+        let domain = |ok: bool, what: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(CalcError::Domain(format!("{what} is undefined for {x}")))
+            }
+        };
         Ok(match name.as_str() {
-            "sqrt" => { domain(x >= 0.0, "sqrt")?; x.sqrt() }
+            "sqrt" => {
+                domain(x >= 0.0, "sqrt")?;
+                x.sqrt()
+            }
             "sin" => x.sin(),
             "cos" => x.cos(),
             "tan" => x.tan(),
-            "asin" => { domain((-1.0..=1.0).contains(&x), "asin")?; x.asin() }
-            "acos" => { domain((-1.0..=1.0).contains(&x), "acos")?; x.acos() }
+            "asin" => {
+                domain((-1.0..=1.0).contains(&x), "asin")?;
+                x.asin()
+            }
+            "acos" => {
+                domain((-1.0..=1.0).contains(&x), "acos")?;
+                x.acos()
+            }
             "atan" => x.atan(),
-            "ln" | "log" => { domain(x > 0.0, "log")?; x.ln() }
-            "log10" => { domain(x > 0.0, "log10")?; x.log10() }
-            "log2" => { domain(x > 0.0, "log2")?; x.log2() }
+            "ln" | "log" => {
+                domain(x > 0.0, "log")?;
+                x.ln()
+            }
+            "log10" => {
+                domain(x > 0.0, "log10")?;
+                x.log10()
+            }
+            "log2" => {
+                domain(x > 0.0, "log2")?;
+                x.log2()
+            }
             "exp" => x.exp(),
             "abs" => x.abs(),
             "floor" => x.floor(),
@@ -214,7 +279,8 @@ fn number_value(v: f64) -> serde_json::Value {
         #[allow(clippy::cast_possible_truncation)]
         serde_json::Value::from(v as i64)
     } else {
-        serde_json::Number::from_f64((v * 1e12).round() / 1e12).map_or(serde_json::Value::Null, serde_json::Value::Number)
+        serde_json::Number::from_f64((v * 1e12).round() / 1e12)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number)
     }
 }
 
@@ -236,18 +302,26 @@ fn number_value(v: f64) -> serde_json::Value {
     sla_ms = 5,
     examples = [r#"{"expression": "17 * 23"}"#]
 )]
-pub fn calculate(#[arg(min_length = 1, max_length = 1000)] expression: String) -> Result<toolwright::Outcome, ToolError> {
+pub fn calculate(
+    #[arg(min_length = 1, max_length = 1000)] expression: String,
+) -> Result<toolwright::Outcome, ToolError> {
     let shown: String = expression.chars().take(100).collect();
     match evaluate(&expression) {
         Ok(v) => {
             let data = number_value(v);
-            Ok(toolwright::Outcome::success(data.clone()).with_message(format!("{shown} = {data}")))
+            Ok(
+                toolwright::Outcome::success(data.clone())
+                    .with_message(format!("{shown} = {data}")),
+            )
         }
         Err(CalcError::DivisionByZero) => Err(ToolError::validation(
             format!("Division by zero in `{shown}`."),
             "Change the expression so that no divisor is zero, or tell the user the result is undefined.",
         )),
-        Err(CalcError::Domain(m)) => Err(ToolError::validation(format!("Math error in `{shown}`: {m}."), "Use values inside the function's domain.")),
+        Err(CalcError::Domain(m)) => Err(ToolError::validation(
+            format!("Math error in `{shown}`: {m}."),
+            "Use values inside the function's domain.",
+        )),
         Err(CalcError::TooDeep) => Err(ToolError::validation(
             format!("`{shown}` nests too deeply (over {MAX_DEPTH} levels)."),
             "Simplify the expression.",

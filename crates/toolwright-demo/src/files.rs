@@ -13,16 +13,25 @@ use toolwright::{ToolError, tool};
 pub fn resolve_in_root(root: &Path, requested: &str) -> Result<PathBuf, ToolError> {
     let denied = || {
         ToolError::permission_denied(
-            format!("`{}` is outside the sandbox root.", requested.chars().take(200).collect::<String>()),
+            format!(
+                "`{}` is outside the sandbox root.",
+                requested.chars().take(200).collect::<String>()
+            ),
             "Only paths inside the sandbox root are allowed; use a relative path such as `notes/todo.txt`.",
         )
     };
     if requested.contains('\0') {
-        return Err(ToolError::validation("The path contains a NUL byte.", "Pass a plain relative path."));
+        return Err(ToolError::validation(
+            "The path contains a NUL byte.",
+            "Pass a plain relative path.",
+        ));
     }
-    let root = root
-        .canonicalize()
-        .map_err(|e| ToolError::dependency_unavailable(format!("The sandbox root is not usable: {e}."), "Tell the user the file sandbox is misconfigured."))?;
+    let root = root.canonicalize().map_err(|e| {
+        ToolError::dependency_unavailable(
+            format!("The sandbox root is not usable: {e}."),
+            "Tell the user the file sandbox is misconfigured.",
+        )
+    })?;
     let req = Path::new(requested);
     let rel: PathBuf = if req.is_absolute() {
         match req.strip_prefix(&root) {
@@ -52,10 +61,16 @@ pub fn resolve_in_root(root: &Path, requested: &str) -> Result<PathBuf, ToolErro
         Ok(real) if real.starts_with(&root) => Ok(real),
         Ok(_) => Err(denied()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ToolError::not_found(
-            format!("No file or directory `{}` in the sandbox.", requested.chars().take(200).collect::<String>()),
+            format!(
+                "No file or directory `{}` in the sandbox.",
+                requested.chars().take(200).collect::<String>()
+            ),
             "Use search_files to find the right path.",
         )),
-        Err(e) => Err(ToolError::permission_denied(format!("Cannot access `{requested}`: {e}."), "Try another path.")),
+        Err(e) => Err(ToolError::permission_denied(
+            format!("Cannot access `{requested}`: {e}."),
+            "Try another path.",
+        )),
     }
 }
 
@@ -67,8 +82,19 @@ fn root() -> PathBuf {
 ///
 /// # Errors
 /// `VALIDATION_ERROR` for queries such as `*`, `anything` or `all files`.
-pub fn specific_query(query: &String) -> Result<(), ToolError> {
-    const VAGUE: &[&str] = &["*", "**", "anything", "everything", "all", "all files", "files", "any", "something", "stuff"];
+pub fn specific_query(query: &str) -> Result<(), ToolError> {
+    const VAGUE: &[&str] = &[
+        "*",
+        "**",
+        "anything",
+        "everything",
+        "all",
+        "all files",
+        "files",
+        "any",
+        "something",
+        "stuff",
+    ];
     let q = query.trim().to_lowercase();
     if VAGUE.contains(&q.as_str()) {
         return Err(ToolError::validation(
@@ -110,7 +136,9 @@ pub fn search_files(
     let mut stack = vec![(start, 0usize)];
     let mut visited = 0usize;
     while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
             visited += 1;
             if visited > 50_000 {
@@ -118,7 +146,11 @@ pub fn search_files(
             }
             let path = entry.path();
             let Ok(ft) = entry.file_type() else { continue };
-            let rel = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().to_string();
+            let rel = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .to_string();
             if ft.is_dir() {
                 let name = entry.file_name();
                 if depth < 12 && name != ".git" && name != "target" {
@@ -162,8 +194,9 @@ pub fn read_file(
             "Pass a file path; list the directory with search_files.",
         ));
     }
-    let bytes = std::fs::read(&real)
-        .map_err(|e| ToolError::permission_denied(format!("Cannot read `{path}`: {e}."), "Try another file."))?;
+    let bytes = std::fs::read(&real).map_err(|e| {
+        ToolError::permission_denied(format!("Cannot read `{path}`: {e}."), "Try another file.")
+    })?;
     let size = bytes.len();
     let mut cut = bytes.len().min(max_bytes as usize);
     let text = loop {
@@ -178,12 +211,17 @@ pub fn read_file(
             }
         }
     };
-    Ok(serde_json::json!({"path": path, "size_bytes": size, "truncated": cut < size, "content": text}))
+    Ok(
+        serde_json::json!({"path": path, "size_bytes": size, "truncated": cut < size, "content": text}),
+    )
 }
 
 /// What deleting a file would do, for the confirmation gate.
 pub fn delete_preview(args: &serde_json::Value) -> serde_json::Value {
-    let path = args.get("path").and_then(|p| p.as_str()).unwrap_or_default();
+    let path = args
+        .get("path")
+        .and_then(|p| p.as_str())
+        .unwrap_or_default();
     match resolve_in_root(&root(), path) {
         Ok(real) => {
             let size = std::fs::metadata(&real).map(|m| m.len()).unwrap_or(0);
@@ -213,12 +251,18 @@ pub fn delete_preview(args: &serde_json::Value) -> serde_json::Value {
     owner = "demo",
     preview = delete_preview
 )]
-pub fn delete_file(#[arg(min_length = 1, max_length = 500)] path: String) -> Result<serde_json::Value, ToolError> {
+pub fn delete_file(
+    #[arg(min_length = 1, max_length = 500)] path: String,
+) -> Result<serde_json::Value, ToolError> {
     let real = resolve_in_root(&root(), &path)?;
     if real.is_dir() {
-        return Err(ToolError::validation(format!("`{path}` is a directory."), "Only files can be deleted."));
+        return Err(ToolError::validation(
+            format!("`{path}` is a directory."),
+            "Only files can be deleted.",
+        ));
     }
-    std::fs::remove_file(&real)
-        .map_err(|e| ToolError::permission_denied(format!("Cannot delete `{path}`: {e}."), "Tell the user."))?;
+    std::fs::remove_file(&real).map_err(|e| {
+        ToolError::permission_denied(format!("Cannot delete `{path}`: {e}."), "Tell the user.")
+    })?;
     Ok(serde_json::json!({"deleted": path}))
 }

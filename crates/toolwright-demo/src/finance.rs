@@ -104,7 +104,10 @@ pub async fn convert_currency(
         t.rates.get(&c.code()).copied().ok_or_else(|| {
             ToolError::not_found(
                 format!("No rate for {} in the table of {}.", c.code(), t.date),
-                format!("Use one of: {}.", t.rates.keys().cloned().collect::<Vec<_>>().join(", ")),
+                format!(
+                    "Use one of: {}.",
+                    t.rates.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
             )
         })
     };

@@ -30,29 +30,94 @@ pub enum Department {
 
 const SEED: &[(&str, &str, &str, &str)] = &[
     ("Ada Lovelace", "ada@example.com", "admin", "engineering"),
-    ("Grace Hopper", "grace@example.com", "developer", "engineering"),
-    ("Alan Turing", "alan@example.com", "developer", "engineering"),
-    ("Katherine Johnson", "katherine@example.com", "developer", "engineering"),
-    ("Margaret Hamilton", "margaret@example.com", "manager", "engineering"),
+    (
+        "Grace Hopper",
+        "grace@example.com",
+        "developer",
+        "engineering",
+    ),
+    (
+        "Alan Turing",
+        "alan@example.com",
+        "developer",
+        "engineering",
+    ),
+    (
+        "Katherine Johnson",
+        "katherine@example.com",
+        "developer",
+        "engineering",
+    ),
+    (
+        "Margaret Hamilton",
+        "margaret@example.com",
+        "manager",
+        "engineering",
+    ),
     ("Linus Pauling", "linus@example.com", "developer", "support"),
-    ("Barbara Liskov", "barbara@example.com", "admin", "engineering"),
-    ("Donald Knuth", "donald@example.com", "developer", "engineering"),
+    (
+        "Barbara Liskov",
+        "barbara@example.com",
+        "admin",
+        "engineering",
+    ),
+    (
+        "Donald Knuth",
+        "donald@example.com",
+        "developer",
+        "engineering",
+    ),
     ("Frances Allen", "frances@example.com", "manager", "finance"),
-    ("Edsger Dijkstra", "edsger@example.com", "developer", "support"),
+    (
+        "Edsger Dijkstra",
+        "edsger@example.com",
+        "developer",
+        "support",
+    ),
     ("Hedy Lamarr", "hedy@example.com", "manager", "marketing"),
-    ("Claude Shannon", "claude@example.com", "developer", "engineering"),
+    (
+        "Claude Shannon",
+        "claude@example.com",
+        "developer",
+        "engineering",
+    ),
     ("Radia Perlman", "radia@example.com", "admin", "support"),
     ("John Backus", "john@example.com", "manager", "sales"),
     ("Annie Easley", "annie@example.com", "developer", "finance"),
     ("Tim Berners-Lee", "tim@example.com", "manager", "marketing"),
-    ("Shafi Goldwasser", "shafi@example.com", "developer", "finance"),
+    (
+        "Shafi Goldwasser",
+        "shafi@example.com",
+        "developer",
+        "finance",
+    ),
     ("Ken Thompson", "ken@example.com", "admin", "engineering"),
-    ("Dennis Ritchie", "dennis@example.com", "developer", "engineering"),
-    ("Mary Kenneth Keller", "mary@example.com", "manager", "support"),
+    (
+        "Dennis Ritchie",
+        "dennis@example.com",
+        "developer",
+        "engineering",
+    ),
+    (
+        "Mary Kenneth Keller",
+        "mary@example.com",
+        "manager",
+        "support",
+    ),
     ("Jean Bartik", "jean@example.com", "developer", "sales"),
-    ("Leslie Lamport", "leslie@example.com", "developer", "engineering"),
+    (
+        "Leslie Lamport",
+        "leslie@example.com",
+        "developer",
+        "engineering",
+    ),
     ("Sophie Wilson", "sophie@example.com", "manager", "sales"),
-    ("Whitfield Diffie", "whitfield@example.com", "developer", "finance"),
+    (
+        "Whitfield Diffie",
+        "whitfield@example.com",
+        "developer",
+        "finance",
+    ),
 ];
 
 fn db() -> Result<&'static Mutex<Connection>, ToolError> {
@@ -74,11 +139,19 @@ fn db() -> Result<&'static Mutex<Connection>, ToolError> {
         Some(Mutex::new(conn))
     })
     .as_ref()
-    .ok_or_else(|| ToolError::dependency_unavailable("The users database could not be opened.", "Tell the user the directory is unavailable."))
+    .ok_or_else(|| {
+        ToolError::dependency_unavailable(
+            "The users database could not be opened.",
+            "Tell the user the directory is unavailable.",
+        )
+    })
 }
 
 fn enum_str<T: Serialize>(v: &T) -> String {
-    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
 }
 
 /// List users of the company directory, filtered by name, role and department.
@@ -108,7 +181,9 @@ pub fn query_users(
     #[arg(default = 10, min = 1, max = 100)] limit: u32,
 ) -> Result<serde_json::Value, ToolError> {
     let conn = db()?.lock().unwrap_or_else(|e| e.into_inner());
-    let pattern = name.as_deref().map(|n| format!("%{}%", n.trim().to_lowercase()));
+    let pattern = name
+        .as_deref()
+        .map(|n| format!("%{}%", n.trim().to_lowercase()));
     let role = role.map(|r| enum_str(&r));
     let dept = department.map(|d| enum_str(&d));
     let mut stmt = conn

@@ -73,17 +73,34 @@ pub async fn get_weather(
 ) -> Result<serde_json::Value, ToolError> {
     let f = fixture()?;
     let wanted = city.trim();
-    let Some(obs) = f.cities.iter().find(|c| c.city.eq_ignore_ascii_case(wanted)) else {
+    let Some(obs) = f
+        .cities
+        .iter()
+        .find(|c| c.city.eq_ignore_ascii_case(wanted))
+    else {
         let names: Vec<&str> = f.cities.iter().map(|c| c.city.as_str()).collect();
         let near = closest(wanted, names.iter().copied(), 3);
         let suggestion = if near.is_empty() {
-            format!("Tell the user there is no data for that city. Known cities include: {}.",
-                names.iter().take(12).copied().collect::<Vec<_>>().join(", "))
+            format!(
+                "Tell the user there is no data for that city. Known cities include: {}.",
+                names
+                    .iter()
+                    .take(12)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         } else {
-            format!("Did you mean {}? Call again with that city.", near.join(" or "))
+            format!(
+                "Did you mean {}? Call again with that city.",
+                near.join(" or ")
+            )
         };
         let shown: String = wanted.chars().take(60).collect();
-        return Err(ToolError::not_found(format!("No weather data for `{shown}`."), suggestion));
+        return Err(ToolError::not_found(
+            format!("No weather data for `{shown}`."),
+            suggestion,
+        ));
     };
     let temperature = match units {
         Units::Celsius => obs.temperature_c,

@@ -1,5 +1,7 @@
 //! Behaviour of the demo tools through the registry, and the no-panic property over any JSON.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use std::sync::OnceLock;
@@ -24,8 +26,14 @@ fn setup() -> &'static (Registry, std::path::PathBuf) {
 }
 
 async fn call(name: &str, args: Value, approved: bool) -> Outcome {
-    let opts = InvokeOptions { approved, ..InvokeOptions::default() };
-    setup().0.invoke(ToolCall::new("c", name, args), &opts).await
+    let opts = InvokeOptions {
+        approved,
+        ..InvokeOptions::default()
+    };
+    setup()
+        .0
+        .invoke(ToolCall::new("c", name, args), &opts)
+        .await
 }
 
 fn code(o: &Outcome) -> Option<ErrorCode> {
@@ -35,21 +43,46 @@ fn code(o: &Outcome) -> Option<ErrorCode> {
 #[tokio::test]
 async fn lists_the_seven_tools() {
     let names = setup().0.names();
-    for n in ["convert_currency", "get_weather", "search_files", "read_file", "calculate", "query_users", "delete_file"] {
+    for n in [
+        "convert_currency",
+        "get_weather",
+        "search_files",
+        "read_file",
+        "calculate",
+        "query_users",
+        "delete_file",
+    ] {
         assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
     }
 }
 
 #[tokio::test]
 async fn currency_conversion_says_the_rates_date() {
-    let o = call("convert_currency", json!({"amount": 100, "from_currency": "USD", "to_currency": "EUR"}), false).await;
+    let o = call(
+        "convert_currency",
+        json!({"amount": 100, "from_currency": "USD", "to_currency": "EUR"}),
+        false,
+    )
+    .await;
     let d = o.data.unwrap();
-    assert_eq!(d["rates_date"], json!(toolwright_demo::finance::rates_date()));
+    assert_eq!(
+        d["rates_date"],
+        json!(toolwright_demo::finance::rates_date())
+    );
     let converted = d["converted"].as_f64().unwrap();
     assert!((converted - 100.0 / 1.0412).abs() < 0.01, "{converted}");
-    let o = call("convert_currency", json!({"amount": 1, "from_currency": "usd", "to_currency": "BTC"}), false).await;
+    let o = call(
+        "convert_currency",
+        json!({"amount": 1, "from_currency": "usd", "to_currency": "BTC"}),
+        false,
+    )
+    .await;
     let e = o.error.unwrap();
-    assert_eq!(e.fields.len(), 1, "usd is coerced, BTC is not a currency: {e:?}");
+    assert_eq!(
+        e.fields.len(),
+        1,
+        "usd is coerced, BTC is not a currency: {e:?}"
+    );
     assert_eq!(e.fields[0].path, "/to_currency");
 }
 
@@ -60,14 +93,25 @@ async fn weather_not_found_suggests_close_cities() {
     let o = call("get_weather", json!({"city": "Pariss"}), false).await;
     assert_eq!(code(&o), Some(ErrorCode::NotFound));
     assert!(o.error.unwrap().suggestion.contains("Paris"));
-    let o = call("get_weather", json!({"city": "Tokyo", "units": "fahrenheit"}), false).await;
+    let o = call(
+        "get_weather",
+        json!({"city": "Tokyo", "units": "fahrenheit"}),
+        false,
+    )
+    .await;
     assert_eq!(o.data.unwrap()["units"], json!("fahrenheit"));
 }
 
 #[tokio::test]
 async fn sandbox_refuses_escapes() {
     let outside = setup().1.join("secret.txt");
-    for path in ["../../etc/passwd", "/etc/passwd", "docs/../../x", "escape.txt", outside.to_str().unwrap()] {
+    for path in [
+        "../../etc/passwd",
+        "/etc/passwd",
+        "docs/../../x",
+        "escape.txt",
+        outside.to_str().unwrap(),
+    ] {
         let o = call("read_file", json!({"path": path}), false).await;
         assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{path}: {o:?}");
         assert!(!serde_json::to_string(&o).unwrap().contains("top secret"));
@@ -101,7 +145,12 @@ async fn calculate_and_its_errors() {
 
 #[tokio::test]
 async fn query_users_filters() {
-    let o = call("query_users", json!({"role": "admin", "department": "engineering"}), false).await;
+    let o = call(
+        "query_users",
+        json!({"role": "admin", "department": "engineering"}),
+        false,
+    )
+    .await;
     let d = o.data.unwrap();
     assert!(d["count"].as_u64().unwrap() >= 2);
     for u in d["users"].as_array().unwrap() {
@@ -110,7 +159,11 @@ async fn query_users_filters() {
     }
     let o = call("query_users", json!({"limit": "2"}), false).await;
     assert_eq!(o.data.unwrap()["count"], json!(2));
-    assert_eq!(o.meta.coerced.len(), 1, "the string limit was coerced and recorded");
+    assert_eq!(
+        o.meta.coerced.len(),
+        1,
+        "the string limit was coerced and recorded"
+    );
 }
 
 #[tokio::test]
@@ -122,9 +175,17 @@ async fn delete_needs_confirmation_then_deletes() {
     assert!(o.meta.approval_id.is_some());
     assert_eq!(o.data.as_ref().unwrap()["exists"], json!(true));
     assert!(root.join("doomed.txt").exists());
-    let o = call("delete_file", json!({"path": "doomed.txt", "confirm": true}), false).await;
+    let o = call(
+        "delete_file",
+        json!({"path": "doomed.txt", "confirm": true}),
+        false,
+    )
+    .await;
     assert_ne!(o.status, Status::Success);
-    assert!(root.join("doomed.txt").exists(), "a model-side confirm must not delete");
+    assert!(
+        root.join("doomed.txt").exists(),
+        "a model-side confirm must not delete"
+    );
     let o = call("delete_file", json!({"path": "doomed.txt"}), true).await;
     assert_eq!(o.status, Status::Success, "{o:?}");
     assert!(!root.join("doomed.txt").exists());
@@ -135,19 +196,33 @@ fn any_json() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|i| json!(i)),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         ".{0,40}".prop_map(Value::String),
-        prop_oneof![Just("USD"), Just("Paris"), Just("admin"), Just("../x"), Just("2*(3+4)"), Just("5")]
-            .prop_map(|s| Value::String(s.to_string())),
+        prop_oneof![
+            Just("USD"),
+            Just("Paris"),
+            Just("admin"),
+            Just("../x"),
+            Just("2*(3+4)"),
+            Just("5")
+        ]
+        .prop_map(|s| Value::String(s.to_string())),
     ];
     leaf.prop_recursive(4, 40, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
             prop::collection::btree_map(
                 prop_oneof![
-                    Just("amount".to_string()), Just("from_currency".to_string()), Just("city".to_string()),
-                    Just("expression".to_string()), Just("role".to_string()), Just("limit".to_string()),
-                    Just("path".to_string()), Just("query".to_string()), "[a-z]{1,8}".prop_map(String::from)
+                    Just("amount".to_string()),
+                    Just("from_currency".to_string()),
+                    Just("city".to_string()),
+                    Just("expression".to_string()),
+                    Just("role".to_string()),
+                    Just("limit".to_string()),
+                    Just("path".to_string()),
+                    Just("query".to_string()),
+                    "[a-z]{1,8}".prop_map(String::from)
                 ],
                 inner,
                 0..6

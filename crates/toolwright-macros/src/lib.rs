@@ -172,7 +172,12 @@ fn is_context(ty: &Type) -> Option<bool> {
         t => (t, false),
     };
     match ty {
-        Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "ToolContext") => {
+        Type::Path(p)
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "ToolContext") =>
+        {
             Some(by_ref)
         }
         _ => None,
@@ -262,13 +267,8 @@ fn parse_inputs(func: &ItemFn) -> syn::Result<Vec<Input>> {
             } else if a.path().is_ident("schemars") || a.path().is_ident("serde") {
                 passthrough.push(a.clone());
             } else if a.path().is_ident("doc") {
-                if let syn::Meta::NameValue(nv) = &a.meta {
-                    if let Expr::Lit(syn::ExprLit {
-                        lit: Lit::Str(s), ..
-                    }) = &nv.value
-                    {
-                        doc.push(s.value().trim().to_string());
-                    }
+                if let Some(s) = doc_str(a) {
+                    doc.push(s.trim().to_string());
                 }
             } else {
                 return Err(syn::Error::new_spanned(
@@ -290,6 +290,19 @@ fn parse_inputs(func: &ItemFn) -> syn::Result<Vec<Input>> {
     Ok(out)
 }
 
+/// The text of a `#[doc = "..."]` attribute.
+fn doc_str(a: &syn::Attribute) -> Option<String> {
+    match &a.meta {
+        syn::Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 struct Docs {
     description: String,
     args: Vec<(String, String)>,
@@ -301,18 +314,12 @@ fn parse_docs(attrs: &[syn::Attribute]) -> Docs {
         if !a.path().is_ident("doc") {
             continue;
         }
-        if let syn::Meta::NameValue(nv) = &a.meta {
-            if let Expr::Lit(syn::ExprLit {
-                lit: Lit::Str(s), ..
-            }) = &nv.value
-            {
-                let v = s.value();
-                if v.trim().is_empty() {
-                    lines.push(String::new());
-                }
-                for l in v.lines() {
-                    lines.push(l.strip_prefix(' ').unwrap_or(l).to_string());
-                }
+        if let Some(v) = doc_str(a) {
+            if v.trim().is_empty() {
+                lines.push(String::new());
+            }
+            for l in v.lines() {
+                lines.push(l.strip_prefix(' ').unwrap_or(l).to_string());
             }
         }
     }
@@ -391,7 +398,10 @@ fn split_arg_item(rest: &str) -> (String, String) {
         let end = rest
             .find(|c: char| !(c.is_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
-        (rest.get(..end).unwrap_or("").to_string(), rest.get(end..).unwrap_or(""))
+        (
+            rest.get(..end).unwrap_or("").to_string(),
+            rest.get(end..).unwrap_or(""),
+        )
     };
     let desc = tail
         .trim_start()
@@ -528,9 +538,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             (None, None) => {}
         }
         match (&p.attrs.min_length, &p.attrs.max_length) {
-            (Some(a), Some(b)) => {
-                field_attrs.push(quote!(#[schemars(length(min = #a, max = #b))]))
-            }
+            (Some(a), Some(b)) => field_attrs.push(quote!(#[schemars(length(min = #a, max = #b))])),
             (Some(a), None) => field_attrs.push(quote!(#[schemars(length(min = #a))])),
             (None, Some(b)) => field_attrs.push(quote!(#[schemars(length(max = #b))])),
             (None, None) => {}

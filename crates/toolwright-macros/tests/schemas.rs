@@ -1,5 +1,7 @@
 //! The schemas `#[tool]` generates, as snapshots, and the behaviour of the generated tools.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -25,8 +27,17 @@ enum Currency {
 /// * `amount` - Amount to convert, e.g. 100 or 12.5
 /// * `from_currency` - ISO 4217 code of the source currency
 /// * `to_currency` - ISO 4217 code of the target currency
-#[tool(display_label = "Converting currency", timeout_ms = 2000, side_effects = "none", category = "finance")]
-async fn convert_currency(amount: f64, from_currency: Currency, to_currency: Currency) -> Result<Value, ToolError> {
+#[tool(
+    display_label = "Converting currency",
+    timeout_ms = 2000,
+    side_effects = "none",
+    category = "finance"
+)]
+async fn convert_currency(
+    amount: f64,
+    from_currency: Currency,
+    to_currency: Currency,
+) -> Result<Value, ToolError> {
     Ok(json!({"amount": amount, "from": from_currency, "to": to_currency}))
 }
 
@@ -40,7 +51,7 @@ struct Item {
     quantity: u32,
 }
 
-fn not_generic(s: &String) -> Result<(), ToolError> {
+fn not_generic(s: &str) -> Result<(), ToolError> {
     if ["anything", "everything", "stuff"].contains(&s.trim().to_lowercase().as_str()) {
         return Err(ToolError::validation(
             format!("`{s}` is too generic."),
@@ -81,7 +92,9 @@ fn order(
     #[arg(default = 3, min = 1, max = 5)] priority: u8,
     #[arg(validate = not_generic)] user_context: String,
 ) -> Result<Value, ToolError> {
-    Ok(json!({"customer": customer_id, "lines": items.len(), "note": note, "priority": priority, "ctx": user_context}))
+    Ok(
+        json!({"customer": customer_id, "lines": items.len(), "note": note, "priority": priority, "ctx": user_context}),
+    )
 }
 
 /// Create a user account.
@@ -107,7 +120,8 @@ async fn create_user(input: NewUser) -> Result<Value, ToolError> {
 /// * `label` - Any label
 #[tool(side_effects = "none")]
 fn whoami(label: String, ctx: &ToolContext) -> Outcome {
-    Outcome::partial(json!({"label": label, "call_id": ctx.call_id}), "only part").with_instruction("say hi")
+    Outcome::partial(json!({"label": label, "call_id": ctx.call_id}), "only part")
+        .with_instruction("say hi")
 }
 
 /// Panic on purpose. Use this to test panic handling.
@@ -139,7 +153,10 @@ fn convert_currency_schema() {
     assert_eq!(spec.name, "convert_currency");
     assert!(spec.description.starts_with("Convert an amount"));
     assert!(spec.description.contains("\n\nUse this tool when"));
-    assert_eq!(spec.meta.display_label.as_deref(), Some("Converting currency"));
+    assert_eq!(
+        spec.meta.display_label.as_deref(),
+        Some("Converting currency")
+    );
     assert_eq!(spec.meta.timeout_ms, Some(2000));
     assert_eq!(spec.meta.side_effects, SideEffects::None);
     insta::assert_json_snapshot!("convert_currency", spec.parameters);
@@ -159,7 +176,10 @@ fn order_schema_and_metadata() {
     assert_eq!(m.examples.len(), 1);
     assert_eq!(m.dependencies, vec!["orders-db".to_string()]);
     let p = &spec.parameters;
-    assert_eq!(p["required"], json!(["customer_id", "items", "user_context"]));
+    assert_eq!(
+        p["required"],
+        json!(["customer_id", "items", "user_context"])
+    );
     assert_eq!(p["properties"]["priority"]["default"], json!(3));
     assert_eq!(p["properties"]["priority"]["maximum"], json!(5));
     assert_eq!(p["properties"]["customer_id"]["pattern"], json!(r"^C-\d+$"));
@@ -171,7 +191,10 @@ fn order_schema_and_metadata() {
 fn single_struct_parameter_is_flattened() {
     let spec = CreateUserTool.spec();
     let p = &spec.parameters;
-    assert_eq!(p["properties"]["login"]["description"], json!("Login name, lowercase."));
+    assert_eq!(
+        p["properties"]["login"]["description"],
+        json!("Login name, lowercase.")
+    );
     assert_eq!(p["required"], json!(["login"]));
     assert_eq!(p["additionalProperties"], json!(false));
     insta::assert_json_snapshot!("create_user", p);
@@ -190,16 +213,27 @@ fn registry() -> Registry {
 }
 
 async fn call(r: &Registry, name: &str, args: Value) -> Outcome {
-    let opts = InvokeOptions { approved: true, ..InvokeOptions::default() };
+    let opts = InvokeOptions {
+        approved: true,
+        ..InvokeOptions::default()
+    };
     r.invoke(ToolCall::new("t1", name, args), &opts).await
 }
 
 #[tokio::test]
 async fn generated_tools_run() {
     let r = registry();
-    let out = call(&r, "convert_currency", json!({"amount": 5, "from_currency": "USD", "to_currency": "EUR"})).await;
+    let out = call(
+        &r,
+        "convert_currency",
+        json!({"amount": 5, "from_currency": "USD", "to_currency": "EUR"}),
+    )
+    .await;
     assert_eq!(out.status, Status::Success, "{out:?}");
-    assert_eq!(out.data, Some(json!({"amount": 5.0, "from": "USD", "to": "EUR"})));
+    assert_eq!(
+        out.data,
+        Some(json!({"amount": 5.0, "from": "USD", "to": "EUR"}))
+    );
 
     let out = call(&r, "create_user", json!({"login": "ada"})).await;
     assert_eq!(out.data, Some(json!({"created": "ada", "display": null})));
@@ -222,11 +256,21 @@ async fn custom_validator_is_reported_like_a_schema_violation() {
     assert_eq!(e.fields[0].path, "/user_context");
     assert_eq!(e.fields[0].problem, Problem::InvalidValue);
     assert_eq!(e.fields[0].received, Some(json!("anything")));
-    assert!(e.suggestion.contains("developer debugging"), "{}", e.suggestion);
+    assert!(
+        e.suggestion.contains("developer debugging"),
+        "{}",
+        e.suggestion
+    );
 
     let args = json!({"customer_id": "X", "items": [], "user_context": "a buyer"});
     let out = call(&r, "place_order", args).await;
-    let problems: Vec<Problem> = out.error.unwrap().fields.iter().map(|f| f.problem).collect();
+    let problems: Vec<Problem> = out
+        .error
+        .unwrap()
+        .fields
+        .iter()
+        .map(|f| f.problem)
+        .collect();
     assert_eq!(problems, vec![Problem::Pattern, Problem::TooFewItems]);
 
     let args = json!({"customer_id": "C-9", "items": [{"sku": "A", "quantity": 2}], "user_context": "a buyer"});
@@ -242,7 +286,10 @@ async fn panics_become_internal_without_leaking() {
         let e = out.error.clone().expect("error");
         assert_eq!(e.code, toolwright::ErrorCode::Internal);
         let wire = serde_json::to_string(&out).unwrap();
-        assert!(!wire.contains("secret") && !wire.contains("index out of bounds"), "{wire}");
+        assert!(
+            !wire.contains("secret") && !wire.contains("index out of bounds"),
+            "{wire}"
+        );
     }
 }
 
