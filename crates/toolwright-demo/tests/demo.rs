@@ -248,3 +248,26 @@ proptest! {
         prop_assert!(wire.get("status").is_some() && wire.get("meta").is_some());
     }
 }
+
+#[test]
+fn demo_schemas_snapshot() {
+    let specs: Vec<Value> = setup()
+        .0
+        .specs()
+        .into_iter()
+        .filter(|s| {
+            [
+                "convert_currency",
+                "get_weather",
+                "search_files",
+                "read_file",
+                "calculate",
+                "query_users",
+                "delete_file",
+            ]
+            .contains(&s.name.as_str())
+        })
+        .map(|s| serde_json::to_value(s).unwrap())
+        .collect();
+    insta::assert_json_snapshot!("demo_specs", specs);
+}
