@@ -37,6 +37,11 @@ pub struct GrammarLimits {
     pub max_frac_digits: usize,
     /// Nesting depth of schemas followed.
     pub max_depth: usize,
+    /// Strings without escapes, braces or control characters: keeps a small model from writing
+    /// JSON syntax into a value (`"17*23}}  # ..."`).
+    pub plain_strings: bool,
+    /// Also allow `{"tool": "none"}`: the model may decline to call any tool.
+    pub allow_none: bool,
 }
 
 impl Default for GrammarLimits {
@@ -47,6 +52,8 @@ impl Default for GrammarLimits {
             max_int_digits: 13,
             max_frac_digits: 6,
             max_depth: 12,
+            plain_strings: false,
+            allow_none: false,
         }
     }
 }
@@ -81,6 +88,9 @@ pub fn tool_call_grammar(tools: &[ToolSpec], limits: &GrammarLimits) -> Result<S
             ),
         );
         alts.push(rule);
+    }
+    if limits.allow_none {
+        alts.push("\"\\\"none\\\"\" ws \"}\"".to_string());
     }
     let root = format!(
         "\"{{\" ws \"\\\"tool\\\"\" ws \":\" ws ( {} )",
@@ -160,8 +170,15 @@ impl Builder {
             let _ = writeln!(out, "{name} ::= {body}");
         }
         let _ = writeln!(out, "ws ::= \" \"?");
+        if self.limits.plain_strings {
+            out.push_str("char ::= [^\"\\\\{}\\x7F\\x00-\\x1F]\n");
+        } else {
+            out.push_str(
+                "char ::= [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4})\n",
+            );
+        }
         out.push_str(&format!(
-            "char ::= [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{{4}})\n\
+            "\
              string ::= \"\\\"\" char{{0,{}}} \"\\\"\"\n\
              number ::= \"-\"? ([0-9] | [1-9] [0-9]{{0,{}}}) (\".\" [0-9]{{1,{}}})?\n\
              integer ::= \"-\"? ([0-9] | [1-9] [0-9]{{0,{}}})\n\

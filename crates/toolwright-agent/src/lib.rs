@@ -44,6 +44,7 @@ pub mod http;
 pub mod lenient;
 pub mod message;
 pub mod model;
+pub mod narrow;
 pub mod prompt;
 pub mod provider;
 pub mod providers;

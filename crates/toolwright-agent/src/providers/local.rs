@@ -18,6 +18,7 @@
 use crate::compose::{compose_answer, states_result};
 use crate::gbnf::{GrammarLimits, tool_call_grammar};
 use crate::message::{Message, Reply, Role, Usage};
+use crate::narrow::narrow_for_query;
 use crate::prompt::tool_text;
 use crate::provider::{Provider, ProviderError, Turn};
 use futures::future::BoxFuture;
@@ -52,6 +53,9 @@ pub struct LocalConfig {
     pub close_ratio: f32,
     /// Validation errors after which the model is asked again for the same tool (per query).
     pub max_corrections: usize,
+    /// A best router score below this is a weak match: the model may then decline every tool
+    /// (`{"tool": "none"}`) and answer directly. At or above it, a tool is called.
+    pub confident_score: f32,
 }
 
 impl LocalConfig {
@@ -70,6 +74,7 @@ impl LocalConfig {
             candidates: 3,
             close_ratio: 0.5,
             max_corrections: 2,
+            confident_score: 3.0,
         }
     }
 }
@@ -228,12 +233,14 @@ enum Job {
         messages: Vec<(String, String)>,
         notes: Vec<String>,
     },
-    /// A call under a grammar.
+    /// A call under a grammar; with `direct`, the model may decline (`"none"`) and these
+    /// messages get a text answer instead.
     Call {
         messages: Vec<(String, String)>,
         grammar: String,
         id: String,
         notes: Vec<String>,
+        direct: Option<Vec<(String, String)>>,
     },
     /// A reply that needs no model.
     Fixed(Reply),
@@ -337,7 +344,7 @@ impl LocalProvider {
                         .map(|c| c.arguments.to_string())
                         .unwrap_or_default();
                     let error = env.get("error").cloned().unwrap_or(Value::Null);
-                    let mut job = self.call_job(&query, &[spec], msgs.len());
+                    let mut job = self.call_job(&query, &[spec], msgs.len(), None);
                     if let Job::Call { messages, notes, .. } = &mut job {
                         if let Some((_, user)) = messages.last_mut() {
                             user.push_str(&format!(
@@ -395,28 +402,31 @@ impl LocalProvider {
             None => turn.tools.iter().take(self.config.candidates.max(1)).collect(),
         };
         if candidates.is_empty() {
-            let mut messages = vec![pair("system", DIRECT_SYSTEM)];
-            for m in turn.messages {
-                match m.role {
-                    Role::User => messages.push(pair("user", m.content.clone())),
-                    Role::Assistant if m.tool_calls.is_empty() && !m.content.is_empty() => {
-                        messages.push(pair("assistant", m.content.clone()));
-                    }
-                    _ => {}
-                }
-            }
             let why = if turn.tools.is_empty() {
                 "no tools offered: the model answered in text"
             } else {
                 "the router matched no tool for this query: the model answered directly"
             };
             return Job::Text {
-                messages,
+                messages: direct_messages(turn),
                 notes: vec![why.to_string()],
             };
         }
-        let mut job = self.call_job(query, &candidates, turn.messages.len());
+        let top = turn.ranking.and_then(|r| r.first()).map_or(f32::MAX, |c| c.score);
+        // A query naming allowed values of a candidate's parameters (a currency code, a role) is
+        // strong evidence for that tool, whatever the lexical score.
+        let names_values = candidates
+            .iter()
+            .any(|s| !narrow_for_query(s, query).1.restricted.is_empty());
+        let weak = top < self.config.confident_score && !names_values;
+        let mut job = self.call_job(query, &candidates, turn.messages.len(), weak.then(|| direct_messages(turn)));
         if let Job::Call { notes, .. } = &mut job {
+            if weak {
+                notes.push(format!(
+                    "weak router match (best score {top:.2} < {:.2}): the model could decline every tool and answer directly",
+                    self.config.confident_score
+                ));
+            }
             let names: Vec<String> = match turn.ranking {
                 Some(r) => r.iter().map(|c| format!("{} ({:.2})", c.name, c.score)).collect(),
                 None => candidates.iter().map(|s| s.name.clone()).collect(),
@@ -437,15 +447,40 @@ impl LocalProvider {
         job
     }
 
-    fn call_job(&self, query: &str, tools: &[&ToolSpec], n: usize) -> Job {
-        let owned: Vec<ToolSpec> = tools.iter().map(|s| (*s).clone()).collect();
-        let limits = GrammarLimits::default();
-        let grammar = tool_call_grammar(&owned, &limits).unwrap_or_default();
+    fn call_job(
+        &self,
+        query: &str,
+        tools: &[&ToolSpec],
+        n: usize,
+        direct: Option<Vec<(String, String)>>,
+    ) -> Job {
+        let mut notes = Vec::new();
+        let narrowed: Vec<ToolSpec> = tools
+            .iter()
+            .map(|s| {
+                let (t, report) = narrow_for_query(s, query);
+                notes.extend(report.describe(&s.name));
+                t
+            })
+            .collect();
+        let limits = GrammarLimits {
+            max_string: 80,
+            plain_strings: true,
+            allow_none: direct.is_some(),
+            ..GrammarLimits::default()
+        };
+        let grammar = tool_call_grammar(&narrowed, &limits).unwrap_or_default();
         let mut system = String::from(
             "You are a function-calling assistant. Call the tool that does what the user asks, \
-             with argument values taken from the user's request. Reply with JSON only.\n\n",
+             with argument values taken from the user's request. Reply with JSON only.",
         );
-        for t in &owned {
+        if direct.is_some() {
+            system.push_str(
+                " If the message is small talk, or no tool below fits it, reply {\"tool\": \"none\"}.",
+            );
+        }
+        system.push_str("\n\n");
+        for t in &narrowed {
             system.push_str(&tool_text(t, false, false));
             system.push('\n');
         }
@@ -453,9 +488,25 @@ impl LocalProvider {
             messages: vec![pair("system", system), pair("user", query.to_string())],
             grammar,
             id: format!("local_{n}"),
-            notes: Vec::new(),
+            notes,
+            direct,
         }
     }
+}
+
+/// The conversation as plain text turns for a direct answer.
+fn direct_messages(turn: &Turn<'_>) -> Vec<(String, String)> {
+    let mut messages = vec![pair("system", DIRECT_SYSTEM)];
+    for m in turn.messages {
+        match m.role {
+            Role::User => messages.push(pair("user", m.content.clone())),
+            Role::Assistant if m.tool_calls.is_empty() && !m.content.is_empty() => {
+                messages.push(pair("assistant", m.content.clone()));
+            }
+            _ => {}
+        }
+    }
+    messages
 }
 
 fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, ProviderError> {
@@ -477,6 +528,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             grammar,
             id,
             mut notes,
+            direct,
         } => {
             let g = engine.generate(&messages, Some(&grammar), config.max_call_tokens)?;
             let v: Value = serde_json::from_str(&g.text).map_err(|e| {
@@ -486,6 +538,24 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 ))
             })?;
             let name = v.get("tool").and_then(Value::as_str).unwrap_or_default().to_string();
+            if let (Some(direct), "none") = (direct, name.as_str()) {
+                notes.push("the model declined every tool ({\"tool\": \"none\"}); it answered directly".to_string());
+                let mut usage = g.usage;
+                let t = engine.generate(&direct, None, config.max_answer_tokens)?;
+                usage.add(t.usage);
+                let text = if t.text.is_empty() {
+                    notes.push("the model's answer was empty; a fixed reply was used".to_string());
+                    "I'm here and ready to help. What would you like to do?".to_string()
+                } else {
+                    t.text
+                };
+                return Ok(Reply {
+                    text: Some(text),
+                    usage: Some(usage),
+                    notes,
+                    ..Reply::default()
+                });
+            }
             let args = v.get("arguments").cloned().unwrap_or(Value::Object(Default::default()));
             notes.push(format!("generated under the grammar: {}", crate::http::shorten(&g.text, 300)));
             Ok(Reply {
