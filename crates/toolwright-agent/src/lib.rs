@@ -48,6 +48,7 @@ pub mod narrow;
 pub mod prompt;
 pub mod provider;
 pub mod providers;
+pub mod resolve;
 pub mod routing;
 
 pub use agent::{Agent, AgentConfig, AgentEvent, CallRecord, Mode, Observer, StepRecord, StopReason, Trace};

@@ -10,7 +10,10 @@ use toolwright::{Registry, ToolSpec};
 use toolwright_runtime::Runtime;
 
 mod cmd_call;
+mod cmd_chat;
 mod cmd_check;
+mod cmd_model;
+mod cmd_run;
 mod cmd_tools;
 
 /// The tool layer for LLM agents.
@@ -45,6 +48,12 @@ enum Command {
     Call(cmd_call::CallArgs),
     /// Validate recorded calls (JSONL) against tool definitions; one JSON result per line.
     Check(cmd_check::CheckArgs),
+    /// Answer a request with an LLM agent that calls the tools.
+    Run(cmd_run::RunArgs),
+    /// Talk with the agent (a REPL that keeps the conversation).
+    Chat(cmd_chat::ChatArgs),
+    /// The embedded model: `fetch` downloads it, `path` shows where it is.
+    Model(cmd_model::ModelArgs),
 }
 
 /// The demo registry, configured from the global options.
@@ -114,6 +123,9 @@ fn main() -> ExitCode {
             Command::Tools(a) => cmd_tools::run(a, g).await,
             Command::Call(a) => cmd_call::run(a, g).await,
             Command::Check(a) => cmd_check::run(a, g).await,
+            Command::Run(a) => cmd_run::run(a, g).await,
+            Command::Chat(a) => cmd_chat::run(a, g).await,
+            Command::Model(a) => cmd_model::run(a, g).await,
         }
     });
     ExitCode::from(u8::try_from(code).unwrap_or(1))

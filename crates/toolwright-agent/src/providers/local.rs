@@ -135,6 +135,7 @@ impl Engine {
         messages: &[(String, String)],
         grammar: Option<&str>,
         max_tokens: usize,
+        one_line: bool,
     ) -> Result<Generation, ProviderError> {
         let model_err = |what: &str, e: &dyn std::fmt::Display| ProviderError::Model(format!("{what}: {e}"));
         let chat: Vec<LlamaChatMessage> = messages
@@ -195,8 +196,16 @@ impl Engine {
             if vocab.is_eog(token) {
                 break;
             }
-            out.extend(vocab.token_to_piece(token, false, None));
+            let piece = vocab.token_to_piece(token, false, None);
             generated += 1;
+            // A one-line answer ends at its first line break once there is some text.
+            if one_line && piece.contains(&b'\n') && out.iter().any(|b| !b.is_ascii_whitespace()) {
+                if let Some(cut) = piece.iter().position(|b| *b == b'\n') {
+                    out.extend(piece.get(..cut).unwrap_or_default());
+                }
+                break;
+            }
+            out.extend(piece);
             batch.clear();
             let p = i32::try_from(n_cur).map_err(|e| model_err("position", &e))?;
             batch.add(token, p, &[0], true).map_err(|e| model_err("batch", &e))?;
@@ -298,7 +307,7 @@ impl LocalProvider {
     /// llama.cpp fails or the prompt does not fit the context.
     pub async fn chat(&self, messages: Vec<(String, String)>, max_tokens: usize) -> Result<(String, Usage), ProviderError> {
         let engine = self.engine.clone();
-        let g = tokio::task::spawn_blocking(move || engine.generate(&messages, None, max_tokens))
+        let g = tokio::task::spawn_blocking(move || engine.generate(&messages, None, max_tokens, false))
             .await
             .map_err(|e| ProviderError::Model(format!("the generation task failed: {e}")))??;
         Ok((g.text, g.usage))
@@ -513,7 +522,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
     match job {
         Job::Fixed(r) => Ok(r),
         Job::Text { messages, notes } => {
-            let g = engine.generate(&messages, None, config.max_answer_tokens)?;
+            let g = engine.generate(&messages, None, config.max_answer_tokens, false)?;
             let mut r = Reply::text(g.text);
             r.usage = Some(g.usage);
             r.notes = notes;
@@ -530,7 +539,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             mut notes,
             direct,
         } => {
-            let g = engine.generate(&messages, Some(&grammar), config.max_call_tokens)?;
+            let g = engine.generate(&messages, Some(&grammar), config.max_call_tokens, false)?;
             let v: Value = serde_json::from_str(&g.text).map_err(|e| {
                 ProviderError::Model(format!(
                     "the grammar-constrained output did not parse ({e}): {}",
@@ -541,7 +550,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             if let (Some(direct), "none") = (direct, name.as_str()) {
                 notes.push("the model declined every tool ({\"tool\": \"none\"}); it answered directly".to_string());
                 let mut usage = g.usage;
-                let t = engine.generate(&direct, None, config.max_answer_tokens)?;
+                let t = engine.generate(&direct, None, config.max_answer_tokens, false)?;
                 usage.add(t.usage);
                 let text = if t.text.is_empty() {
                     notes.push("the model's answer was empty; a fixed reply was used".to_string());
@@ -570,7 +579,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             results,
             mut notes,
         } => {
-            let g = engine.generate(&messages, None, config.max_answer_tokens)?;
+            let g = engine.generate(&messages, None, config.max_answer_tokens, true)?;
             let envs: Vec<Value> = results.iter().map(|(_, e)| e.clone()).collect();
             let text = if states_result(&g.text, &envs) {
                 notes.push("the model's answer states the result".to_string());

@@ -1,0 +1,288 @@
+//! `toolwright run "QUERY"`: the agent answers a request with the tools, showing each step.
+//!
+//! Provider: `--provider`/`--base-url`/`--model`, else `TOOLWRIGHT_BASE_URL` / `OPENAI_API_KEY` /
+//! `ANTHROPIC_API_KEY`, else the embedded model (`toolwright model fetch`).
+
+use crate::{Global, build_runtime, load_definitions, usage_error};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::Value;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use toolwright::{DefinitionOnly, Registry, Status};
+use toolwright_agent::resolve::{ProviderKind, ProviderOptions, build_provider};
+use toolwright_agent::{Agent, AgentConfig, AgentEvent, Mode, Observer, Provider, StopReason, Trace};
+use toolwright_runtime::Runtime;
+
+/// Which provider to use.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderFlag {
+    /// The embedded llama.cpp model.
+    Local,
+    /// An OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio...).
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Prompted JSON over a text-only model.
+    Prompted,
+}
+
+/// Provider flags shared by `run`, `chat` (and `eval`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ProviderArgs {
+    /// The provider [default: from the environment, else the embedded model].
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderFlag>,
+    /// Model name, or a GGUF file for the local provider.
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:11434/v1).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+}
+
+impl ProviderArgs {
+    /// The agent crate's options for these flags.
+    pub fn options(&self) -> ProviderOptions {
+        ProviderOptions {
+            kind: self.provider.map(|p| match p {
+                ProviderFlag::Local => ProviderKind::Local,
+                ProviderFlag::Openai => ProviderKind::OpenAi,
+                ProviderFlag::Anthropic => ProviderKind::Anthropic,
+                ProviderFlag::Prompted => ProviderKind::Prompted,
+            }),
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+        }
+    }
+
+    /// Builds the provider (a message for the user on failure).
+    ///
+    /// # Errors
+    /// Missing key or model; the message says what to do.
+    pub fn build(&self) -> Result<Arc<dyn Provider>, String> {
+        build_provider(&self.options()).map_err(|e| e.to_string())
+    }
+}
+
+/// Agent flags shared by `run` and `chat`.
+#[derive(Args, Debug, Clone)]
+pub struct AgentArgs {
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// Most model turns per request.
+    #[arg(long, default_value_t = 8)]
+    pub max_steps: u32,
+    /// `loop` (multi-step, corrections) or `plan-execute` (the naive single-shot baseline).
+    #[arg(long, default_value = "loop", value_parser = parse_mode)]
+    pub mode: Mode,
+    /// Tools defined in a file (OpenAI tools array, bare objects, MCP tools/list): calls are
+    /// validated and recorded, not executed.
+    #[arg(long, value_name = "DEFS.json")]
+    pub functions: Option<PathBuf>,
+    /// Count calls that need confirmation as approved by you.
+    #[arg(long)]
+    pub approve: bool,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    Mode::parse(s).ok_or_else(|| format!("unknown mode `{s}` (loop | plan-execute)"))
+}
+
+/// `run` arguments.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The request.
+    pub query: String,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    /// Print the whole trace as JSON (messages, calls, envelopes, timings, tokens).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The runtime for the agent: the demo tools (+ MCP imports), or definition-only tools.
+pub async fn agent_runtime(args: &AgentArgs, global: &Global) -> Result<Runtime, String> {
+    match &args.functions {
+        Some(path) => {
+            let specs = load_definitions(path)?;
+            let reg = Registry::new();
+            for s in specs {
+                let name = s.name.clone();
+                reg.register(DefinitionOnly::new(s))
+                    .map_err(|e| format!("{}: tool `{name}`: {e}", path.display()))?;
+            }
+            Ok(Runtime::new(Arc::new(reg)))
+        }
+        None => build_runtime(global).await,
+    }
+}
+
+/// Builds the agent for `args`.
+pub async fn build_agent(args: &AgentArgs, global: &Global, observer: Option<Arc<dyn Observer>>) -> Result<Agent, String> {
+    let provider = args.provider.build()?;
+    let runtime = agent_runtime(args, global).await?;
+    let config = AgentConfig {
+        mode: args.mode,
+        max_steps: args.max_steps.max(1),
+        approve: args.approve,
+        ..AgentConfig::default()
+    };
+    let mut agent = Agent::new(provider, runtime, config);
+    if let Some(o) = observer {
+        agent = agent.with_observer(o);
+    }
+    Ok(agent)
+}
+
+/// Shows the steps on stderr: a spinner while the model thinks, one line per call.
+pub struct Progress {
+    bar: Mutex<Option<ProgressBar>>,
+    live: bool,
+}
+
+impl Progress {
+    /// A progress display (spinner only on a terminal).
+    pub fn new() -> Self {
+        Progress {
+            bar: Mutex::new(None),
+            live: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn stop(&self) {
+        if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress::new()
+    }
+}
+
+fn short_json(v: &Value, max: usize) -> String {
+    let s = v.to_string();
+    if s.chars().count() <= max {
+        s
+    } else {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    }
+}
+
+impl Observer for Progress {
+    fn event(&self, event: &AgentEvent<'_>) {
+        match event {
+            AgentEvent::ModelStarted { step } => {
+                if self.live {
+                    let b = ProgressBar::new_spinner();
+                    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
+                        b.set_style(style);
+                    }
+                    b.set_message(format!("thinking (step {step})"));
+                    b.enable_steady_tick(Duration::from_millis(100));
+                    *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(b);
+                }
+            }
+            AgentEvent::ModelFinished { step, ms, reply } => {
+                self.stop();
+                let tokens = reply
+                    .usage
+                    .map(|u| format!(", {} → {} tokens", u.input_tokens, u.output_tokens))
+                    .unwrap_or_default();
+                eprintln!("· model step {step}: {:.1} s{tokens}", *ms as f64 / 1000.0);
+                if let Some(t) = &reply.thought {
+                    eprintln!("  thought: {t}");
+                }
+            }
+            AgentEvent::CallStarted { .. } => {}
+            AgentEvent::CallFinished { record } => {
+                let env = &record.envelope;
+                let status = match env.status {
+                    Status::Success => "ok".to_string(),
+                    Status::Partial => "partial".to_string(),
+                    Status::NeedsConfirmation => "needs confirmation".to_string(),
+                    Status::Error => format!(
+                        "error {}",
+                        env.error.as_ref().map_or_else(String::new, |e| e.code.as_str().to_string())
+                    ),
+                };
+                eprintln!(
+                    "→ {}: {} {}  [{status}, {} ms]",
+                    record.label,
+                    record.call.name,
+                    short_json(&record.call.arguments, 160),
+                    env.meta.duration_ms
+                );
+                if let Some(e) = &env.error {
+                    eprintln!("  {}", e.message);
+                }
+            }
+        }
+    }
+}
+
+/// Prints the end of a run for a person and returns the exit code.
+pub fn print_outcome(trace: &Trace) -> i32 {
+    match &trace.stop {
+        StopReason::Answered => {
+            println!("{}", trace.answer.as_deref().unwrap_or_default());
+            0
+        }
+        StopReason::RepeatedFailingCall { .. } => {
+            println!("{}", trace.answer.as_deref().unwrap_or_default());
+            1
+        }
+        StopReason::MaxSteps => {
+            eprintln!(
+                "toolwright: no answer after {} model steps (raise --max-steps?)",
+                trace.steps.len()
+            );
+            1
+        }
+        StopReason::ProviderError { message } => {
+            eprintln!("toolwright: {message}");
+            1
+        }
+    }
+}
+
+/// Runs `run`.
+pub async fn run(args: RunArgs, global: &Global) -> i32 {
+    let progress: Option<Arc<dyn Observer>> = if args.json { None } else { Some(Arc::new(Progress::new())) };
+    let mut agent = match build_agent(&args.agent, global, progress).await {
+        Ok(a) => a,
+        Err(e) => return usage_error(&e),
+    };
+    let trace = agent.run(&args.query).await;
+    if args.json {
+        match serde_json::to_string_pretty(&trace) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("toolwright: cannot serialize the trace: {e}");
+                return 1;
+            }
+        }
+        return if trace.stop == StopReason::Answered { 0 } else { 1 };
+    }
+    for n in trace.steps.iter().flat_map(|s| s.notes.iter()) {
+        if n.starts_with("the model's answer did not state") || n.contains("composed") {
+            eprintln!("  note: {n}");
+        }
+    }
+    let code = print_outcome(&trace);
+    eprintln!(
+        "({:.1} s: model {:.1} s, tools {} ms; {} → {} tokens; {})",
+        trace.total_ms as f64 / 1000.0,
+        trace.model_ms as f64 / 1000.0,
+        trace.tools_ms,
+        trace.usage.input_tokens,
+        trace.usage.output_tokens,
+        trace.provider
+    );
+    code
+}
