@@ -14,6 +14,7 @@ mod cmd_chat;
 mod cmd_check;
 mod cmd_model;
 mod cmd_run;
+mod cmd_serve;
 mod cmd_tools;
 
 /// The tool layer for LLM agents.
@@ -38,6 +39,12 @@ pub struct Global {
     /// Import the tools of an MCP server: a command line (stdio) or an http(s) URL. Repeatable.
     #[arg(long, global = true, value_name = "CMD|URL")]
     pub mcp: Vec<String>,
+    /// Prefix for the names of tools imported with --mcp (default: names kept).
+    #[arg(long, global = true, value_name = "PREFIX")]
+    pub mcp_prefix: Option<String>,
+    /// Deadline of one call to an MCP server's tool, in milliseconds.
+    #[arg(long, global = true, value_name = "MS", default_value_t = 30_000)]
+    pub mcp_timeout_ms: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -54,6 +61,8 @@ enum Command {
     Chat(cmd_chat::ChatArgs),
     /// The embedded model: `fetch` downloads it, `path` shows where it is.
     Model(cmd_model::ModelArgs),
+    /// Serve the tools as an MCP server (stdio or Streamable HTTP).
+    Serve(cmd_serve::ServeArgs),
 }
 
 /// The demo registry, configured from the global options.
@@ -76,6 +85,15 @@ pub fn demo_registry(global: &Global) -> Result<Arc<Registry>, String> {
 /// A message for the user.
 pub async fn build_runtime(global: &Global) -> Result<Runtime, String> {
     let registry = demo_registry(global)?;
+    runtime_over(global, registry).await
+}
+
+/// The runtime over `registry` plus the tools imported with `--mcp`, honouring the global options.
+///
+/// # Errors
+/// A message for the user.
+pub async fn runtime_over(global: &Global, registry: Arc<Registry>) -> Result<Runtime, String> {
+    cmd_serve::import_mcp(global, &registry).await?;
     Ok(Runtime::new(registry))
 }
 
@@ -126,6 +144,7 @@ fn main() -> ExitCode {
             Command::Run(a) => cmd_run::run(a, g).await,
             Command::Chat(a) => cmd_chat::run(a, g).await,
             Command::Model(a) => cmd_model::run(a, g).await,
+            Command::Serve(a) => cmd_serve::run(a, g).await,
         }
     });
     ExitCode::from(u8::try_from(code).unwrap_or(1))

@@ -1,0 +1,175 @@
+//! `toolwright serve` (an MCP server over stdio or Streamable HTTP) and the `--mcp` import of
+//! MCP servers' tools used by every command that builds a runtime.
+
+use crate::{Global, load_definitions, runtime_over, usage_error};
+use clap::{Args, ValueEnum};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use toolwright::Registry;
+use toolwright_mcp::{ClientOptions, McpServer, ServerOptions};
+
+/// Which tools `serve` exposes.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toolset {
+    /// The demo tools (currency, weather, files, calculator, users).
+    Demo,
+    /// The fixture tools of the official MCP conformance suite.
+    Conformance,
+    /// No built-in tools (only `--mcp` imports or `--functions`).
+    None,
+}
+
+/// `serve` arguments.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Serve MCP over stdin/stdout (newline-delimited JSON-RPC).
+    #[arg(long, conflicts_with = "http", required_unless_present = "http")]
+    pub stdio: bool,
+    /// Serve MCP over Streamable HTTP on ADDR (loopback, e.g. 127.0.0.1:8080; port 0 picks one).
+    /// The endpoint is /mcp; the URL is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// The built-in tools to expose.
+    #[arg(long, value_enum, default_value_t = Toolset::Demo)]
+    pub toolset: Toolset,
+    /// Also expose the tools of a definitions file (validated against their schemas, not executed).
+    #[arg(long, value_name = "DEFS.json")]
+    pub functions: Option<PathBuf>,
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request (401 without it).
+    #[arg(
+        long,
+        env = "TOOLWRIGHT_MCP_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
+    pub token: Option<String>,
+    /// Run tools that need confirmation without asking. Only for trusted setups: by default
+    /// they answer with a preview (or ask the person through MCP elicitation when the client can).
+    #[arg(long)]
+    pub approve_all: bool,
+    /// Another Host header value to accept (DNS-rebinding allow-list; loopback names always). Repeatable.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Largest accepted HTTP request body, in bytes.
+    #[arg(long, default_value_t = 4 * 1024 * 1024, value_name = "BYTES")]
+    pub max_body_bytes: usize,
+}
+
+/// Imports the tools of the `--mcp` servers into `registry` (names prefixed with
+/// `--mcp-prefix`, calls bounded by `--mcp-timeout`). The imported tools keep their connections
+/// open for as long as the registry holds them.
+///
+/// # Errors
+/// A message for the user: a server that cannot be reached or a tool name clash.
+pub async fn import_mcp(global: &Global, registry: &Arc<Registry>) -> Result<(), String> {
+    if global.mcp.is_empty() {
+        return Ok(());
+    }
+    let options = ClientOptions {
+        prefix: global.mcp_prefix.clone(),
+        timeout: Duration::from_millis(global.mcp_timeout_ms.max(1)),
+        ..ClientOptions::default()
+    };
+    toolwright_mcp::import_all(&global.mcp, registry, &options)
+        .await
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+fn registry_for(args: &ServeArgs, global: &Global) -> Result<Arc<Registry>, String> {
+    let registry = match args.toolset {
+        Toolset::Demo => crate::demo_registry(global)?,
+        Toolset::Conformance => Arc::new(
+            toolwright_mcp::conformance::registry()
+                .map_err(|e| format!("cannot build the conformance toolset: {e}"))?,
+        ),
+        Toolset::None => Arc::new(Registry::new()),
+    };
+    if let Some(path) = &args.functions {
+        for spec in load_definitions(path)? {
+            let name = spec.name.clone();
+            registry
+                .register(toolwright::DefinitionOnly::new(spec))
+                .map_err(|e| format!("{}: tool `{name}`: {e}", path.display()))?;
+        }
+    }
+    Ok(registry)
+}
+
+/// Completes on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Runs `serve`.
+pub async fn run(args: ServeArgs, global: &Global) -> i32 {
+    let registry = match registry_for(&args, global) {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e),
+    };
+    let runtime = match runtime_over(global, registry).await {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e),
+    };
+    let options = ServerOptions {
+        approve_all: args.approve_all,
+        ..ServerOptions::default()
+    };
+    let server = McpServer::new(runtime, options);
+    if args.stdio {
+        return match toolwright_mcp::serve_stdio(server).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("toolwright: {e}");
+                1
+            }
+        };
+    }
+    let Some(addr) = args.http.as_deref() else {
+        return usage_error("give --stdio or --http ADDR");
+    };
+    let addr: SocketAddr = match addr.parse() {
+        Ok(a) => a,
+        Err(e) => {
+            return usage_error(&format!(
+                "--http {addr}: {e} (expected e.g. 127.0.0.1:8080)"
+            ));
+        }
+    };
+    let mut http = toolwright_mcp::HttpOptions::new(addr);
+    http.token = args.token.clone();
+    http.allowed_hosts.extend(args.allow_hosts.iter().cloned());
+    http.max_body_bytes = args.max_body_bytes;
+    let bound = match toolwright_mcp::bind_http(server, http).await {
+        Ok(b) => b,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    eprintln!("toolwright MCP server on {}", bound.url());
+    match bound.run(shutdown_signal()).await {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("toolwright: {e}");
+            1
+        }
+    }
+}
