@@ -55,9 +55,8 @@ pub async fn run(args: CallArgs, global: &Global) -> i32 {
                 strict: args.strict,
                 ..CallOptions::default()
             };
-            runtime
-                .invoke(ToolCall::new("cli-1", args.name.clone(), value), &opts)
-                .await
+            let call = ToolCall::new("cli-1", args.name.clone(), value);
+            crate::runtime_cli::invoke_with_prompt(&runtime, call, &opts).await
         }
         Err(e) => unparsable_arguments(&args.name, &e),
     };

@@ -14,8 +14,10 @@ mod cmd_chat;
 mod cmd_check;
 mod cmd_model;
 mod cmd_run;
+mod cmd_stats;
 mod cmd_serve;
 mod cmd_tools;
+mod runtime_cli;
 
 /// The tool layer for LLM agents.
 #[derive(Parser, Debug)]
@@ -63,6 +65,8 @@ enum Command {
     Model(cmd_model::ModelArgs),
     /// Serve the tools as an MCP server (stdio or Streamable HTTP).
     Serve(cmd_serve::ServeArgs),
+    /// Per-tool runtime metrics of the calls made so far (table, JSON or Prometheus text).
+    Stats(cmd_stats::StatsArgs),
 }
 
 /// The demo registry, configured from the global options.
@@ -94,7 +98,8 @@ pub async fn build_runtime(global: &Global) -> Result<Runtime, String> {
 /// A message for the user.
 pub async fn runtime_over(global: &Global, registry: Arc<Registry>) -> Result<Runtime, String> {
     cmd_serve::import_mcp(global, &registry).await?;
-    Ok(Runtime::new(registry))
+    let store = runtime_cli::store(global)?;
+    Ok(runtime_cli::track(Runtime::builder(registry).store(store).build()))
 }
 
 /// Reads a definitions file (OpenAI tools array, bare objects, MCP tools/list result).
@@ -145,7 +150,9 @@ fn main() -> ExitCode {
             Command::Chat(a) => cmd_chat::run(a, g).await,
             Command::Model(a) => cmd_model::run(a, g).await,
             Command::Serve(a) => cmd_serve::run(a, g).await,
+            Command::Stats(a) => cmd_stats::run(a, g).await,
         }
     });
+    runtime_cli::flush();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

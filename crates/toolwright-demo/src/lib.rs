@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::sync::RwLock;
 use toolwright::{Registry, RegistryError};
 
+pub mod articles;
 pub mod calc;
 pub mod files;
 pub mod finance;
@@ -71,6 +72,7 @@ pub fn register_all(reg: &Registry) -> Result<(), RegistryError> {
     reg.register(calc::CalculateTool)?;
     reg.register(users::QueryUsersTool)?;
     reg.register(files::DeleteFileTool)?;
+    articles::register(reg, &config())?;
     Ok(())
 }
 
