@@ -301,13 +301,16 @@ impl Registry {
     }
 
     /// Runs one call through the basic pipeline and returns its envelope. Never panics.
-    pub async fn invoke(&self, call: ToolCall, opts: &InvokeOptions) -> Outcome {
+    pub async fn invoke(&self, mut call: ToolCall, opts: &InvokeOptions) -> Outcome {
         let start = Instant::now();
         let entry = match self.resolve(&call.name) {
             Ok(e) => e,
             Err(e) => return finish(Outcome::from_error(e), None, &call, start, Vec::new()),
         };
-        let (args, coerced) = match entry.prepare(call.arguments.clone(), opts.lenient) {
+        // The arguments move into validation (no copy of a large payload); `finish` only reads
+        // the call's id and name.
+        let arguments = std::mem::take(&mut call.arguments);
+        let (args, coerced) = match entry.prepare(arguments, opts.lenient) {
             Ok(x) => x,
             Err(e) => {
                 return finish(

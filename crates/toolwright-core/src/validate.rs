@@ -65,7 +65,11 @@ impl ArgValidator {
     /// # Errors
     /// A `VALIDATION_ERROR` with every violation in `fields`.
     pub fn check(&self, args: Value, lenient: bool) -> Result<(Value, Vec<Coercion>), ToolError> {
-        let (args, coerced) = if lenient && !self.compiled.is_valid(&args) {
+        // Valid arguments (the common case) are checked once, not once more after coercion.
+        if self.compiled.is_valid(&args) {
+            return Ok((args, Vec::new()));
+        }
+        let (args, coerced) = if lenient {
             let mut coerced = Vec::new();
             let args = self.coerce(args, &mut coerced);
             (args, coerced)
@@ -790,6 +794,20 @@ mod tests {
             .unwrap_or_else(|e| unreachable!("{e:?}"));
         assert_eq!(args, json!({"role": "admin", "limit": 5}));
         assert_eq!(coerced.len(), 2);
+    }
+
+    #[test]
+    fn valid_arguments_pass_unchanged_in_both_modes() {
+        let args = json!({"role": "admin", "limit": 5});
+        for lenient in [false, true] {
+            let (out, coerced) = users()
+                .check(args.clone(), lenient)
+                .unwrap_or_else(|e| unreachable!("{e:?}"));
+            assert_eq!(out, args);
+            assert!(coerced.is_empty());
+        }
+        // Coercible but strict: still an error.
+        assert!(users().check(json!({"role": "admin", "limit": "5"}), false).is_err());
     }
 
     #[test]
