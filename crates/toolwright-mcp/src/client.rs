@@ -33,6 +33,11 @@ pub enum McpSource {
         /// The URL.
         url: String,
     },
+    /// A byte stream given to [`connect_io`] (in-process servers, tests).
+    Io {
+        /// A name for messages.
+        label: String,
+    },
 }
 
 impl McpSource {
@@ -77,6 +82,7 @@ impl McpSource {
                 s
             }
             McpSource::Http { url } => url.clone(),
+            McpSource::Io { label } => label.clone(),
         }
     }
 }
@@ -125,7 +131,9 @@ pub fn split_command_line(line: &str) -> Result<Vec<String>, McpError> {
                         },
                         Some(x) => cur.push(x),
                         None => {
-                            return Err(McpError::BadSource(format!("unterminated \" in `{line}`")));
+                            return Err(McpError::BadSource(format!(
+                                "unterminated \" in `{line}`"
+                            )));
                         }
                     }
                 }
@@ -266,11 +274,7 @@ pub async fn connect(
     source: &McpSource,
     options: &ClientOptions,
 ) -> Result<McpConnection, McpError> {
-    let link = Arc::new(Link {
-        conn: OnceLock::new(),
-        registry: Mutex::new(None),
-        imported: Mutex::new(Vec::new()),
-    });
+    let link = new_link();
     let handler = Handler { link: link.clone() };
     let handshake = async {
         match source {
@@ -285,8 +289,57 @@ pub async fn connect(
                     .map_err(|e| McpError::Protocol(format!("`{}`: {e}", source.label())))
             }
             McpSource::Http { url } => connect_http(handler, url, options).await,
+            McpSource::Io { label } => Err(McpError::BadSource(format!(
+                "`{label}`: a byte-stream source is connected with connect_io"
+            ))),
         }
     };
+    finish_connect(handshake, source, options, link).await
+}
+
+/// Connects to an MCP server reachable over a byte stream (e.g. one end of
+/// `tokio::io::duplex`, with [`crate::serve_io`] on the other).
+///
+/// # Errors
+/// The handshake fails or times out.
+pub async fn connect_io<R, W>(
+    read: R,
+    write: W,
+    label: &str,
+    options: &ClientOptions,
+) -> Result<McpConnection, McpError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let link = new_link();
+    let handler = Handler { link: link.clone() };
+    let source = McpSource::Io {
+        label: label.to_string(),
+    };
+    let handshake = async {
+        handler
+            .serve((read, write))
+            .await
+            .map_err(|e| McpError::Protocol(format!("`{label}`: {e}")))
+    };
+    finish_connect(handshake, &source, options, link).await
+}
+
+fn new_link() -> Arc<Link> {
+    Arc::new(Link {
+        conn: OnceLock::new(),
+        registry: Mutex::new(None),
+        imported: Mutex::new(Vec::new()),
+    })
+}
+
+async fn finish_connect(
+    handshake: impl std::future::Future<Output = Result<RunningService<RoleClient, Handler>, McpError>>,
+    source: &McpSource,
+    options: &ClientOptions,
+    link: Arc<Link>,
+) -> Result<McpConnection, McpError> {
     let service = tokio::time::timeout(options.connect_timeout, handshake)
         .await
         .map_err(|_| {
@@ -373,6 +426,25 @@ impl McpConnection {
             .iter()
             .filter_map(|t| serde_json::to_value(t).ok())
             .collect())
+    }
+
+    /// Calls a remote tool by its remote name and returns the raw `tools/call` result (JSON).
+    ///
+    /// # Errors
+    /// The request failed (transport or protocol error).
+    pub async fn call_raw(&self, remote_name: &str, args: Value) -> Result<Value, McpError> {
+        let mut params = CallToolRequestParams::new(remote_name.to_string());
+        params.arguments = match args {
+            Value::Object(m) => Some(m),
+            _ => None,
+        };
+        let r = self
+            .inner
+            .peer
+            .call_tool(params)
+            .await
+            .map_err(|e| McpError::Protocol(e.to_string()))?;
+        serde_json::to_value(&r).map_err(|e| McpError::Protocol(e.to_string()))
     }
 
     /// Calls a remote tool by its remote name and returns the envelope (never fails: transport

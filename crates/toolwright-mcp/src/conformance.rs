@@ -253,5 +253,19 @@ pub fn register_all(reg: &Registry) -> Result<(), RegistryError> {
         ),
         |args, _| async move { text(format!("Received: {args}")) },
     ))?;
+    // The reference closes the SSE stream mid-call when its transport allows (SEP-1699). rmcp
+    // gives a handler no way to close its own request's stream, so this completes on the open
+    // stream, as the reference does over transports that cannot close it.
+    reg.register(FnTool::new(
+        spec(
+            "test_reconnection",
+            "Completes after 200 ms (does not close the SSE stream mid-call: rmcp offers no way to)",
+            no_args(),
+        ),
+        |_, _| async {
+            sleep_ms(200).await;
+            text("Reconnection test completed successfully")
+        },
+    ))?;
     Ok(())
 }

@@ -27,10 +27,10 @@ pub mod notify;
 mod server;
 
 pub use client::{
-    ClientOptions, McpConnection, McpSource, connect, import_all, split_command_line,
+    ClientOptions, McpConnection, McpSource, connect, connect_io, import_all, split_command_line,
 };
 pub use convert::{RAW_CONTENT_KEY, envelope_text, raw_content, spec_from_mcp_tool, tool_json};
 pub use error::McpError;
 #[cfg(feature = "http-server")]
 pub use http::{HttpOptions, HttpServer, bind_http};
-pub use server::{McpServer, ServerOptions, serve_stdio};
+pub use server::{McpServer, ServerOptions, serve_io, serve_stdio};

@@ -14,7 +14,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use std::borrow::Cow;
@@ -64,6 +64,8 @@ impl Default for ServerOptions {
 struct Shared {
     runtime: Runtime,
     options: ServerOptions,
+    /// Connected clients, told when the tool list changes.
+    peers: std::sync::Mutex<Vec<Peer<RoleServer>>>,
 }
 
 /// Per-session state: the log level the client set, and the step used for retry budgets.
@@ -118,7 +120,11 @@ impl McpServer {
     /// A server over `runtime`.
     pub fn new(runtime: Runtime, options: ServerOptions) -> Self {
         McpServer {
-            shared: Arc::new(Shared { runtime, options }),
+            shared: Arc::new(Shared {
+                runtime,
+                options,
+                peers: std::sync::Mutex::new(Vec::new()),
+            }),
             session: Session::new(),
         }
     }
@@ -139,6 +145,23 @@ impl McpServer {
     /// The options.
     pub fn options(&self) -> &ServerOptions {
         &self.shared.options
+    }
+
+    /// Sends `notifications/tools/list_changed` to every connected client (call it after
+    /// changing the registry). Returns how many clients were told.
+    pub async fn notify_tool_list_changed(&self) -> usize {
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.shared.peers.lock().unwrap_or_else(|e| e.into_inner());
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        let mut told = 0;
+        for p in peers {
+            if p.notify_tool_list_changed().await.is_ok() {
+                told += 1;
+            }
+        }
+        told
     }
 
     /// The `tools/list` entries (JSON), in registration order.
@@ -366,6 +389,7 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let caps = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_logging()
             .build();
         let mut info = ServerConfig::new(caps).with_protocol_version(MAX_PROTOCOL);
@@ -417,6 +441,12 @@ impl ServerHandler for McpServer {
         Ok(CallToolResponse::Complete(to_call_result(&out)))
     }
 
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut peers = self.shared.peers.lock().unwrap_or_else(|e| e.into_inner());
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(context.peer);
+    }
+
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
@@ -434,8 +464,21 @@ impl ServerHandler for McpServer {
 /// # Errors
 /// The MCP handshake failed.
 pub async fn serve_stdio(server: McpServer) -> Result<(), McpError> {
+    let (read, write) = rmcp::transport::stdio();
+    serve_io(server, read, write).await
+}
+
+/// Serves `server` over a byte stream (newline-delimited JSON-RPC) until it closes or SIGINT.
+///
+/// # Errors
+/// The MCP handshake failed.
+pub async fn serve_io<R, W>(server: McpServer, read: R, write: W) -> Result<(), McpError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve((read, write))
         .await
         .map_err(|e| McpError::Protocol(e.to_string()))?;
     let ct = running.cancellation_token();

@@ -1,0 +1,216 @@
+//! A toolwright MCP server and a toolwright MCP client talking over an in-process byte stream:
+//! listing, envelopes through import, cancellation reaching the tool, and
+//! `notifications/tools/list_changed` refreshing an import.
+
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use toolwright_core::{FnTool, Registry, SideEffects, Status, ToolCall, ToolOutput, ToolSpec};
+use toolwright_mcp::{
+    ClientOptions, McpConnection, McpServer, ServerOptions, connect_io, serve_io,
+};
+use toolwright_runtime::{CallOptions, Runtime};
+
+fn echo(name: &str) -> FnTool {
+    FnTool::new(
+        ToolSpec::new(
+            name,
+            "Echo the text back. Use this to test.",
+            json!({"type": "object", "properties": {"text": {"type": "string", "maxLength": 10}},
+                   "required": ["text"], "additionalProperties": false}),
+        )
+        .side_effects(SideEffects::None),
+        |args, _| async move { Ok(ToolOutput::Data(json!({"echo": args["text"]}))) },
+    )
+}
+
+async fn pair(registry: Arc<Registry>) -> (McpServer, McpConnection) {
+    pair_with(registry, ClientOptions::default()).await
+}
+
+async fn pair_with(registry: Arc<Registry>, options: ClientOptions) -> (McpServer, McpConnection) {
+    let server = McpServer::new(Runtime::new(registry), ServerOptions::default());
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    let s = server.clone();
+    tokio::spawn(async move {
+        let _ = serve_io(s, sr, sw).await;
+    });
+    let (cr, cw) = tokio::io::split(client_end);
+    let conn = connect_io(cr, cw, "in-process", &options).await.unwrap();
+    (server, conn)
+}
+
+#[tokio::test]
+async fn tools_list_passes_schemas_and_import_returns_envelopes() {
+    let reg = Arc::new(Registry::new());
+    reg.register(echo("echo")).unwrap();
+    let (_server, conn) = pair(reg.clone()).await;
+
+    let tools = conn.list_tools().await.unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(
+        tools[0]["inputSchema"],
+        reg.get("echo").unwrap().spec().parameters
+    );
+    assert_eq!(tools[0]["annotations"]["readOnlyHint"], true);
+
+    // Raw result: envelope as structuredContent, isError false.
+    let raw = conn.call_raw("echo", json!({"text": "hi"})).await.unwrap();
+    assert_eq!(raw["isError"], false);
+    assert_eq!(raw["structuredContent"]["data"]["echo"], "hi");
+    // Our validation runs on the server: maxLength 10 is enforced (rmcp alone would not).
+    let bad = conn
+        .call_raw("echo", json!({"text": "far too long text"}))
+        .await
+        .unwrap();
+    assert_eq!(bad["isError"], true);
+    assert_eq!(
+        bad["structuredContent"]["error"]["code"],
+        "VALIDATION_ERROR"
+    );
+    assert_eq!(
+        bad["structuredContent"]["error"]["fields"][0]["path"],
+        "/text"
+    );
+
+    // Imported with a prefix, the remote tool is an ordinary tool of a local runtime.
+    let local = Arc::new(Registry::new());
+    let names = conn.import(&local).await.unwrap();
+    assert_eq!(names, vec!["echo".to_string()]);
+    let rt = Runtime::new(local);
+    let out = rt
+        .invoke(
+            ToolCall::new("c1", "echo", json!({"text": "yo"})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.data.unwrap()["echo"], "yo");
+    // Validation also happens locally, before anything is sent.
+    let out = rt
+        .invoke(
+            ToolCall::new("c2", "echo", json!({"text": 5, "x": 1})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(out.status, Status::Error);
+}
+
+#[tokio::test]
+async fn unknown_tool_is_an_error_envelope_not_a_protocol_error() {
+    let reg = Arc::new(Registry::new());
+    reg.register(echo("echo")).unwrap();
+    let (_server, conn) = pair(reg).await;
+    let raw = conn.call_raw("ehco", json!({})).await.unwrap();
+    assert_eq!(raw["isError"], true);
+    assert_eq!(raw["structuredContent"]["error"]["code"], "UNKNOWN_TOOL");
+    assert!(
+        raw["structuredContent"]["error"]["suggestion"]
+            .as_str()
+            .unwrap()
+            .contains("echo")
+    );
+}
+
+#[tokio::test]
+async fn client_cancellation_cancels_the_tool() {
+    let reg = Arc::new(Registry::new());
+    let stopped = Arc::new(AtomicBool::new(false));
+    struct SetOnDrop(Arc<AtomicBool>);
+    impl Drop for SetOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let flag = stopped.clone();
+    reg.register(FnTool::new(
+        ToolSpec::new(
+            "slow",
+            "Wait a long time. Use this to test.",
+            json!({"type": "object", "properties": {}}),
+        )
+        .side_effects(SideEffects::None),
+        move |_, ctx| {
+            let guard = SetOnDrop(flag.clone());
+            async move {
+                let _guard = guard;
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_secs(30)) => {}
+                    () = ctx.cancelled() => {}
+                }
+                Ok(ToolOutput::Data(Value::Null))
+            }
+        },
+    ))
+    .unwrap();
+    let (_server, conn) = pair(reg).await;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        c.cancel();
+    });
+    let started = std::time::Instant::now();
+    let out = conn.call("slow", json!({}), &cancel).await;
+    assert_eq!(
+        out.error_code(),
+        Some(toolwright_core::ErrorCode::Cancelled)
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // notifications/cancelled reached the server, which dropped (and so stopped) the tool.
+    for _ in 0..50 {
+        if stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the tool kept running after the client cancelled");
+}
+
+#[tokio::test]
+async fn list_changed_refreshes_the_import() {
+    let reg = Arc::new(Registry::new());
+    reg.register(echo("first")).unwrap();
+    let (server, conn) = pair(reg.clone()).await;
+    let local = Arc::new(Registry::new());
+    conn.import(&local).await.unwrap();
+    assert_eq!(local.names(), vec!["first"]);
+
+    reg.register(echo("second")).unwrap();
+    reg.remove("first");
+    assert_eq!(server.notify_tool_list_changed().await, 1);
+    for _ in 0..100 {
+        if local.names() == vec!["second".to_string()] {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("import not refreshed: {:?}", local.names());
+}
+
+#[tokio::test]
+async fn prefix_keeps_remote_names_apart() {
+    let reg = Arc::new(Registry::new());
+    reg.register(echo("echo")).unwrap();
+    let options = ClientOptions {
+        prefix: Some("remote_".into()),
+        ..ClientOptions::default()
+    };
+    let (_server, conn) = pair_with(reg, options).await;
+    let local = Arc::new(Registry::new());
+    local.register(echo("echo")).unwrap();
+    assert_eq!(
+        conn.import(&local).await.unwrap(),
+        vec!["remote_echo".to_string()]
+    );
+    let out = Runtime::new(local)
+        .invoke(
+            ToolCall::new("c", "remote_echo", json!({"text": "a"})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(out.data.unwrap()["echo"], "a");
+    assert_eq!(out.meta.tool, "remote_echo");
+}
