@@ -12,6 +12,7 @@ use toolwright_runtime::Runtime;
 mod cmd_call;
 mod cmd_chat;
 mod cmd_check;
+mod cmd_eval;
 mod cmd_model;
 mod cmd_run;
 mod cmd_stats;
@@ -57,6 +58,8 @@ enum Command {
     Call(cmd_call::CallArgs),
     /// Validate recorded calls (JSONL) against tool definitions; one JSON result per line.
     Check(cmd_check::CheckArgs),
+    /// Score a model's tool calls on a dataset (JSONL or BFCL): naive vs guided mode.
+    Eval(cmd_eval::EvalArgs),
     /// Answer a request with an LLM agent that calls the tools.
     Run(cmd_run::RunArgs),
     /// Talk with the agent (a REPL that keeps the conversation).
@@ -146,6 +149,7 @@ fn main() -> ExitCode {
             Command::Tools(a) => cmd_tools::run(a, g).await,
             Command::Call(a) => cmd_call::run(a, g).await,
             Command::Check(a) => cmd_check::run(a, g).await,
+            Command::Eval(a) => cmd_eval::run(a, g).await,
             Command::Run(a) => cmd_run::run(a, g).await,
             Command::Chat(a) => cmd_chat::run(a, g).await,
             Command::Model(a) => cmd_model::run(a, g).await,

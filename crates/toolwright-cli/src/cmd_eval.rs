@@ -1,0 +1,218 @@
+//! `toolwright eval`: does the framework make the same model call tools better?
+//!
+//! Runs a dataset (JSONL, or the BFCL data with `--bfcl DIR`) with one model in `naive` mode
+//! (one shot, all tools, no feedback) and/or `guided` mode (toolwright's loop), scores every task
+//! with BFCL's rules, prints the summary (or the JSON report with `--json`) and can write an HTML
+//! report.
+
+use crate::{Global, usage_error};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::sync::Arc;
+use toolwright_eval::toolwright_agent::Provider;
+use toolwright_eval::agent::AgentSolver;
+use toolwright_eval::{Mode, Report, RunOptions};
+
+/// Which modes to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// One shot with every tool: parse, no validation feedback, no routing, no retries.
+    Naive,
+    /// toolwright's loop: routing, narrow schemas, validation feedback, retry budgets.
+    Guided,
+    /// Both, naive first, and the relative error reduction.
+    Both,
+}
+
+/// The model behind both modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    /// The embedded llama.cpp model (`toolwright model fetch`); naive mode asks it for prompted
+    /// JSON over plain chat, guided mode uses its grammar-constrained provider.
+    Local,
+    /// An OpenAI-compatible endpoint (`--base-url`, `--model`, key in $OPENAI_API_KEY).
+    Openai,
+    /// The Anthropic Messages API (`--model`, key in $ANTHROPIC_API_KEY).
+    Anthropic,
+}
+
+/// Arguments of `toolwright eval`.
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// A JSONL dataset: one `{id, query, functions, expected}` per line.
+    #[arg(long, value_name = "FILE", conflicts_with = "bfcl", required_unless_present = "bfcl")]
+    pub dataset: Option<PathBuf>,
+    /// An extracted BFCL data directory (see scripts/fetch-bfcl.sh).
+    #[arg(long, value_name = "DIR")]
+    pub bfcl: Option<PathBuf>,
+    /// Only these categories (repeatable or comma-separated). BFCL: simple_python, multiple,
+    /// parallel, irrelevance [default for BFCL: all four].
+    #[arg(long, value_delimiter = ',')]
+    pub category: Vec<String>,
+    /// At most N tasks per category, the first N in file order.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Mode(s) to run.
+    #[arg(long, value_enum, default_value = "both")]
+    pub mode: ModeArg,
+    /// The model provider.
+    #[arg(long, value_enum, default_value = "local")]
+    pub provider: ProviderArg,
+    /// Model: a GGUF path for `local` [default: the fetched SmolLM2], a model name otherwise.
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Base URL of an OpenAI-compatible endpoint (up to `/v1`).
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/v1")]
+    pub base_url: String,
+    /// Most model turns per task in guided mode.
+    #[arg(long, default_value_t = 6)]
+    pub max_steps: u32,
+    /// Print the full JSON report on stdout instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the JSON report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write an HTML report (bar chart per mode and category, failing cases).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// A saved JSON report of the other mode on the same tasks: merged in, so the summary shows
+    /// both error rates and the reduction.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+fn providers(args: &EvalArgs) -> Result<(Arc<dyn Provider>, Arc<dyn Provider>), String> {
+    use toolwright_eval::toolwright_agent::Secret;
+    use toolwright_eval::toolwright_agent::providers::prompted::PromptedProvider;
+    match args.provider {
+        ProviderArg::Local => {
+            use toolwright_eval::toolwright_agent::providers::local::{LocalChat, LocalConfig, LocalProvider};
+            let path = match &args.model {
+                Some(p) => PathBuf::from(p),
+                None => toolwright_eval::toolwright_agent::model::find_model().ok_or_else(|| {
+                    format!(
+                        "no embedded model found; run `{}` or pass --model PATH",
+                        toolwright_eval::toolwright_agent::model::FETCH_COMMAND
+                    )
+                })?,
+            };
+            let local = Arc::new(LocalProvider::new(LocalConfig::new(path)).map_err(|e| e.to_string())?);
+            // Naive: the classic prompted-JSON agent over the same model, no re-prompt.
+            let naive: Arc<dyn Provider> =
+                Arc::new(PromptedProvider::new(LocalChat(local.clone())).with_reprompts(0));
+            Ok((naive, local))
+        }
+        ProviderArg::Openai => {
+            use toolwright_eval::toolwright_agent::providers::openai::{OpenAiConfig, OpenAiProvider};
+            let model = args
+                .model
+                .clone()
+                .ok_or_else(|| "--provider openai needs --model NAME".to_string())?;
+            let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
+            let config = OpenAiConfig::new(args.base_url.clone(), model).with_key(Secret::new(key));
+            let p: Arc<dyn Provider> = Arc::new(OpenAiProvider::new(config).map_err(|e| e.to_string())?);
+            Ok((p.clone(), p))
+        }
+        ProviderArg::Anthropic => {
+            use toolwright_eval::toolwright_agent::providers::anthropic::{AnthropicConfig, AnthropicProvider};
+            let model = args
+                .model
+                .clone()
+                .ok_or_else(|| "--provider anthropic needs --model NAME".to_string())?;
+            let key = std::env::var("ANTHROPIC_API_KEY")
+                .map_err(|_| "--provider anthropic needs $ANTHROPIC_API_KEY".to_string())?;
+            let config = AnthropicConfig::new(Secret::new(key), model);
+            let p: Arc<dyn Provider> =
+                Arc::new(AnthropicProvider::new(config).map_err(|e| e.to_string())?);
+            Ok((p.clone(), p))
+        }
+    }
+}
+
+fn load_tasks(args: &EvalArgs) -> Result<Vec<toolwright_eval::Task>, String> {
+    let tasks = match (&args.dataset, &args.bfcl) {
+        (Some(p), _) => toolwright_eval::dataset::load_jsonl(p)?,
+        (None, Some(dir)) => toolwright_eval::bfcl::load(dir, &args.category)?,
+        (None, None) => return Err("give --dataset FILE or --bfcl DIR".to_string()),
+    };
+    let tasks = toolwright_eval::dataset::select(tasks, &args.category, args.limit);
+    if tasks.is_empty() {
+        return Err("no task matches the dataset, --category and --limit".to_string());
+    }
+    Ok(tasks)
+}
+
+fn write(path: &std::path::Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Runs `toolwright eval`.
+pub async fn run(args: EvalArgs, _global: &Global) -> i32 {
+    let tasks = match load_tasks(&args) {
+        Ok(t) => t,
+        Err(e) => return usage_error(&e),
+    };
+    let baseline = match &args.baseline {
+        Some(p) => match std::fs::read_to_string(p)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<Report>(&t).map_err(|e| e.to_string()))
+        {
+            Ok(r) => Some(r),
+            Err(e) => return usage_error(&format!("cannot read the baseline {}: {e}", p.display())),
+        },
+        None => None,
+    };
+    let (naive, guided) = match providers(&args) {
+        Ok(p) => p,
+        Err(e) => return usage_error(&e),
+    };
+    let solver = AgentSolver::new(naive, guided).with_max_steps(args.max_steps);
+    let modes: Vec<Mode> = match args.mode {
+        ModeArg::Naive => vec![Mode::Naive],
+        ModeArg::Guided => vec![Mode::Guided],
+        ModeArg::Both => vec![Mode::Naive, Mode::Guided],
+    };
+    eprintln!(
+        "toolwright eval: {} task(s) × {} mode(s) with {}",
+        tasks.len(),
+        modes.len(),
+        toolwright_eval::Solver::name(&solver)
+    );
+    let opts = RunOptions { progress: true };
+    let mut report = match toolwright_eval::run::run(&tasks, &solver, &modes, &opts).await {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e),
+    };
+    if let Some(b) = baseline {
+        report = match report.merge_baseline(b) {
+            Ok(r) => r,
+            Err(e) => return usage_error(&e),
+        };
+    }
+    let json = match serde_json::to_string_pretty(&report) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("toolwright: cannot serialize the report: {e}");
+            return 1;
+        }
+    };
+    if let Some(p) = &args.out {
+        if let Err(e) = write(p, &json) {
+            eprintln!("toolwright: {e}");
+            return 1;
+        }
+    }
+    if let Some(p) = &args.html {
+        if let Err(e) = write(p, &toolwright_eval::html::render(&report)) {
+            eprintln!("toolwright: {e}");
+            return 1;
+        }
+    }
+    if args.json {
+        println!("{json}");
+    } else {
+        print!("{}", report.summary_text());
+    }
+    0
+}
