@@ -1,0 +1,223 @@
+//! The agent loop with scripted providers: deterministic behaviour of every rule.
+
+mod common;
+
+use common::demo_runtime;
+use serde_json::json;
+use std::sync::Arc;
+use toolwright_agent::providers::prompted::PromptedProvider;
+use toolwright_agent::providers::scripted::{Recorder, Script, ScriptedProvider};
+use toolwright_agent::{Agent, AgentConfig, Mode, Reply, Role, StopReason};
+use toolwright_core::{DefinitionOnly, Registry, ToolCall, ToolSpec};
+use toolwright_runtime::Runtime;
+
+fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
+    ToolCall::new(id, name, args)
+}
+
+#[tokio::test]
+async fn a_call_repeated_after_an_error_stops_the_run() {
+    let bad = json!({"city": "Atlantis"});
+    let p = ScriptedProvider::from_replies(vec![
+        Reply::calls(vec![call("a", "get_weather", bad.clone())]),
+        Reply::calls(vec![call("b", "get_weather", bad.clone())]),
+        Reply::text("never reached"),
+    ]);
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
+    let trace = agent.run("weather in Atlantis").await;
+    assert_eq!(trace.stop, StopReason::RepeatedFailingCall { tool: "get_weather".into() });
+    assert_eq!(trace.calls.len(), 2);
+    assert!(trace.calls[0].ran && !trace.calls[1].ran, "the repeat is not run");
+    assert!(trace.answer.unwrap().contains("NOT_FOUND"));
+    // The conversation stays well formed: every call has its result.
+    let tool_results = trace.messages.iter().filter(|m| m.role == Role::Tool).count();
+    assert_eq!(tool_results, 2);
+}
+
+#[tokio::test]
+async fn the_step_limit_ends_a_run_without_an_answer() {
+    let replies = (0..5)
+        .map(|i| Reply::calls(vec![call(&format!("c{i}"), "calculate", json!({"expression": format!("{i}+1")}))]))
+        .collect();
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::new(
+        Arc::new(ScriptedProvider::from_replies(replies)),
+        rt,
+        AgentConfig { max_steps: 3, ..AgentConfig::default() },
+    );
+    let trace = agent.run("count").await;
+    assert_eq!(trace.stop, StopReason::MaxSteps);
+    assert_eq!(trace.steps.len(), 3);
+    assert!(trace.answer.is_none());
+}
+
+#[tokio::test]
+async fn validation_budgets_run_out_and_say_stop() {
+    // Three different invalid attempts in the same step budget: the third is marked final.
+    let replies = vec![
+        Reply::calls(vec![call("a", "query_users", json!({"role": "wizard"}))]),
+        Reply::calls(vec![call("b", "query_users", json!({"role": "sorcerer"}))]),
+        Reply::calls(vec![call("c", "query_users", json!({"role": "mage"}))]),
+        Reply::text("I could not find that role."),
+    ];
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::new(Arc::new(ScriptedProvider::from_replies(replies)), rt, AgentConfig::default());
+    let trace = agent.run("list the wizards").await;
+    assert_eq!(trace.stop, StopReason::Answered);
+    let last = &trace.calls[2].envelope;
+    assert_eq!(last.meta.attempts_left, 0);
+    assert!(!last.error.as_ref().unwrap().retryable);
+    assert!(trace.calls[0].envelope.error.as_ref().unwrap().retryable);
+}
+
+#[tokio::test]
+async fn plan_execute_runs_the_plan_once_in_sequence() {
+    let replies = vec![
+        Reply {
+            tool_calls: vec![
+                call("p1", "convert_currency", json!({"amount": 5, "from_currency": "USD", "to_currency": "XXX"})),
+                call("p2", "calculate", json!({"expression": "2+2"})),
+            ],
+            plan: vec!["convert".into(), "add".into()],
+            ..Reply::default()
+        },
+        // The naive baseline does not run a second round of calls.
+        Reply::calls(vec![call("p3", "calculate", json!({"expression": "3+3"}))]),
+    ];
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::new(
+        Arc::new(ScriptedProvider::from_replies(replies)),
+        rt,
+        AgentConfig { mode: Mode::PlanExecute, ..AgentConfig::default() },
+    );
+    let trace = agent.run("convert and add").await;
+    assert_eq!(trace.stop, StopReason::Answered);
+    assert_eq!(trace.calls.len(), 2, "only the plan ran");
+    assert!(trace.calls[0].envelope.is_error(), "no correction in the baseline");
+    assert_eq!(trace.steps[0].plan, vec!["convert".to_string(), "add".to_string()]);
+    let answer = trace.answer.unwrap();
+    assert!(answer.contains("2+2 = 4"), "{answer}");
+    assert!(trace.steps[1].notes.iter().any(|n| n.contains("plan-execute")));
+}
+
+#[tokio::test]
+async fn old_tool_results_are_shortened_at_the_context_budget() {
+    let replies = vec![
+        Reply::calls(vec![call("a", "get_weather", json!({"city": "Paris"}))]),
+        Reply::calls(vec![call("b", "get_weather", json!({"city": "Tokyo"}))]),
+        Reply::text("done"),
+    ];
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::new(
+        Arc::new(ScriptedProvider::from_replies(replies)),
+        rt,
+        AgentConfig { context_budget_chars: 600, ..AgentConfig::default() },
+    );
+    let trace = agent.run("weather twice").await;
+    assert_eq!(trace.stop, StopReason::Answered);
+    let results: Vec<&str> = trace.messages.iter().filter(|m| m.role == Role::Tool).map(|m| m.content.as_str()).collect();
+    assert!(results[0].contains("shortened"), "{}", results[0]);
+    assert!(!results[1].contains("shortened"), "the latest result stays whole");
+    assert!(trace.notes.iter().any(|n| n.contains("shortened")));
+}
+
+#[tokio::test]
+async fn definition_only_tools_are_validated_and_recorded_not_run() {
+    let reg = Registry::new();
+    reg.register(DefinitionOnly::new(ToolSpec::new(
+        "book_flight",
+        "Book a flight. Use this when the user wants to fly somewhere.",
+        json!({"type": "object", "properties": {"to": {"type": "string"}, "seats": {"type": "integer", "minimum": 1}},
+               "required": ["to"], "additionalProperties": false}),
+    )))
+    .unwrap();
+    let replies = vec![
+        Reply::calls(vec![call("a", "book_flight", json!({"to": "Lisbon", "seats": 0}))]),
+        Reply::calls(vec![call("b", "book_flight", json!({"to": "Lisbon", "seats": 2}))]),
+        Reply::text("Booked (not really)."),
+    ];
+    let mut agent = Agent::new(
+        Arc::new(ScriptedProvider::from_replies(replies)),
+        Runtime::new(Arc::new(reg)),
+        AgentConfig::default(),
+    );
+    let trace = agent.run("fly me to Lisbon").await;
+    assert_eq!(trace.calls[0].envelope.error.as_ref().unwrap().code.as_str(), "VALIDATION_ERROR");
+    assert_eq!(trace.calls[1].envelope.data.as_ref().unwrap()["validated"], true);
+}
+
+#[tokio::test]
+async fn chat_keeps_the_conversation() {
+    let p = ScriptedProvider::from_replies(vec![Reply::text("Hello!"), Reply::text("Still here.")]);
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
+    agent.run("hi").await;
+    let t = agent.run("are you there?").await;
+    assert_eq!(t.messages.len(), 4);
+    agent.reset();
+    assert!(agent.conversation().is_empty());
+}
+
+#[tokio::test]
+async fn prompted_json_reprompts_once_with_the_parse_error() {
+    let inner = Recorder::new(ScriptedProvider::from_replies(vec![
+        Reply::text("I will call the calculator now!"),
+        Reply::text("```json\n{'requires_tools': true, 'thought': 'math', 'plan': ['calculate'], 'tool_calls': [{'tool': 'calculate', 'args': {'expression': '17*23',},}],}\n```"),
+        Reply::text(r#"{"requires_tools": false, "direct_response": "17 × 23 = 391", "tool_calls": []} Hope that helps!"#),
+    ]));
+    let inner = Arc::new(inner);
+    let p = PromptedProvider::new(inner.clone());
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
+    let trace = agent.run("What is 17 times 23?").await;
+    assert_eq!(trace.stop, StopReason::Answered);
+    assert_eq!(trace.answer.as_deref(), Some("17 × 23 = 391"));
+    assert_eq!(trace.calls[0].envelope.data, Some(json!(391)));
+    assert_eq!(trace.steps[0].thought.as_deref(), Some("math"));
+    assert!(trace.steps[0].notes[0].contains("re-prompted"));
+    let script = inner.script();
+    assert!(script.turns[1].request.as_ref().unwrap().last.contains("could not be read: no JSON object"));
+    // The inner model is asked without native tools; the tools are in the system prompt.
+    assert!(script.turns[0].request.as_ref().unwrap().tools.is_empty());
+}
+
+#[tokio::test]
+async fn prompted_json_gives_up_after_one_reprompt() {
+    let p = PromptedProvider::new(ScriptedProvider::from_replies(vec![
+        Reply::text("no json"),
+        Reply::text("still no json"),
+    ]));
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
+    let trace = agent.run("hi").await;
+    assert_eq!(trace.answer.as_deref(), Some("still no json"));
+    assert!(trace.steps[0].notes.iter().any(|n| n.contains("returned as text")));
+}
+
+#[tokio::test]
+async fn recordings_replay_identically() {
+    let original = vec![
+        Reply::calls(vec![call("a", "calculate", json!({"expression": "6*7"}))]),
+        Reply::text("42"),
+    ];
+    let rec = Arc::new(Recorder::new(ScriptedProvider::from_replies(original)));
+    let (rt, _d) = demo_runtime();
+    let t1 = Agent::new(rec.clone(), rt, AgentConfig::default()).run("6*7?").await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("script.json");
+    rec.script().save(&path).unwrap();
+    let replay = ScriptedProvider::from_file(&path).unwrap();
+    let (rt, _d2) = demo_runtime();
+    let t2 = Agent::new(Arc::new(replay), rt, AgentConfig::default()).run("6*7?").await;
+    assert_eq!(t1.answer, t2.answer);
+    assert_eq!(t1.calls.len(), t2.calls.len());
+    assert_eq!(Script::load(&path).unwrap().turns.len(), 2);
+    // A replay asked for more than it has is a clear error.
+    let (rt, _d3) = demo_runtime();
+    let mut a = Agent::new(Arc::new(ScriptedProvider::from_file(&path).unwrap()), rt, AgentConfig::default());
+    a.run("6*7?").await;
+    let t3 = a.run("again").await;
+    let StopReason::ProviderError { message } = t3.stop else { panic!() };
+    assert!(message.contains("turn 3 was asked"), "{message}");
+}
