@@ -1053,11 +1053,33 @@ fn quoted_values(d: &str) -> Vec<String> {
     out
 }
 
-/// Description similarity of every pair of tools (TF-IDF cosine over name + description words),
-/// for TW009. Uses an inverted index so large toolsets stay fast.
+/// TW009: pairs of tools described alike.
 fn overlaps(specs: &[ToolSpec], options: &LintOptions, sink: &mut Sink<'_>) {
+    for (i, j, sim) in overlap_pairs(specs, options.overlap_threshold) {
+        let (Some(a), Some(b)) = (specs.get(i), specs.get(j)) else {
+            continue;
+        };
+        if a.name == b.name {
+            continue;
+        }
+        sink.push(
+            "TW009",
+            None,
+            Some(&a.name),
+            None,
+            format!("`{}` and `{}` are described alike (similarity {sim:.2}); a model will confuse them", a.name, b.name),
+            format!("Say in each description what sets it apart and when to use the other (\"For … use `{}` instead\"), or merge the two tools.", b.name),
+        );
+    }
+}
+
+/// Pairs `(i, j, similarity)` with `i < j` whose name + description similarity (TF-IDF cosine,
+/// 0..1) is at least `threshold`, sorted by `(i, j)`. Mentions of other tools' names do not count
+/// (a description that says "use `read_file` instead" is doing the right thing). An inverted index
+/// keeps large toolsets fast.
+pub fn overlap_pairs(specs: &[ToolSpec], threshold: f32) -> Vec<(usize, usize, f32)> {
     if specs.len() < 2 {
-        return;
+        return Vec::new();
     }
     let vectors = tfidf(specs);
     let mut index: HashMap<u32, Vec<(usize, f32)>> = HashMap::new();
@@ -1077,38 +1099,49 @@ fn overlaps(specs: &[ToolSpec], options: &LintOptions, sink: &mut Sink<'_>) {
             }
         }
         for (j, sim) in acc {
-            if sim >= options.overlap_threshold {
-                pairs.insert((i, j), sim);
+            if sim >= threshold {
+                pairs.insert((i, j), sim.min(1.0));
             }
         }
     }
-    for ((i, j), sim) in pairs {
-        let (Some(a), Some(b)) = (specs.get(i), specs.get(j)) else {
-            continue;
-        };
-        if a.name == b.name {
-            continue;
-        }
-        sink.push(
-            "TW009",
-            None,
-            Some(&a.name),
-            None,
-            format!("`{}` and `{}` are described alike (similarity {sim:.2}); a model will confuse them", a.name, b.name),
-            format!("Say in each description what sets it apart and when to use the other (\"For … use `{}` instead\"), or merge the two tools.", b.name),
-        );
-    }
+    pairs.into_iter().map(|((i, j), s)| (i, j, s)).collect()
 }
+
+/// Words every tool description uses; they say nothing about which tool is which.
+const BOILERPLATE: &[&str] = &[
+    "tool",
+    "user",
+    "ask",
+    "call",
+    "return",
+    "result",
+    "specify",
+    "specified",
+    "provide",
+    "provided",
+];
 
 /// Normalized TF-IDF vectors (term id, weight) of each spec's name and description.
 fn tfidf(specs: &[ToolSpec]) -> Vec<Vec<(u32, f32)>> {
+    let names: std::collections::HashSet<&str> = specs.iter().map(|s| s.name.as_str()).collect();
     let mut vocab: HashMap<String, u32> = HashMap::new();
     let docs: Vec<HashMap<u32, f32>> = specs
         .iter()
         .map(|s| {
             let mut d: HashMap<u32, f32> = HashMap::new();
-            let text = format!("{} {}", s.name, s.description);
-            for t in text::terms(&text) {
+            // Drop mentions of other tools ("find the path first with search_files").
+            let description: String = s
+                .description
+                .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
+                .map(|w| w.trim_end_matches('.'))
+                .filter(|w| *w == s.name || !names.contains(w))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let text = format!("{} {}", s.name, description);
+            for t in text::terms(&text)
+                .into_iter()
+                .filter(|t| !BOILERPLATE.contains(&t.as_str()))
+            {
                 let next = vocab.len() as u32;
                 let id = *vocab.entry(t).or_insert(next);
                 *d.entry(id).or_insert(0.0) += 1.0;

@@ -63,7 +63,7 @@ pub struct FieldWeights {
 impl Default for FieldWeights {
     fn default() -> Self {
         FieldWeights {
-            name: 3.0,
+            name: 2.0,
             description: 1.0,
             param_name: 0.7,
             param_description: 0.4,
@@ -90,7 +90,7 @@ impl Default for Bm25Params {
     fn default() -> Self {
         Bm25Params {
             k1: 1.2,
-            b: 0.75,
+            b: 0.9,
             related_weight: 0.35,
             fields: FieldWeights::default(),
         }

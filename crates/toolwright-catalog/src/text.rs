@@ -63,7 +63,10 @@ const STOP_WORDS: &[&str] = &[
 
 /// Whether `word` (lowercase) is a stop word.
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.contains(&word)
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(|| STOP_WORDS.iter().copied().collect())
+        .contains(word)
 }
 
 fn is_vowel(c: u8) -> bool {

@@ -1,0 +1,2 @@
+//! Helpers shared by the integration tests and examples.
+pub mod bfcl;
