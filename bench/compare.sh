@@ -125,7 +125,7 @@ import json, subprocess, sys, time
 tw, defs = sys.argv[1], sys.argv[2]
 init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
         "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
-p = subprocess.Popen([tw, "serve", "--stdio", "--functions", defs], stdin=subprocess.PIPE,
+p = subprocess.Popen([tw, "serve", "--stdio", "--toolset", "none", "--functions", defs], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 try:
     p.stdin.write(json.dumps(init) + "\n"); p.stdin.flush(); p.stdout.readline()
@@ -156,10 +156,13 @@ if [ -x bench/mcp_compare.sh ] || [ -f bench/mcp_compare.sh ]; then
 fi
 
 # --- embedded model ------------------------------------------------------------------------------
-MODEL_JSON='{"note": "pending: the agent crate exposes no prompt/generation timing yet"}'
-if "$TW" model --help 2>/dev/null | grep -q 'bench'; then
-  log "embedded model: toolwright model bench"
-  MODEL_JSON=$(timeout 600 "$TW" model bench --json 2>"$OUT/model.log" || echo "$MODEL_JSON")
+# Prompt and generation tokens/s through toolwright's LocalProvider next to llama.cpp's own
+# counters (same model, prompt, context, threads): crates/toolwright-bench/src/bin/model-bench.rs.
+MODEL_JSON='{"note": "model-bench did not run (see model.log)"}'
+log "embedded model: fetch (if needed), build model-bench (llama.cpp), run"
+if "$TW" model fetch >"$OUT/model.log" 2>&1 \
+   && cargo build --release -q -p toolwright-bench --features model --bin model-bench >>"$OUT/model.log" 2>&1; then
+  MODEL_JSON=$(timeout 900 "$TARGET_DIR/release/model-bench" --json 2>>"$OUT/model.log" || echo "$MODEL_JSON")
 fi
 
 python3 - "$OUT/extras.json" "$TOOLS_LIST" "$PY_LC" "$PY_PAI" "$SERVE_RSS" "$SERVE_NOTE" "$MCP_OUT" "$MODEL_JSON" <<'PY'

@@ -25,7 +25,6 @@ Timing: calls run in batches of at least 50 ms; the figure is the median over 15
 time per call (criterion on the Rust side reports the median too).
 """
 
-from __future__ import annotations
 
 import asyncio
 import json
@@ -220,7 +219,7 @@ def main() -> int:
 
     import jsonschema
     from langchain_core.tools import StructuredTool
-    from pydantic_ai import RunContext
+    from pydantic_ai import RunContext, Tool
     from pydantic_ai.messages import ToolCallPart
     from pydantic_ai.models.test import TestModel
     from pydantic_ai.tool_manager import ToolManager
@@ -270,7 +269,7 @@ def main() -> int:
         row["jsonschema"] = bench(via_jsonschema)
 
         async def pai_setup():
-            ts = FunctionToolset([afn])
+            ts = FunctionToolset([Tool(afn, name=tool)])
             ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
             return await ToolManager(toolset=ts).for_run_step(ctx)
 

@@ -112,9 +112,14 @@ def main() -> int:
                  "value": mem.get("serve_1000_rss_kb"), "unit": "KiB", "target": "≤ 20 MB",
                  "note": mem.get("serve_note", "")})
     model = extras.get("model", {})
-    rows.append({"section": "embedded model", "what": "prompt / generation tokens/s",
-                 "value": model.get("toolwright"), "peer": "llama.cpp", "peer_value": model.get("llama_cpp"),
-                 "note": model.get("note", "pending")})
+    tw_m, ll_m = model.get("toolwright") or {}, model.get("llama_cpp") or {}
+    for key, label in (("prompt_tps", "prompt tokens/s"), ("gen_tps", "generation tokens/s")):
+        tw_v, ll_v = tw_m.get(key), ll_m.get(key)
+        rows.append({"section": "embedded model", "what": f"{label} (threads {model.get('threads', '?')})",
+                     "value": f"{tw_v:.1f}" if tw_v else None, "peer": "llama.cpp own counters",
+                     "peer_value": f"{ll_v:.1f}" if ll_v else None,
+                     "ratio": (tw_v / ll_v) if tw_v and ll_v else None,
+                     "note": "" if tw_v else model.get("note", "pending")})
 
     # Markdown
     out = ["| section | benchmark | toolwright | peer | peer time | tw/peer | peer/tw | target | met |",
@@ -138,9 +143,11 @@ def main() -> int:
                 if unit == "KiB":
                     return f"{x / 1024:.1f} MiB"
                 return str(x)
-            out.append("| {} | {} | {} | {} | {} |  |  | {} |  |".format(
+            ratio = r.get("ratio")
+            out.append("| {} | {} | {} | {} | {} | {} |  | {} |  |".format(
                 r["section"], r["what"] + (f" ({r['note']})" if r.get("note") else ""), show(v),
-                r.get("peer") or "", show(pv_) if r.get("peer") else "", r.get("target") or ""))
+                r.get("peer") or "", show(pv_) if r.get("peer") else "",
+                f"{ratio:.2f}" if ratio else "", r.get("target") or ""))
     print("\n".join(out))
     mcp = extras.get("mcp_output")
     if mcp:
