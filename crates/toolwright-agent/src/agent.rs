@@ -239,7 +239,12 @@ fn ms(since: Instant) -> u64 {
 fn is_persistent(code: Option<ErrorCode>) -> bool {
     !matches!(
         code,
-        Some(ErrorCode::Timeout | ErrorCode::RateLimited | ErrorCode::DependencyUnavailable | ErrorCode::Cancelled)
+        Some(
+            ErrorCode::Timeout
+                | ErrorCode::RateLimited
+                | ErrorCode::DependencyUnavailable
+                | ErrorCode::Cancelled
+        )
     )
 }
 
@@ -298,7 +303,11 @@ impl Agent {
     }
 
     /// The tools to offer for `query`, and the ranking when the agent routed.
-    fn route(&mut self, query: &str, specs: &[ToolSpec]) -> (Vec<ToolSpec>, Option<Vec<Candidate>>) {
+    fn route(
+        &mut self,
+        query: &str,
+        specs: &[ToolSpec],
+    ) -> (Vec<ToolSpec>, Option<Vec<Candidate>>) {
         let wanted = self.provider.wants_routing();
         let routing = &self.config.routing;
         let k = match wanted {
@@ -339,7 +348,9 @@ impl Agent {
             if total(&self.conversation) <= self.config.context_budget_chars {
                 break;
             }
-            let Some(m) = self.conversation.get_mut(i) else { break };
+            let Some(m) = self.conversation.get_mut(i) else {
+                break;
+            };
             if m.role != Role::Tool || m.content.contains("\"shortened\"") {
                 continue;
             }
@@ -349,8 +360,8 @@ impl Agent {
                     "message": env.get("message").cloned().unwrap_or(Value::Null),
                     "shortened": "older result shortened to fit the context budget; call the tool again if you need its data",
                 });
-                if let Some(e) = env.get("error") {
-                    short["error"] = e.clone();
+                if let (Some(e), Some(o)) = (env.get("error"), short.as_object_mut()) {
+                    o.insert("error".into(), e.clone());
                 }
                 m.content = short.to_string();
                 changed = true;
@@ -363,10 +374,10 @@ impl Agent {
     /// provider failure ends the run with [`StopReason::ProviderError`].
     pub async fn run(&mut self, query: &str) -> Trace {
         let start = Instant::now();
-        if self.conversation.is_empty() {
-            if let Some(sp) = self.config.system_prompt.clone() {
-                self.conversation.push(Message::system(sp));
-            }
+        if self.conversation.is_empty()
+            && let Some(sp) = self.config.system_prompt.clone()
+        {
+            self.conversation.push(Message::system(sp));
         }
         self.conversation.push(Message::user(query));
         let specs = self.runtime.registry().specs();
@@ -390,7 +401,10 @@ impl Agent {
         };
         match self.config.mode {
             Mode::Loop => self.run_loop(&tools, routed.as_deref(), &mut trace).await,
-            Mode::PlanExecute => self.run_plan_execute(&tools, routed.as_deref(), &mut trace).await,
+            Mode::PlanExecute => {
+                self.run_plan_execute(&tools, routed.as_deref(), &mut trace)
+                    .await
+            }
         }
         trace.messages = self.conversation.clone();
         trace.total_ms = ms(start);
@@ -405,9 +419,9 @@ impl Agent {
         trace: &mut Trace,
     ) -> Option<(Reply, StepRecord)> {
         if self.shorten_context() {
-            trace
-                .notes
-                .push(format!("step {step}: older tool results were shortened to fit the context budget"));
+            trace.notes.push(format!(
+                "step {step}: older tool results were shortened to fit the context budget"
+            ));
         }
         self.emit(AgentEvent::ModelStarted { step });
         let t0 = Instant::now();
@@ -423,7 +437,11 @@ impl Agent {
         trace.model_ms = trace.model_ms.saturating_add(took);
         match result {
             Ok(reply) => {
-                self.emit(AgentEvent::ModelFinished { step, ms: took, reply: &reply });
+                self.emit(AgentEvent::ModelFinished {
+                    step,
+                    ms: took,
+                    reply: &reply,
+                });
                 if let Some(u) = reply.usage {
                     trace.usage.add(u);
                 }
@@ -441,7 +459,9 @@ impl Agent {
                 Some((reply, rec))
             }
             Err(e) => {
-                trace.stop = StopReason::ProviderError { message: e.to_string() };
+                trace.stop = StopReason::ProviderError {
+                    message: e.to_string(),
+                };
                 trace.steps.push(StepRecord {
                     step,
                     model_ms: took,
@@ -523,7 +543,12 @@ impl Agent {
         }
     }
 
-    async fn run_loop(&mut self, tools: &[ToolSpec], ranking: Option<&[Candidate]>, trace: &mut Trace) {
+    async fn run_loop(
+        &mut self,
+        tools: &[ToolSpec],
+        ranking: Option<&[Candidate]>,
+        trace: &mut Trace,
+    ) {
         // Calls that failed in this run, by (tool, canonical arguments).
         let mut failed: HashMap<(String, String), Outcome> = HashMap::new();
         // The runtime's retry budgets are per (session, step, tool): the step advances only when
@@ -535,7 +560,8 @@ impl Agent {
             };
             if reply.tool_calls.is_empty() {
                 let answer = reply.text.clone().unwrap_or_default();
-                self.conversation.push(Message::assistant(answer.clone(), Vec::new()));
+                self.conversation
+                    .push(Message::assistant(answer.clone(), Vec::new()));
                 trace.steps.push(rec);
                 trace.answer = Some(answer);
                 trace.stop = StopReason::Answered;
@@ -547,8 +573,10 @@ impl Agent {
             for c in calls.iter_mut() {
                 pre.push(Self::repair_arguments(c, &mut rec.notes));
             }
-            self.conversation
-                .push(Message::assistant(reply.text.clone().unwrap_or_default(), calls.clone()));
+            self.conversation.push(Message::assistant(
+                reply.text.clone().unwrap_or_default(),
+                calls.clone(),
+            ));
             // A call identical to one that already failed is not run again: the run stops.
             let repeated = calls.iter().find_map(|c| {
                 failed
@@ -590,7 +618,10 @@ impl Agent {
                 if out.is_error() {
                     any_error = true;
                     if is_persistent(out.error_code()) {
-                        failed.insert((call.name.clone(), canonical_string(&call.arguments)), out.clone());
+                        failed.insert(
+                            (call.name.clone(), canonical_string(&call.arguments)),
+                            out.clone(),
+                        );
                     }
                 }
                 results.push((call.name.clone(), out.to_json()));
@@ -607,15 +638,16 @@ impl Agent {
             }
             trace.steps.push(rec);
             if let Some((c, prev)) = repeated {
-                let last = prev
-                    .error
-                    .as_ref()
-                    .map_or_else(|| prev.message.clone(), |e| format!("{}: {}", e.code, e.message));
+                let last = prev.error.as_ref().map_or_else(
+                    || prev.message.clone(),
+                    |e| format!("{}: {}", e.code, e.message),
+                );
                 let answer = format!(
                     "I stopped: the model called {} again with the same arguments after it had failed ({last}).",
                     c.name
                 );
-                self.conversation.push(Message::assistant(answer.clone(), Vec::new()));
+                self.conversation
+                    .push(Message::assistant(answer.clone(), Vec::new()));
                 trace.answer = Some(answer);
                 trace.stop = StopReason::RepeatedFailingCall { tool: c.name };
                 let _ = results;
@@ -647,7 +679,10 @@ impl Agent {
         for (c, p) in calls.iter().zip(pre.iter()) {
             if p.is_none() {
                 let label = self.label(&c.name);
-                self.emit(AgentEvent::CallStarted { call: c, label: &label });
+                self.emit(AgentEvent::CallStarted {
+                    call: c,
+                    label: &label,
+                });
                 to_run.push(c.clone());
             }
         }
@@ -666,7 +701,9 @@ impl Agent {
                 Some(o) => (o, false),
                 None => (
                     ran.next().unwrap_or_else(|| {
-                        Outcome::from_error(ToolError::internal("the runtime returned fewer results than calls"))
+                        Outcome::from_error(ToolError::internal(
+                            "the runtime returned fewer results than calls",
+                        ))
                     }),
                     true,
                 ),
@@ -674,14 +711,20 @@ impl Agent {
             .collect()
     }
 
-    async fn run_plan_execute(&mut self, tools: &[ToolSpec], ranking: Option<&[Candidate]>, trace: &mut Trace) {
+    async fn run_plan_execute(
+        &mut self,
+        tools: &[ToolSpec],
+        ranking: Option<&[Candidate]>,
+        trace: &mut Trace,
+    ) {
         // 1. Plan: one turn; its calls are the plan.
         let Some((reply, mut rec)) = self.ask(1, tools, ranking, trace).await else {
             return;
         };
         if reply.tool_calls.is_empty() {
             let answer = reply.text.clone().unwrap_or_default();
-            self.conversation.push(Message::assistant(answer.clone(), Vec::new()));
+            self.conversation
+                .push(Message::assistant(answer.clone(), Vec::new()));
             trace.steps.push(rec);
             trace.answer = Some(answer);
             trace.stop = StopReason::Answered;
@@ -693,8 +736,10 @@ impl Agent {
         for c in calls.iter_mut() {
             pre.push(Self::repair_arguments(c, &mut rec.notes));
         }
-        self.conversation
-            .push(Message::assistant(reply.text.clone().unwrap_or_default(), calls.clone()));
+        self.conversation.push(Message::assistant(
+            reply.text.clone().unwrap_or_default(),
+            calls.clone(),
+        ));
         // 2. Execute the plan in sequence, without feedback.
         let t0 = Instant::now();
         let outcomes = self.execute(&calls, pre, 1, false).await;
@@ -731,7 +776,8 @@ impl Agent {
                 compose_answer(&results)
             }
         };
-        self.conversation.push(Message::assistant(answer.clone(), Vec::new()));
+        self.conversation
+            .push(Message::assistant(answer.clone(), Vec::new()));
         trace.steps.push(rec);
         trace.answer = Some(answer);
         trace.stop = StopReason::Answered;

@@ -9,7 +9,13 @@ use serde_json::Value;
 
 /// Keys that hold the main value of a result, in order of preference.
 const MAIN_KEYS: &[&str] = &[
-    "converted", "result", "answer", "value", "total", "temperature", "count",
+    "converted",
+    "result",
+    "answer",
+    "value",
+    "total",
+    "temperature",
+    "count",
 ];
 
 /// A number as a person would read it (no `.0`, at most 4 decimals).
@@ -36,7 +42,13 @@ fn date_part(s: &str) -> Option<&str> {
     let d = s.get(..10)?;
     let b = d.as_bytes();
     let ok = b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() });
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
     ok.then_some(d)
 }
 
@@ -45,14 +57,18 @@ pub fn key_facts(data: &Value) -> Vec<String> {
     let mut facts = Vec::new();
     match data {
         Value::Object(m) => {
-            if let Some(v) = MAIN_KEYS.iter().find_map(|k| m.get(*k)).and_then(scalar_text) {
+            if let Some(v) = MAIN_KEYS
+                .iter()
+                .find_map(|k| m.get(*k))
+                .and_then(scalar_text)
+            {
                 facts.push(v);
             }
             for (k, v) in m {
-                if k.contains("date") || k.ends_with("_at") || k == "time" {
-                    if let Some(d) = v.as_str().and_then(date_part) {
-                        facts.push(d.to_string());
-                    }
+                if (k.contains("date") || k.ends_with("_at") || k == "time")
+                    && let Some(d) = v.as_str().and_then(date_part)
+                {
+                    facts.push(d.to_string());
                 }
             }
         }
@@ -79,11 +95,21 @@ pub fn states_result(text: &str, envelopes: &[Value]) -> bool {
 /// One sentence for one envelope of `tool`.
 pub fn describe(tool: &str, envelope: &Value) -> String {
     let status = envelope.get("status").and_then(Value::as_str).unwrap_or("");
-    let message = envelope.get("message").and_then(Value::as_str).unwrap_or("").trim();
+    let message = envelope
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim();
     if status == "error" {
         let err = envelope.get("error");
-        let msg = err.and_then(|e| e.get("message")).and_then(Value::as_str).unwrap_or(message);
-        let hint = err.and_then(|e| e.get("suggestion")).and_then(Value::as_str).unwrap_or("");
+        let msg = err
+            .and_then(|e| e.get("message"))
+            .and_then(Value::as_str)
+            .unwrap_or(message);
+        let hint = err
+            .and_then(|e| e.get("suggestion"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
         return format!("{tool} failed: {msg} {hint}").trim().to_string();
     }
     if status == "needs_confirmation" {
@@ -92,9 +118,12 @@ pub fn describe(tool: &str, envelope: &Value) -> String {
     let data = envelope.get("data").cloned().unwrap_or(Value::Null);
     let get = |k: &str| data.get(k).and_then(scalar_text);
     // Conversions: amount, both currencies, rate and the date of the rates.
-    if let (Some(amount), Some(from), Some(conv), Some(to)) =
-        (get("amount"), get("from_currency"), get("converted"), get("to_currency"))
-    {
+    if let (Some(amount), Some(from), Some(conv), Some(to)) = (
+        get("amount"),
+        get("from_currency"),
+        get("converted"),
+        get("to_currency"),
+    ) {
         let mut s = format!("{amount} {from} = {conv} {to}");
         if let Some(rate) = get("rate") {
             s.push_str(&format!(" (rate {rate}"));
@@ -130,13 +159,18 @@ pub fn describe(tool: &str, envelope: &Value) -> String {
             Value::Object(m) => {
                 let parts: Vec<String> = m
                     .iter()
-                    .filter_map(|(k, v)| scalar_text(v).filter(|t| t.len() <= 80).map(|t| format!("{k}: {t}")))
+                    .filter_map(|(k, v)| {
+                        scalar_text(v)
+                            .filter(|t| t.len() <= 80)
+                            .map(|t| format!("{k}: {t}"))
+                    })
                     .take(8)
                     .collect();
                 format!("{tool}: {}", parts.join(", "))
             }
             Value::Array(items) => format!("{tool} returned {} item(s).", items.len()),
-            other => scalar_text(other).map_or_else(|| format!("{tool} succeeded."), |t| format!("{tool}: {t}")),
+            other => scalar_text(other)
+                .map_or_else(|| format!("{tool} succeeded."), |t| format!("{tool}: {t}")),
         }
     } else {
         message.to_string()
@@ -174,20 +208,32 @@ mod tests {
                      "converted": 96.04, "rates_date": "2026-11-27", "source": "fixture"}});
         let s = describe("convert_currency", &env);
         assert_eq!(s, "100 USD = 96.04 EUR (rate 0.9604, rates of 2026-11-27).");
-        assert!(states_result(&s, &[env.clone()]));
-        assert!(!states_result("About 96 euros.", &[env.clone()]));
-        assert!(states_result("100 USD is 96.04 EUR at the 2026-11-27 rates.", &[env]));
+        assert!(states_result(&s, std::slice::from_ref(&env)));
+        assert!(!states_result(
+            "About 96 euros.",
+            std::slice::from_ref(&env)
+        ));
+        assert!(states_result(
+            "100 USD is 96.04 EUR at the 2026-11-27 rates.",
+            &[env]
+        ));
     }
 
     #[test]
     fn messages_and_scalars() {
         let env = json!({"status": "success", "message": "17*23 = 391", "data": 391});
         assert_eq!(describe("calculate", &env), "17*23 = 391.");
-        assert!(states_result("The answer is 391.", &[env.clone()]));
+        assert!(states_result(
+            "The answer is 391.",
+            std::slice::from_ref(&env)
+        ));
         assert!(!states_result("The answer is 392.", &[env]));
         let err = json!({"status": "error", "message": "No weather data for `X`.",
             "error": {"code": "NOT_FOUND", "message": "No weather data for `X`.", "suggestion": "Try Paris."}});
-        assert_eq!(describe("get_weather", &err), "get_weather failed: No weather data for `X`. Try Paris.");
+        assert_eq!(
+            describe("get_weather", &err),
+            "get_weather failed: No weather data for `X`. Try Paris."
+        );
     }
 
     #[test]
@@ -196,7 +242,10 @@ mod tests {
             "data": {"city": "Paris", "temperature": 0.6, "units": "celsius", "condition": "cloudy",
                      "observed_at": "2026-11-27T12:00:00Z"}});
         let s = describe("get_weather", &env);
-        assert_eq!(s, "In Paris it is 0.6 °C, cloudy (observed 2026-11-27T12:00:00Z).");
+        assert_eq!(
+            s,
+            "In Paris it is 0.6 °C, cloudy (observed 2026-11-27T12:00:00Z)."
+        );
         assert!(states_result(&s, &[env]));
     }
 }

@@ -70,7 +70,10 @@ pub enum GrammarError {
 ///
 /// # Errors
 /// `tools` is empty.
-pub fn tool_call_grammar(tools: &[ToolSpec], limits: &GrammarLimits) -> Result<String, GrammarError> {
+pub fn tool_call_grammar(
+    tools: &[ToolSpec],
+    limits: &GrammarLimits,
+) -> Result<String, GrammarError> {
     if tools.is_empty() {
         return Err(GrammarError::NoTools);
     }
@@ -150,7 +153,13 @@ impl Builder {
         }
         let mut base: String = hint
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
             .collect();
         if base.is_empty() || base.starts_with('-') {
             base.insert(0, 'r');
@@ -276,7 +285,10 @@ impl Builder {
                 if min == 0 && max == self.limits.max_string as u64 {
                     "string".to_string()
                 } else {
-                    self.add(&format!("string-{min}-{max}"), format!("\"\\\"\" char{{{min},{max}}} \"\\\"\""))
+                    self.add(
+                        &format!("string-{min}-{max}"),
+                        format!("\"\\\"\" char{{{min},{max}}} \"\\\"\""),
+                    )
                 }
             }
             "number" if nonneg => self.add(
@@ -290,7 +302,10 @@ impl Builder {
             "number" => "number".to_string(),
             "integer" if nonneg => self.add(
                 "integer-nonneg",
-                format!("[0-9] | [1-9] [0-9]{{0,{}}}", self.limits.max_int_digits.saturating_sub(1)),
+                format!(
+                    "[0-9] | [1-9] [0-9]{{0,{}}}",
+                    self.limits.max_int_digits.saturating_sub(1)
+                ),
             ),
             "integer" => "integer".to_string(),
             "boolean" => "boolean".to_string(),
@@ -304,10 +319,14 @@ impl Builder {
                 let min = usize::try_from(obj.get("minItems").and_then(Value::as_u64).unwrap_or(0))
                     .unwrap_or(usize::MAX)
                     .min(cap);
-                let max = usize::try_from(obj.get("maxItems").and_then(Value::as_u64).unwrap_or(cap as u64))
-                    .unwrap_or(cap)
-                    .min(cap)
-                    .max(min);
+                let max = usize::try_from(
+                    obj.get("maxItems")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(cap as u64),
+                )
+                .unwrap_or(cap)
+                .min(cap)
+                .max(min);
                 let body = if max == 0 {
                     "\"[\" ws \"]\"".to_string()
                 } else {
@@ -355,7 +374,10 @@ impl Builder {
         for (name, sub) in &props {
             let v = self.rule_for(sub, &format!("{hint}-{name}"), depth + 1);
             let kv = format!("{} ws \":\" ws {v}", literal(&Value::String(name.clone())));
-            kvs.push((self.add(&format!("{hint}-{name}-kv"), kv), required.contains(&name.as_str())));
+            kvs.push((
+                self.add(&format!("{hint}-{name}-kv"), kv),
+                required.contains(&name.as_str()),
+            ));
         }
         // rest_i: the properties from i on, each preceded by a comma (optional ones may be absent).
         // first_i: the properties from i on where the first present one has no comma.
@@ -371,12 +393,13 @@ impl Builder {
             } else {
                 format!("( ws \",\" ws {kv} )? {next_rest}")
             };
+            let seq = format!("{kv} {next_rest}").trim().to_string();
             let f = if req {
-                format!("{kv} {next_rest}")
+                seq
             } else if next_first.trim().is_empty() {
-                format!("( {kv} {next_rest} )?")
+                format!("( {seq} )?")
             } else {
-                format!("( {kv} {next_rest} | {next_first} )")
+                format!("( {seq} | {next_first} )")
             };
             if let Some(slot) = rest.get_mut(i) {
                 *slot = r.trim().to_string();
@@ -385,7 +408,10 @@ impl Builder {
                 *slot = f.trim().to_string();
             }
             // Name the pieces so the grammar stays linear in size.
-            if let Some(slot) = rest.get_mut(i) {
+            // `rest0` would never be used: the object starts with `from0`.
+            if i > 0
+                && let Some(slot) = rest.get_mut(i)
+            {
                 let body = slot.clone();
                 *slot = self.add(&format!("{hint}-rest{i}"), body);
             }
@@ -394,7 +420,10 @@ impl Builder {
                 *slot = self.add(&format!("{hint}-from{i}"), body);
             }
         }
-        let body = format!("\"{{\" ws {} ws \"}}\"", first.first().cloned().unwrap_or_default());
+        let body = format!(
+            "\"{{\" ws {} ws \"}}\"",
+            first.first().cloned().unwrap_or_default()
+        );
         self.add(hint, body)
     }
 }
@@ -412,4 +441,106 @@ fn merge_siblings(parent: &Map<String, Value>, option: &Value, key: &str) -> Val
         }
     }
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec(name: &str, params: Value) -> ToolSpec {
+        ToolSpec::new(name, "A tool.", params)
+    }
+
+    #[test]
+    fn the_tool_name_comes_first_and_keys_keep_schema_order() {
+        let s = spec(
+            "convert",
+            json!({"type": "object", "properties": {
+                "zeta": {"type": "number", "minimum": 0},
+                "alpha": {"$ref": "#/$defs/C"}},
+              "required": ["zeta", "alpha"],
+              "$defs": {"C": {"type": "string", "enum": ["USD", "EUR"]}}}),
+        );
+        let g = tool_call_grammar(&[s], &GrammarLimits::default()).unwrap();
+        let root = g.lines().next().unwrap();
+        assert!(
+            root.starts_with(r#"root ::= "{" ws "\"tool\"" ws ":" ws ( call-convert )"#),
+            "{root}"
+        );
+        assert!(
+            g.contains(r#"call-convert ::= "\"convert\"" ws "," ws "\"arguments\"""#),
+            "{g}"
+        );
+        // zeta before alpha, as in the schema (not alphabetical).
+        let zeta = g.find(r#""\"zeta\"""#).unwrap();
+        let alpha = g.find(r#""\"alpha\"""#).unwrap();
+        assert!(zeta < alpha);
+        assert!(g.contains(r#""\"USD\"" | "\"EUR\"""#), "{g}");
+        assert!(g.contains("number-nonneg"), "minimum 0 drops the sign");
+    }
+
+    #[test]
+    fn optional_properties_may_be_absent_without_stray_commas() {
+        let s = spec(
+            "q",
+            json!({"type": "object", "properties": {
+                "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "boolean"}}}),
+        );
+        let g = tool_call_grammar(&[s], &GrammarLimits::default()).unwrap();
+        // The first present property has no comma before it; later ones do.
+        assert!(
+            g.contains(r#"q-args-from0 ::= ( q-args-a-kv q-args-rest1 | q-args-from1 )"#),
+            "{g}"
+        );
+        assert!(
+            g.contains(r#"q-args-rest2 ::= ( ws "," ws q-args-c-kv )?"#),
+            "{g}"
+        );
+        assert!(g.contains(r#"q-args-from2 ::= ( q-args-c-kv )?"#), "{g}");
+    }
+
+    #[test]
+    fn choices_none_and_plain_strings() {
+        let a = spec(
+            "a",
+            json!({"type": "object", "properties": {"x": {"type": "string", "maxLength": 5}}, "required": ["x"]}),
+        );
+        let b = spec("b", json!({"type": "object", "properties": {}}));
+        let limits = GrammarLimits {
+            allow_none: true,
+            plain_strings: true,
+            ..GrammarLimits::default()
+        };
+        let g = tool_call_grammar(&[a, b], &limits).unwrap();
+        assert!(
+            g.lines()
+                .next()
+                .unwrap()
+                .contains(r#"( call-a | call-b | "\"none\"" ws "}" )"#),
+            "{g}"
+        );
+        assert!(g.contains(r#"char{0,5}"#));
+        assert!(g.contains(r#"char ::= [^"\\{}\x7F\x00-\x1F]"#), "{g}");
+        assert_eq!(tool_call_grammar(&[], &limits), Err(GrammarError::NoTools));
+    }
+
+    #[test]
+    fn unions_arrays_and_recursion_stay_bounded() {
+        let s = spec(
+            "t",
+            json!({"type": "object", "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3},
+                "maybe": {"type": ["integer", "null"]},
+                "units": {"oneOf": [{"const": "c"}, {"const": "f"}]},
+                "node": {"$ref": "#/$defs/Node"}},
+              "required": ["tags"],
+              "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}}}),
+        );
+        let g = tool_call_grammar(&[s], &GrammarLimits::default()).unwrap();
+        assert!(g.contains(r#"( ws "," ws string ){0,2}"#), "{g}");
+        assert!(g.contains("integer | null"), "{g}");
+        assert!(g.contains(r#""\"c\"" | "\"f\"""#), "{g}");
+        assert!(g.len() < 20_000);
+    }
 }

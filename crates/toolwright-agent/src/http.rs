@@ -63,16 +63,25 @@ impl std::fmt::Debug for Http {
 
 /// Whether a status is worth retrying.
 fn retryable(status: StatusCode) -> bool {
-    matches!(status.as_u16(), 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529)
+    matches!(
+        status.as_u16(),
+        408 | 409 | 429 | 500 | 502 | 503 | 504 | 529
+    )
 }
 
 /// The wait a server asked for: `retry-after-ms`, else `Retry-After` in seconds.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
     }
     get("retry-after")
         .and_then(|v| v.parse::<f64>().ok())
@@ -104,7 +113,10 @@ pub(crate) fn shorten(text: &str, max: usize) -> String {
 
 impl Http {
     /// A client for `provider` (a name for messages).
-    pub(crate) fn new(provider: impl Into<String>, config: HttpConfig) -> Result<Self, ProviderError> {
+    pub(crate) fn new(
+        provider: impl Into<String>,
+        config: HttpConfig,
+    ) -> Result<Self, ProviderError> {
         install_crypto();
         let client = reqwest::Client::builder()
             .timeout(config.timeout)
@@ -120,7 +132,8 @@ impl Http {
     }
 
     fn backoff(&self, retry: u32) -> Duration {
-        let base = self.config.backoff_base.as_secs_f64() * 2f64.powi(i32::try_from(retry).unwrap_or(16).min(16));
+        let base = self.config.backoff_base.as_secs_f64()
+            * 2f64.powi(i32::try_from(retry).unwrap_or(16).min(16));
         let jitter = 0.75 + rand::random::<f64>() * 0.5;
         Duration::from_secs_f64((base * jitter).min(self.config.max_wait.as_secs_f64()))
     }
@@ -182,7 +195,10 @@ impl Http {
                 Err(e) => {
                     return Err(ProviderError::Malformed {
                         provider: self.provider.clone(),
-                        message: format!("cannot read the response body: {}", scrub(source_chain(&e))),
+                        message: format!(
+                            "cannot read the response body: {}",
+                            scrub(source_chain(&e))
+                        ),
                     });
                 }
             };
@@ -240,14 +256,23 @@ mod tests {
         h.insert("retry-after-ms", HeaderValue::from_static("150"));
         assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
         let mut h = HeaderMap::new();
-        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(retry_after(&h), None);
     }
 
     #[test]
     fn error_messages_are_extracted_and_short() {
-        assert_eq!(error_message(r#"{"error":{"message":"bad key"}}"#), "bad key");
-        assert_eq!(error_message(r#"{"type":"error","error":{"type":"x","message":"overloaded"}}"#), "overloaded");
+        assert_eq!(
+            error_message(r#"{"error":{"message":"bad key"}}"#),
+            "bad key"
+        );
+        assert_eq!(
+            error_message(r#"{"type":"error","error":{"type":"x","message":"overloaded"}}"#),
+            "overloaded"
+        );
         assert!(error_message(&"x".repeat(1000)).chars().count() <= 301);
     }
 }

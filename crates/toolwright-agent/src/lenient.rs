@@ -31,12 +31,16 @@ pub struct LenientError {
 /// No object in the text, or one that cannot be repaired.
 pub fn parse(text: &str) -> Result<Value, LenientError> {
     let fenced = strip_fences(text);
-    let body = if fenced.contains('{') || fenced.contains('[') { fenced } else { text };
+    let body = if fenced.contains('{') || fenced.contains('[') {
+        fenced
+    } else {
+        text
+    };
     // Strict JSON first: cheapest and exact.
-    if let Ok(v) = serde_json::from_str::<Value>(body.trim()) {
-        if v.is_object() || v.is_array() {
-            return Ok(v);
-        }
+    if let Ok(v) = serde_json::from_str::<Value>(body.trim())
+        && (v.is_object() || v.is_array())
+    {
+        return Ok(v);
     }
     let chars: Vec<char> = body.chars().collect();
     let start = chars
@@ -128,7 +132,10 @@ impl Reader<'_> {
                     "true" | "True" | "TRUE" => Ok(Value::Bool(true)),
                     "false" | "False" | "FALSE" => Ok(Value::Bool(false)),
                     "null" | "None" | "NULL" | "nil" | "undefined" => Ok(Value::Null),
-                    _ => self.err(format!("unexpected word `{}`; strings need quotes", short(&word))),
+                    _ => self.err(format!(
+                        "unexpected word `{}`; strings need quotes",
+                        short(&word)
+                    )),
                 }
             }
             Some(c) => self.err(format!("unexpected character `{c}`")),
@@ -188,7 +195,12 @@ impl Reader<'_> {
             match self.peek() {
                 Some(':') | Some('=') => self.pos += 1,
                 None => return Ok(Value::Object(map)),
-                Some(c) => return self.err(format!("expected `:` after key `{}`, found `{c}`", short(&key))),
+                Some(c) => {
+                    return self.err(format!(
+                        "expected `:` after key `{}`, found `{c}`",
+                        short(&key)
+                    ));
+                }
             }
             let v = self.value()?;
             map.insert(key, v);
@@ -323,12 +335,21 @@ mod tests {
         let cases = [
             ("{\"a\": 1}", json!({"a": 1})),
             ("```json\n{\"a\": 1}\n```", json!({"a": 1})),
-            ("Here you go: {\"a\": 1} hope it helps {\"b\": 2}", json!({"a": 1})),
+            (
+                "Here you go: {\"a\": 1} hope it helps {\"b\": 2}",
+                json!({"a": 1}),
+            ),
             ("{'a': 'x', 'b': [1, 2,],}", json!({"a": "x", "b": [1, 2]})),
-            ("{a: True, b: None, c: False}", json!({"a": true, "b": null, "c": false})),
+            (
+                "{a: True, b: None, c: False}",
+                json!({"a": true, "b": null, "c": false}),
+            ),
             ("{\"a\": {\"b\": 1", json!({"a": {"b": 1}})),
             ("{\"a\": \"unterminated", json!({"a": "unterminated"})),
-            ("{\"a\": .5, \"b\": -.5, \"c\": +3}", json!({"a": 0.5, "b": -0.5, "c": 3})),
+            (
+                "{\"a\": .5, \"b\": -.5, \"c\": +3}",
+                json!({"a": 0.5, "b": -0.5, "c": 3}),
+            ),
             ("{// comment\n\"a\": 1 /* x */}", json!({"a": 1})),
             ("{\"a\": \"it's\"}", json!({"a": "it's"})),
             ("{\"a\": 1 \"b\": 2}", json!({"a": 1, "b": 2})),

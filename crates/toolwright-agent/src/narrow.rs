@@ -34,15 +34,24 @@ fn mentions(query_words: &[String], value: &str) -> bool {
     let parts = words(&v);
     match parts.as_slice() {
         [] => false,
-        [single] => query_words.iter().any(|w| w == single || (w.starts_with(single.as_str()) && w.len() <= single.len() + 2)),
-        many => query_words.windows(many.len()).any(|win| win.iter().zip(many).all(|(a, b)| a == b)),
+        [single] => query_words.iter().any(|w| {
+            w == single || (w.starts_with(single.as_str()) && w.len() <= single.len() + 2)
+        }),
+        many => query_words
+            .windows(many.len())
+            .any(|win| win.iter().zip(many).all(|(a, b)| a == b)),
     }
 }
 
 /// The allowed string values of a property (its `enum`, or the consts/enums of its `anyOf`/`oneOf`).
 fn enum_values(schema: &Value) -> Option<Vec<String>> {
     if let Some(Value::Array(e)) = schema.get("enum") {
-        return Some(e.iter().filter_map(Value::as_str).map(String::from).collect());
+        return Some(
+            e.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect(),
+        );
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(opts)) = schema.get(key) {
@@ -82,10 +91,16 @@ impl Narrowing {
         }
         let mut parts = Vec::new();
         if !self.dropped.is_empty() {
-            parts.push(format!("left out optional parameters the query does not mention ({})", self.dropped.join(", ")));
+            parts.push(format!(
+                "left out optional parameters the query does not mention ({})",
+                self.dropped.join(", ")
+            ));
         }
         for (p, vals) in &self.restricted {
-            parts.push(format!("restricted {p} to the values the query mentions ({})", vals.join(", ")));
+            parts.push(format!(
+                "restricted {p} to the values the query mentions ({})",
+                vals.join(", ")
+            ));
         }
         Some(format!("{tool}: {}", parts.join("; ")))
     }
@@ -110,7 +125,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let is_required = required.contains(&name.as_str());
         let values = enum_values(p);
         let name_mentioned = mentions(&qw, &name.replace('_', " "));
-        let value_mentioned = values.as_ref().is_some_and(|v| v.iter().any(|x| mentions(&qw, x)));
+        let value_mentioned = values
+            .as_ref()
+            .is_some_and(|v| v.iter().any(|x| mentions(&qw, x)));
         if !is_required && !name_mentioned && !value_mentioned {
             report.dropped.push(name.clone());
             continue;
@@ -179,11 +196,17 @@ mod tests {
     #[test]
     fn enums_narrow_to_mentioned_values_when_enough_are_mentioned() {
         let (s, r) = narrow_for_query(&currency(), "Convert 250 GBP to JPY");
-        assert_eq!(s.parameters["properties"]["from_currency"]["enum"], json!(["GBP", "JPY"]));
+        assert_eq!(
+            s.parameters["properties"]["from_currency"]["enum"],
+            json!(["GBP", "JPY"])
+        );
         assert_eq!(r.restricted.len(), 2);
         // One currency named for two parameters: no restriction.
         let (s, r) = narrow_for_query(&currency(), "Convert 100 dollars to EUR");
-        assert_eq!(s.parameters["properties"]["from_currency"]["enum"], json!(["USD", "EUR", "GBP", "JPY"]));
+        assert_eq!(
+            s.parameters["properties"]["from_currency"]["enum"],
+            json!(["USD", "EUR", "GBP", "JPY"])
+        );
         assert!(r.restricted.is_empty());
     }
 

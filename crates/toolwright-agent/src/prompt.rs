@@ -30,12 +30,10 @@ pub fn type_text(schema: &Value) -> String {
             if consts.len() == opts.len() && !consts.is_empty() {
                 return format!("one of: {}", consts.join(", "));
             }
-            let parts: Vec<String> = opts
+            let parts: Vec<String> = opts.iter().map(type_text).filter(|t| t != "null").collect();
+            let nullable = opts
                 .iter()
-                .map(type_text)
-                .filter(|t| t != "null")
-                .collect();
-            let nullable = opts.iter().any(|x| x.get("type").and_then(Value::as_str) == Some("null"));
+                .any(|x| x.get("type").and_then(Value::as_str) == Some("null"));
             let mut s = parts.join(" or ");
             if nullable {
                 s.push_str(" (or null)");
@@ -46,7 +44,11 @@ pub fn type_text(schema: &Value) -> String {
     let mut base = match o.get("type") {
         Some(Value::String(t)) => t.clone(),
         Some(Value::Array(ts)) => {
-            let names: Vec<&str> = ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+            let names: Vec<&str> = ts
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|t| *t != "null")
+                .collect();
             let mut s = names.join(" or ");
             if ts.iter().any(|t| t == "null") {
                 s.push_str(" (or null)");
@@ -56,10 +58,10 @@ pub fn type_text(schema: &Value) -> String {
         _ if o.contains_key("properties") => "object".to_string(),
         _ => "any".to_string(),
     };
-    if base.starts_with("array") {
-        if let Some(items) = o.get("items") {
-            base = format!("array of {}", type_text(items));
-        }
+    if base.starts_with("array")
+        && let Some(items) = o.get("items")
+    {
+        base = format!("array of {}", type_text(items));
     }
     let mut bounds = Vec::new();
     if let Some(m) = o.get("minimum") {
@@ -133,14 +135,26 @@ mod tests {
 
     #[test]
     fn types_read_like_a_person_would_write_them() {
-        assert_eq!(type_text(&json!({"type": "string", "enum": ["a", "b"]})), "one of: a, b");
-        assert_eq!(type_text(&json!({"type": "integer", "minimum": 1, "maximum": 100})), "integer ≥ 1, ≤ 100");
-        assert_eq!(type_text(&json!({"type": ["string", "null"]})), "string (or null)");
+        assert_eq!(
+            type_text(&json!({"type": "string", "enum": ["a", "b"]})),
+            "one of: a, b"
+        );
+        assert_eq!(
+            type_text(&json!({"type": "integer", "minimum": 1, "maximum": 100})),
+            "integer ≥ 1, ≤ 100"
+        );
+        assert_eq!(
+            type_text(&json!({"type": ["string", "null"]})),
+            "string (or null)"
+        );
         assert_eq!(
             type_text(&json!({"oneOf": [{"const": "celsius"}, {"const": "fahrenheit"}]})),
             "one of: celsius, fahrenheit"
         );
-        assert_eq!(type_text(&json!({"type": "array", "items": {"type": "string"}})), "array of string");
+        assert_eq!(
+            type_text(&json!({"type": "array", "items": {"type": "string"}})),
+            "array of string"
+        );
     }
 
     #[test]
@@ -154,7 +168,10 @@ mod tests {
         );
         let t = tool_text(&spec, false, false);
         assert!(t.contains("- city (string, required): City"), "{t}");
-        assert!(t.contains("- units (one of: celsius, fahrenheit, default \"celsius\")"), "{t}");
+        assert!(
+            t.contains("- units (one of: celsius, fahrenheit, default \"celsius\")"),
+            "{t}"
+        );
         assert!(!t.contains("Use it for weather"));
     }
 }

@@ -3,8 +3,12 @@
 //! `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`; else the embedded model.
 
 use crate::provider::{Provider, ProviderError, Secret};
-use crate::providers::anthropic::{ANTHROPIC_BASE_URL, ANTHROPIC_DEFAULT_MODEL, AnthropicConfig, AnthropicProvider};
-use crate::providers::openai::{OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, OpenAiConfig, OpenAiProvider};
+use crate::providers::anthropic::{
+    ANTHROPIC_BASE_URL, ANTHROPIC_DEFAULT_MODEL, AnthropicConfig, AnthropicProvider,
+};
+use crate::providers::openai::{
+    OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, OpenAiConfig, OpenAiProvider,
+};
 use crate::providers::prompted::PromptedProvider;
 use std::sync::Arc;
 
@@ -56,7 +60,10 @@ pub fn missing_model_message() -> String {
 }
 
 fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+    std::env::var(name)
+        .ok()
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
 }
 
 /// The kind the options and environment select.
@@ -67,7 +74,10 @@ pub fn select_kind(opts: &ProviderOptions) -> ProviderKind {
     if opts.model.as_deref().is_some_and(|m| m.ends_with(".gguf")) {
         return ProviderKind::Local;
     }
-    if opts.base_url.is_some() || env("TOOLWRIGHT_BASE_URL").is_some() || env("OPENAI_API_KEY").is_some() {
+    if opts.base_url.is_some()
+        || env("TOOLWRIGHT_BASE_URL").is_some()
+        || env("OPENAI_API_KEY").is_some()
+    {
         return ProviderKind::OpenAi;
     }
     if env("ANTHROPIC_API_KEY").is_some() {
@@ -102,8 +112,9 @@ fn openai(opts: &ProviderOptions) -> Result<OpenAiProvider, ProviderError> {
 }
 
 fn anthropic(opts: &ProviderOptions) -> Result<AnthropicProvider, ProviderError> {
-    let key = env("ANTHROPIC_API_KEY")
-        .ok_or_else(|| ProviderError::Config("the Anthropic provider needs ANTHROPIC_API_KEY".into()))?;
+    let key = env("ANTHROPIC_API_KEY").ok_or_else(|| {
+        ProviderError::Config("the Anthropic provider needs ANTHROPIC_API_KEY".into())
+    })?;
     let model = opts
         .model
         .clone()
@@ -127,7 +138,10 @@ pub fn local_model_path(opts: &ProviderOptions) -> Result<std::path::PathBuf, Pr
     if let Some(m) = &opts.model {
         let p = std::path::PathBuf::from(m);
         if !p.is_file() {
-            return Err(ProviderError::Config(format!("no GGUF model file at {}", p.display())));
+            return Err(ProviderError::Config(format!(
+                "no GGUF model file at {}",
+                p.display()
+            )));
         }
         return Ok(p);
     }
@@ -135,9 +149,12 @@ pub fn local_model_path(opts: &ProviderOptions) -> Result<std::path::PathBuf, Pr
 }
 
 #[cfg(feature = "local")]
-fn local(opts: &ProviderOptions) -> Result<Arc<crate::providers::local::LocalProvider>, ProviderError> {
+fn local(
+    opts: &ProviderOptions,
+) -> Result<Arc<crate::providers::local::LocalProvider>, ProviderError> {
     let path = local_model_path(opts)?;
-    crate::providers::local::LocalProvider::new(crate::providers::local::LocalConfig::new(path)).map(Arc::new)
+    crate::providers::local::LocalProvider::new(crate::providers::local::LocalConfig::new(path))
+        .map(Arc::new)
 }
 
 #[cfg(not(feature = "local"))]
@@ -172,7 +189,9 @@ pub fn build_provider(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, Provi
             #[cfg(feature = "local")]
             {
                 let p = local(opts)?;
-                Ok(Arc::new(PromptedProvider::new(crate::providers::local::LocalChat(p))))
+                Ok(Arc::new(PromptedProvider::new(
+                    crate::providers::local::LocalChat(p),
+                )))
             }
             #[cfg(not(feature = "local"))]
             Err(no_local())

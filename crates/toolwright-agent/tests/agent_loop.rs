@@ -1,4 +1,10 @@
 //! The agent loop with scripted providers: deterministic behaviour of every rule.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -26,25 +32,46 @@ async fn a_call_repeated_after_an_error_stops_the_run() {
     let (rt, _d) = demo_runtime();
     let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
     let trace = agent.run("weather in Atlantis").await;
-    assert_eq!(trace.stop, StopReason::RepeatedFailingCall { tool: "get_weather".into() });
+    assert_eq!(
+        trace.stop,
+        StopReason::RepeatedFailingCall {
+            tool: "get_weather".into()
+        }
+    );
     assert_eq!(trace.calls.len(), 2);
-    assert!(trace.calls[0].ran && !trace.calls[1].ran, "the repeat is not run");
+    assert!(
+        trace.calls[0].ran && !trace.calls[1].ran,
+        "the repeat is not run"
+    );
     assert!(trace.answer.unwrap().contains("NOT_FOUND"));
     // The conversation stays well formed: every call has its result.
-    let tool_results = trace.messages.iter().filter(|m| m.role == Role::Tool).count();
+    let tool_results = trace
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .count();
     assert_eq!(tool_results, 2);
 }
 
 #[tokio::test]
 async fn the_step_limit_ends_a_run_without_an_answer() {
     let replies = (0..5)
-        .map(|i| Reply::calls(vec![call(&format!("c{i}"), "calculate", json!({"expression": format!("{i}+1")}))]))
+        .map(|i| {
+            Reply::calls(vec![call(
+                &format!("c{i}"),
+                "calculate",
+                json!({"expression": format!("{i}+1")}),
+            )])
+        })
         .collect();
     let (rt, _d) = demo_runtime();
     let mut agent = Agent::new(
         Arc::new(ScriptedProvider::from_replies(replies)),
         rt,
-        AgentConfig { max_steps: 3, ..AgentConfig::default() },
+        AgentConfig {
+            max_steps: 3,
+            ..AgentConfig::default()
+        },
     );
     let trace = agent.run("count").await;
     assert_eq!(trace.stop, StopReason::MaxSteps);
@@ -62,7 +89,11 @@ async fn validation_budgets_run_out_and_say_stop() {
         Reply::text("I could not find that role."),
     ];
     let (rt, _d) = demo_runtime();
-    let mut agent = Agent::new(Arc::new(ScriptedProvider::from_replies(replies)), rt, AgentConfig::default());
+    let mut agent = Agent::new(
+        Arc::new(ScriptedProvider::from_replies(replies)),
+        rt,
+        AgentConfig::default(),
+    );
     let trace = agent.run("list the wizards").await;
     assert_eq!(trace.stop, StopReason::Answered);
     let last = &trace.calls[2].envelope;
@@ -76,7 +107,11 @@ async fn plan_execute_runs_the_plan_once_in_sequence() {
     let replies = vec![
         Reply {
             tool_calls: vec![
-                call("p1", "convert_currency", json!({"amount": 5, "from_currency": "USD", "to_currency": "XXX"})),
+                call(
+                    "p1",
+                    "convert_currency",
+                    json!({"amount": 5, "from_currency": "USD", "to_currency": "XXX"}),
+                ),
                 call("p2", "calculate", json!({"expression": "2+2"})),
             ],
             plan: vec!["convert".into(), "add".into()],
@@ -89,16 +124,30 @@ async fn plan_execute_runs_the_plan_once_in_sequence() {
     let mut agent = Agent::new(
         Arc::new(ScriptedProvider::from_replies(replies)),
         rt,
-        AgentConfig { mode: Mode::PlanExecute, ..AgentConfig::default() },
+        AgentConfig {
+            mode: Mode::PlanExecute,
+            ..AgentConfig::default()
+        },
     );
     let trace = agent.run("convert and add").await;
     assert_eq!(trace.stop, StopReason::Answered);
     assert_eq!(trace.calls.len(), 2, "only the plan ran");
-    assert!(trace.calls[0].envelope.is_error(), "no correction in the baseline");
-    assert_eq!(trace.steps[0].plan, vec!["convert".to_string(), "add".to_string()]);
+    assert!(
+        trace.calls[0].envelope.is_error(),
+        "no correction in the baseline"
+    );
+    assert_eq!(
+        trace.steps[0].plan,
+        vec!["convert".to_string(), "add".to_string()]
+    );
     let answer = trace.answer.unwrap();
     assert!(answer.contains("2+2 = 4"), "{answer}");
-    assert!(trace.steps[1].notes.iter().any(|n| n.contains("plan-execute")));
+    assert!(
+        trace.steps[1]
+            .notes
+            .iter()
+            .any(|n| n.contains("plan-execute"))
+    );
 }
 
 #[tokio::test]
@@ -112,13 +161,24 @@ async fn old_tool_results_are_shortened_at_the_context_budget() {
     let mut agent = Agent::new(
         Arc::new(ScriptedProvider::from_replies(replies)),
         rt,
-        AgentConfig { context_budget_chars: 600, ..AgentConfig::default() },
+        AgentConfig {
+            context_budget_chars: 600,
+            ..AgentConfig::default()
+        },
     );
     let trace = agent.run("weather twice").await;
     assert_eq!(trace.stop, StopReason::Answered);
-    let results: Vec<&str> = trace.messages.iter().filter(|m| m.role == Role::Tool).map(|m| m.content.as_str()).collect();
+    let results: Vec<&str> = trace
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
     assert!(results[0].contains("shortened"), "{}", results[0]);
-    assert!(!results[1].contains("shortened"), "the latest result stays whole");
+    assert!(
+        !results[1].contains("shortened"),
+        "the latest result stays whole"
+    );
     assert!(trace.notes.iter().any(|n| n.contains("shortened")));
 }
 
@@ -133,8 +193,16 @@ async fn definition_only_tools_are_validated_and_recorded_not_run() {
     )))
     .unwrap();
     let replies = vec![
-        Reply::calls(vec![call("a", "book_flight", json!({"to": "Lisbon", "seats": 0}))]),
-        Reply::calls(vec![call("b", "book_flight", json!({"to": "Lisbon", "seats": 2}))]),
+        Reply::calls(vec![call(
+            "a",
+            "book_flight",
+            json!({"to": "Lisbon", "seats": 0}),
+        )]),
+        Reply::calls(vec![call(
+            "b",
+            "book_flight",
+            json!({"to": "Lisbon", "seats": 2}),
+        )]),
         Reply::text("Booked (not really)."),
     ];
     let mut agent = Agent::new(
@@ -143,8 +211,20 @@ async fn definition_only_tools_are_validated_and_recorded_not_run() {
         AgentConfig::default(),
     );
     let trace = agent.run("fly me to Lisbon").await;
-    assert_eq!(trace.calls[0].envelope.error.as_ref().unwrap().code.as_str(), "VALIDATION_ERROR");
-    assert_eq!(trace.calls[1].envelope.data.as_ref().unwrap()["validated"], true);
+    assert_eq!(
+        trace.calls[0]
+            .envelope
+            .error
+            .as_ref()
+            .unwrap()
+            .code
+            .as_str(),
+        "VALIDATION_ERROR"
+    );
+    assert_eq!(
+        trace.calls[1].envelope.data.as_ref().unwrap()["validated"],
+        true
+    );
 }
 
 #[tokio::test]
@@ -163,8 +243,12 @@ async fn chat_keeps_the_conversation() {
 async fn prompted_json_reprompts_once_with_the_parse_error() {
     let inner = Recorder::new(ScriptedProvider::from_replies(vec![
         Reply::text("I will call the calculator now!"),
-        Reply::text("```json\n{'requires_tools': true, 'thought': 'math', 'plan': ['calculate'], 'tool_calls': [{'tool': 'calculate', 'args': {'expression': '17*23',},}],}\n```"),
-        Reply::text(r#"{"requires_tools": false, "direct_response": "17 × 23 = 391", "tool_calls": []} Hope that helps!"#),
+        Reply::text(
+            "```json\n{'requires_tools': true, 'thought': 'math', 'plan': ['calculate'], 'tool_calls': [{'tool': 'calculate', 'args': {'expression': '17*23',},}],}\n```",
+        ),
+        Reply::text(
+            r#"{"requires_tools": false, "direct_response": "17 × 23 = 391", "tool_calls": []} Hope that helps!"#,
+        ),
     ]));
     let inner = Arc::new(inner);
     let p = PromptedProvider::new(inner.clone());
@@ -177,7 +261,14 @@ async fn prompted_json_reprompts_once_with_the_parse_error() {
     assert_eq!(trace.steps[0].thought.as_deref(), Some("math"));
     assert!(trace.steps[0].notes[0].contains("re-prompted"));
     let script = inner.script();
-    assert!(script.turns[1].request.as_ref().unwrap().last.contains("could not be read: no JSON object"));
+    assert!(
+        script.turns[1]
+            .request
+            .as_ref()
+            .unwrap()
+            .last
+            .contains("could not be read: no JSON object")
+    );
     // The inner model is asked without native tools; the tools are in the system prompt.
     assert!(script.turns[0].request.as_ref().unwrap().tools.is_empty());
 }
@@ -192,7 +283,12 @@ async fn prompted_json_gives_up_after_one_reprompt() {
     let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
     let trace = agent.run("hi").await;
     assert_eq!(trace.answer.as_deref(), Some("still no json"));
-    assert!(trace.steps[0].notes.iter().any(|n| n.contains("returned as text")));
+    assert!(
+        trace.steps[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("returned as text"))
+    );
 }
 
 #[tokio::test]
@@ -203,21 +299,31 @@ async fn recordings_replay_identically() {
     ];
     let rec = Arc::new(Recorder::new(ScriptedProvider::from_replies(original)));
     let (rt, _d) = demo_runtime();
-    let t1 = Agent::new(rec.clone(), rt, AgentConfig::default()).run("6*7?").await;
+    let t1 = Agent::new(rec.clone(), rt, AgentConfig::default())
+        .run("6*7?")
+        .await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("script.json");
     rec.script().save(&path).unwrap();
     let replay = ScriptedProvider::from_file(&path).unwrap();
     let (rt, _d2) = demo_runtime();
-    let t2 = Agent::new(Arc::new(replay), rt, AgentConfig::default()).run("6*7?").await;
+    let t2 = Agent::new(Arc::new(replay), rt, AgentConfig::default())
+        .run("6*7?")
+        .await;
     assert_eq!(t1.answer, t2.answer);
     assert_eq!(t1.calls.len(), t2.calls.len());
     assert_eq!(Script::load(&path).unwrap().turns.len(), 2);
     // A replay asked for more than it has is a clear error.
     let (rt, _d3) = demo_runtime();
-    let mut a = Agent::new(Arc::new(ScriptedProvider::from_file(&path).unwrap()), rt, AgentConfig::default());
+    let mut a = Agent::new(
+        Arc::new(ScriptedProvider::from_file(&path).unwrap()),
+        rt,
+        AgentConfig::default(),
+    );
     a.run("6*7?").await;
     let t3 = a.run("again").await;
-    let StopReason::ProviderError { message } = t3.stop else { panic!() };
+    let StopReason::ProviderError { message } = t3.stop else {
+        panic!()
+    };
     assert!(message.contains("turn 3 was asked"), "{message}");
 }

@@ -1,5 +1,11 @@
 //! The Anthropic provider against a loopback server speaking the Messages wire format with
 //! recorded responses.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -38,7 +44,13 @@ fn provider(base: &str) -> AnthropicProvider {
 fn results(body: &Value) -> Vec<Value> {
     let last = body["messages"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["role"], "user");
-    last["content"].as_array().unwrap().iter().filter(|b| b["type"] == "tool_result").cloned().collect()
+    last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "tool_result")
+        .cloned()
+        .collect()
 }
 
 #[tokio::test]
@@ -64,16 +76,37 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
     let mut agent = Agent::new(
         Arc::new(provider(&base)),
         runtime,
-        AgentConfig { system_prompt: Some("Be brief.".into()), ..AgentConfig::default() },
+        AgentConfig {
+            system_prompt: Some("Be brief.".into()),
+            ..AgentConfig::default()
+        },
     );
-    let trace = agent.run("Convert 100 USD to EUR, weather in Paris, admins, and 17*23").await;
+    let trace = agent
+        .run("Convert 100 USD to EUR, weather in Paris, admins, and 17*23")
+        .await;
     assert_eq!(trace.stop, StopReason::Answered, "{:#?}", trace.steps);
     let codes: Vec<String> = trace
         .calls
         .iter()
-        .map(|c| c.envelope.error.as_ref().map_or_else(|| "ok".to_string(), |e| e.code.as_str().to_string()))
+        .map(|c| {
+            c.envelope
+                .error
+                .as_ref()
+                .map_or_else(|| "ok".to_string(), |e| e.code.as_str().to_string())
+        })
         .collect();
-    assert_eq!(codes, ["ok", "ok", "VALIDATION_ERROR", "ok", "UNKNOWN_TOOL", "VALIDATION_ERROR", "ok"]);
+    assert_eq!(
+        codes,
+        [
+            "ok",
+            "ok",
+            "VALIDATION_ERROR",
+            "ok",
+            "UNKNOWN_TOOL",
+            "VALIDATION_ERROR",
+            "ok"
+        ]
+    );
     let bodies = fx.bodies();
     assert_eq!(bodies.len(), 8);
     // System prompt in `system`, tools with input_schema, headers.
@@ -85,7 +118,10 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
     // The two parallel results go back in one user message, is_error false.
     let r = results(&bodies[2]);
     assert_eq!(r.len(), 2);
-    assert_eq!((r[0]["tool_use_id"].clone(), r[0]["is_error"].clone()), (json!("t1"), json!(false)));
+    assert_eq!(
+        (r[0]["tool_use_id"].clone(), r[0]["is_error"].clone()),
+        (json!("t1"), json!(false))
+    );
     assert_eq!(r[1]["tool_use_id"], "t2");
     // The assistant turn kept its text and both tool_use blocks.
     let asst = &bodies[2]["messages"].as_array().unwrap()[1];
@@ -100,7 +136,12 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
     assert!(u["content"].as_str().unwrap().contains("get_weather"));
     let m = results(&bodies[6]).pop().unwrap();
     assert_eq!(m["is_error"], true);
-    assert!(m["content"].as_str().unwrap().contains("could not be read as JSON"));
+    assert!(
+        m["content"]
+            .as_str()
+            .unwrap()
+            .contains("could not be read as JSON")
+    );
     assert_eq!(trace.usage.output_tokens, 7 * 5);
     assert!(!serde_json::to_string(&trace).unwrap().contains(KEY));
     assert!(!format!("{:?}", provider(&base)).contains(KEY));
@@ -109,14 +150,22 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
 #[tokio::test]
 async fn overloaded_is_retried_and_malformed_content_is_an_error() {
     let (base, fx) = serve(vec![
-        Canned::status(529, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#),
+        Canned::status(
+            529,
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        ),
         Canned::json(json!({"type": "message", "content": "not an array"})),
     ])
     .await;
     let (runtime, _dir) = demo_runtime();
     let mut agent = Agent::new(Arc::new(provider(&base)), runtime, AgentConfig::default());
     let trace = agent.run("hi").await;
-    let StopReason::ProviderError { message } = &trace.stop else { panic!("{:?}", trace.stop) };
-    assert!(message.contains("malformed") && message.contains("content"), "{message}");
+    let StopReason::ProviderError { message } = &trace.stop else {
+        panic!("{:?}", trace.stop)
+    };
+    assert!(
+        message.contains("malformed") && message.contains("content"),
+        "{message}"
+    );
     assert_eq!(fx.requests().len(), 2);
 }

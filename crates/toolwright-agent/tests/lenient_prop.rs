@@ -1,5 +1,11 @@
 //! Property tests of the prompted-JSON reader over mangled model output: never a panic, and the
 //! calls survive the mangling a tolerant reader is meant to undo.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -29,7 +35,14 @@ fn reply() -> impl Strategy<Value = (String, Value, Value)> {
 }
 
 /// Applies the manglings the reader must undo.
-fn mangle(v: &Value, fence: bool, prefix: &str, suffix: &str, single: bool, trailing: bool) -> String {
+fn mangle(
+    v: &Value,
+    fence: bool,
+    prefix: &str,
+    suffix: &str,
+    single: bool,
+    trailing: bool,
+) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap();
     if trailing {
         s = s.replace("\n}", ",\n}").replace("\n]", ",\n]");

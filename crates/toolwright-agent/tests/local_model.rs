@@ -3,6 +3,12 @@
 //!
 //! `EXPLORE="query|query" cargo test -p toolwright-agent --features local --test local_model
 //! explore -- --ignored --nocapture` prints traces for other queries.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![cfg(feature = "local")]
 
 use serde_json::{Value, json};
@@ -33,7 +39,10 @@ fn provider() -> Option<Arc<LocalProvider>> {
 
 fn demo() -> (Arc<Registry>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let reg = toolwright_demo::registry(toolwright_demo::DemoConfig { root: dir.path().to_path_buf() }).unwrap();
+    let reg = toolwright_demo::registry(toolwright_demo::DemoConfig {
+        root: dir.path().to_path_buf(),
+    })
+    .unwrap();
     (Arc::new(reg), dir)
 }
 
@@ -57,10 +66,17 @@ async fn run(query: &str) -> Option<Trace> {
         .unwrap()
     );
     for c in &trace.calls {
-        let entry = reg.get(&c.call.name).unwrap_or_else(|| panic!("unknown tool {}", c.call.name));
+        let entry = reg
+            .get(&c.call.name)
+            .unwrap_or_else(|| panic!("unknown tool {}", c.call.name));
         entry
             .prepare(c.call.arguments.clone(), false)
-            .unwrap_or_else(|e| panic!("{} {} does not validate: {e:?}", c.call.name, c.call.arguments));
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{} {} does not validate: {e:?}",
+                    c.call.name, c.call.arguments
+                )
+            });
     }
     // Generous bound for a loaded CI machine; the release-build times are in the notes.
     assert!(secs < 60.0, "{query:?} took {secs:.1} s");
@@ -77,7 +93,9 @@ fn successful_calls(t: &Trace) -> Vec<(String, Value)> {
 
 #[tokio::test]
 async fn convert_100_usd_to_eur() {
-    let Some(t) = run("Convert 100 USD to EUR").await else { return };
+    let Some(t) = run("Convert 100 USD to EUR").await else {
+        return;
+    };
     assert_eq!(t.stop, StopReason::Answered);
     let calls = successful_calls(&t);
     assert_eq!(calls.len(), 1, "{calls:?}");
@@ -90,12 +108,17 @@ async fn convert_100_usd_to_eur() {
     let answer = t.answer.unwrap();
     let converted = toolwright_agent::compose::format_number(data["converted"].as_f64().unwrap());
     assert!(answer.contains(&converted), "{answer} lacks {converted}");
-    assert!(answer.contains(data["rates_date"].as_str().unwrap()), "{answer} lacks the date");
+    assert!(
+        answer.contains(data["rates_date"].as_str().unwrap()),
+        "{answer} lacks the date"
+    );
 }
 
 #[tokio::test]
 async fn weather_in_paris() {
-    let Some(t) = run("What's the weather in Paris?").await else { return };
+    let Some(t) = run("What's the weather in Paris?").await else {
+        return;
+    };
     let calls = successful_calls(&t);
     assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls[0].0, "get_weather");
@@ -105,17 +128,28 @@ async fn weather_in_paris() {
 
 #[tokio::test]
 async fn seventeen_times_twenty_three() {
-    let Some(t) = run("What is 17 times 23?").await else { return };
+    let Some(t) = run("What is 17 times 23?").await else {
+        return;
+    };
     assert_eq!(t.stop, StopReason::Answered);
-    assert!(t.calls.iter().all(|c| c.call.name == "calculate"), "only calculate is called");
-    let ok = t.calls.iter().find(|c| !c.envelope.is_error()).expect("a successful calculate call");
+    assert!(
+        t.calls.iter().all(|c| c.call.name == "calculate"),
+        "only calculate is called"
+    );
+    let ok = t
+        .calls
+        .iter()
+        .find(|c| !c.envelope.is_error())
+        .expect("a successful calculate call");
     assert_eq!(ok.envelope.data, Some(json!(391)));
     assert!(t.answer.unwrap().contains("391"));
 }
 
 #[tokio::test]
 async fn small_talk_gets_a_direct_answer() {
-    let Some(t) = run("How are you doing?").await else { return };
+    let Some(t) = run("How are you doing?").await else {
+        return;
+    };
     assert_eq!(t.stop, StopReason::Answered);
     assert!(t.calls.is_empty(), "no tool call: {:?}", t.calls);
     assert!(!t.answer.unwrap().trim().is_empty());
@@ -138,10 +172,17 @@ async fn every_generated_call_validates() {
     for (tool, q) in queries {
         let spec = reg.get(tool).unwrap().spec().clone();
         let msgs = [Message::user(q)];
-        let ranking = [Candidate { name: tool.to_string(), score: 10.0 }];
+        let ranking = [Candidate {
+            name: tool.to_string(),
+            score: 10.0,
+        }];
         let tools = [spec];
         let reply = p
-            .complete(Turn { messages: &msgs, tools: &tools, ranking: Some(&ranking) })
+            .complete(Turn {
+                messages: &msgs,
+                tools: &tools,
+                ranking: Some(&ranking),
+            })
             .await
             .unwrap();
         assert_eq!(reply.tool_calls.len(), 1, "{q}: {reply:?}");

@@ -1,5 +1,11 @@
 //! The OpenAI-compatible provider against a loopback server speaking the Chat Completions wire
 //! format with recorded responses.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 
@@ -34,13 +40,20 @@ fn text(t: &str) -> Canned {
 const KEY: &str = "sk-test-0123456789abcdef";
 
 fn provider(base: &str) -> OpenAiProvider {
-    let mut cfg = OpenAiConfig::new(format!("{base}/v1"), "fixture-model").with_key(Secret::new(KEY));
+    let mut cfg =
+        OpenAiConfig::new(format!("{base}/v1"), "fixture-model").with_key(Secret::new(KEY));
     cfg.http = fast_http();
     OpenAiProvider::new(cfg).unwrap()
 }
 
 fn tool_messages(body: &Value) -> Vec<Value> {
-    body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").cloned().collect()
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect()
 }
 
 #[tokio::test]
@@ -50,7 +63,11 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
         Canned::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "0"),
         // 2. Two parallel calls.
         calls(&[
-            ("c1", "convert_currency", r#"{"amount": 100, "from_currency": "USD", "to_currency": "EUR"}"#),
+            (
+                "c1",
+                "convert_currency",
+                r#"{"amount": 100, "from_currency": "USD", "to_currency": "EUR"}"#,
+            ),
             ("c2", "get_weather", r#"{"city": "Paris"}"#),
         ]),
         // 3. An invalid argument...
@@ -70,7 +87,9 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
     let (runtime, _dir) = demo_runtime();
     let p = provider(&base);
     let mut agent = Agent::new(Arc::new(p), runtime, AgentConfig::default());
-    let trace = agent.run("Convert 100 USD to EUR, weather in Paris, admins, and 17*23").await;
+    let trace = agent
+        .run("Convert 100 USD to EUR, weather in Paris, admins, and 17*23")
+        .await;
 
     assert_eq!(trace.stop, StopReason::Answered, "{:#?}", trace.steps);
     assert!(trace.answer.as_deref().unwrap().contains("96.04"));
@@ -78,11 +97,24 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
     let status: Vec<String> = trace
         .calls
         .iter()
-        .map(|c| c.envelope.error.as_ref().map_or_else(|| c.envelope.status.as_str().to_string(), |e| e.code.as_str().to_string()))
+        .map(|c| {
+            c.envelope.error.as_ref().map_or_else(
+                || c.envelope.status.as_str().to_string(),
+                |e| e.code.as_str().to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         status,
-        ["success", "success", "VALIDATION_ERROR", "success", "UNKNOWN_TOOL", "VALIDATION_ERROR", "success"]
+        [
+            "success",
+            "success",
+            "VALIDATION_ERROR",
+            "success",
+            "UNKNOWN_TOOL",
+            "VALIDATION_ERROR",
+            "success"
+        ]
     );
     // 7 turns + 1 retried 429.
     let bodies = fx.bodies();
@@ -90,7 +122,13 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
     assert_eq!(bodies[0], bodies[1], "the retry resends the same request");
     // Tools are advertised in the OpenAI dialect.
     assert_eq!(bodies[1]["tools"][0]["type"], "function");
-    assert!(bodies[1]["tools"].as_array().unwrap().iter().any(|t| t["function"]["name"] == "convert_currency"));
+    assert!(
+        bodies[1]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["function"]["name"] == "convert_currency")
+    );
     // Both parallel results went back, matched by id, before the next turn.
     let after_parallel = tool_messages(&bodies[2]);
     assert_eq!(after_parallel.len(), 2);
@@ -103,23 +141,53 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
     let env: Value = serde_json::from_str(v["content"].as_str().unwrap()).unwrap();
     assert_eq!(env["error"]["code"], "VALIDATION_ERROR");
     assert_eq!(env["error"]["fields"][0]["path"], "/role");
-    assert!(env["error"]["fields"][0]["expected"].to_string().contains("admin"));
+    assert!(
+        env["error"]["fields"][0]["expected"]
+            .to_string()
+            .contains("admin")
+    );
     // The unknown tool is answered with the closest name.
     let u = tool_messages(&bodies[5]).pop().unwrap();
     let env: Value = serde_json::from_str(u["content"].as_str().unwrap()).unwrap();
     assert_eq!(env["error"]["code"], "UNKNOWN_TOOL");
-    assert!(env["error"]["suggestion"].as_str().unwrap().contains("get_weather"));
+    assert!(
+        env["error"]["suggestion"]
+            .as_str()
+            .unwrap()
+            .contains("get_weather")
+    );
     // The malformed arguments are echoed as sent and answered with a readable error.
-    let asst = bodies[6]["messages"].as_array().unwrap().iter().rev().find(|m| m["role"] == "assistant").unwrap().clone();
-    assert_eq!(asst["tool_calls"][0]["function"]["arguments"], "{expression: 17 * 23");
+    let asst = bodies[6]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "assistant")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        asst["tool_calls"][0]["function"]["arguments"],
+        "{expression: 17 * 23"
+    );
     let m = tool_messages(&bodies[6]).pop().unwrap();
-    assert!(m["content"].as_str().unwrap().contains("could not be read as JSON"), "{m}");
+    assert!(
+        m["content"]
+            .as_str()
+            .unwrap()
+            .contains("could not be read as JSON"),
+        "{m}"
+    );
     assert!(!trace.calls[5].ran);
     // Tokens are summed; the key was sent and appears nowhere else.
     assert_eq!(trace.usage.input_tokens, 7 * 50);
     let (headers, _) = &fx.requests()[0];
     assert_eq!(headers["authorization"], format!("Bearer {KEY}"));
-    let dump = format!("{}\n{:?}\n{:?}", serde_json::to_string(&trace).unwrap(), agent, provider(&base));
+    let dump = format!(
+        "{}\n{:?}\n{:?}",
+        serde_json::to_string(&trace).unwrap(),
+        agent,
+        provider(&base)
+    );
     assert!(!dump.contains(KEY), "the key leaked");
 }
 
@@ -134,19 +202,30 @@ async fn server_errors_are_retried_then_reported_clearly() {
     let (runtime, _dir) = demo_runtime();
     let mut agent = Agent::new(Arc::new(provider(&base)), runtime, AgentConfig::default());
     let trace = agent.run("hi").await;
-    let StopReason::ProviderError { message } = &trace.stop else { panic!("{:?}", trace.stop) };
-    assert!(message.contains("HTTP 500") && message.contains("still down"), "{message}");
+    let StopReason::ProviderError { message } = &trace.stop else {
+        panic!("{:?}", trace.stop)
+    };
+    assert!(
+        message.contains("HTTP 500") && message.contains("still down"),
+        "{message}"
+    );
     assert_eq!(fx.requests().len(), 3, "1 try + 2 retries");
 }
 
 #[tokio::test]
 async fn client_errors_are_not_retried_and_keys_are_scrubbed() {
-    let (base, fx) = serve(vec![Canned::status(401, &format!(r#"{{"error":{{"message":"Incorrect API key provided: {KEY}"}}}}"#))]).await;
+    let (base, fx) = serve(vec![Canned::status(
+        401,
+        &format!(r#"{{"error":{{"message":"Incorrect API key provided: {KEY}"}}}}"#),
+    )])
+    .await;
     let p = provider(&base);
     let (runtime, _dir) = demo_runtime();
     let mut agent = Agent::new(Arc::new(p), runtime, AgentConfig::default());
     let trace = agent.run("hi").await;
-    let StopReason::ProviderError { message } = &trace.stop else { panic!() };
+    let StopReason::ProviderError { message } = &trace.stop else {
+        panic!()
+    };
     assert!(message.contains("HTTP 401"), "{message}");
     assert!(!message.contains(KEY), "{message}");
     assert_eq!(fx.requests().len(), 1);
@@ -167,9 +246,16 @@ async fn malformed_bodies_and_timeouts_are_clear_errors() {
     cfg.http.timeout = Duration::from_millis(300);
     let p = OpenAiProvider::new(cfg).unwrap();
     let msgs = [toolwright_agent::Message::user("hi")];
-    let turn = Turn { messages: &msgs, tools: &[], ranking: None };
+    let turn = Turn {
+        messages: &msgs,
+        tools: &[],
+        ranking: None,
+    };
     let e = p.complete(turn).await.unwrap_err();
-    assert!(matches!(e, ProviderError::Malformed { .. }) && e.to_string().contains("not JSON"), "{e}");
+    assert!(
+        matches!(e, ProviderError::Malformed { .. }) && e.to_string().contains("not JSON"),
+        "{e}"
+    );
     let e = p.complete(turn).await.unwrap_err();
     assert!(e.to_string().contains("choices[0].message"), "{e}");
     let e = p.complete(turn).await.unwrap_err();

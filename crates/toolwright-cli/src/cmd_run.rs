@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use toolwright::{DefinitionOnly, Registry, Status};
 use toolwright_agent::resolve::{ProviderKind, ProviderOptions, build_provider};
-use toolwright_agent::{Agent, AgentConfig, AgentEvent, Mode, Observer, Provider, StopReason, Trace};
+use toolwright_agent::{
+    Agent, AgentConfig, AgentEvent, Mode, Observer, Provider, StopReason, Trace,
+};
 use toolwright_runtime::Runtime;
 
 /// Which provider to use.
@@ -121,7 +123,11 @@ pub async fn agent_runtime(args: &AgentArgs, global: &Global) -> Result<Runtime,
 }
 
 /// Builds the agent for `args`.
-pub async fn build_agent(args: &AgentArgs, global: &Global, observer: Option<Arc<dyn Observer>>) -> Result<Agent, String> {
+pub async fn build_agent(
+    args: &AgentArgs,
+    global: &Global,
+    observer: Option<Arc<dyn Observer>>,
+) -> Result<Agent, String> {
     let provider = args.provider.build()?;
     let runtime = agent_runtime(args, global).await?;
     let config = AgentConfig {
@@ -208,7 +214,9 @@ impl Observer for Progress {
                     Status::NeedsConfirmation => "needs confirmation".to_string(),
                     Status::Error => format!(
                         "error {}",
-                        env.error.as_ref().map_or_else(String::new, |e| e.code.as_str().to_string())
+                        env.error
+                            .as_ref()
+                            .map_or_else(String::new, |e| e.code.as_str().to_string())
                     ),
                 };
                 eprintln!(
@@ -253,7 +261,11 @@ pub fn print_outcome(trace: &Trace) -> i32 {
 
 /// Runs `run`.
 pub async fn run(args: RunArgs, global: &Global) -> i32 {
-    let progress: Option<Arc<dyn Observer>> = if args.json { None } else { Some(Arc::new(Progress::new())) };
+    let progress: Option<Arc<dyn Observer>> = if args.json {
+        None
+    } else {
+        Some(Arc::new(Progress::new()))
+    };
     let mut agent = match build_agent(&args.agent, global, progress).await {
         Ok(a) => a,
         Err(e) => return usage_error(&e),
@@ -267,7 +279,11 @@ pub async fn run(args: RunArgs, global: &Global) -> i32 {
                 return 1;
             }
         }
-        return if trace.stop == StopReason::Answered { 0 } else { 1 };
+        return if trace.stop == StopReason::Answered {
+            0
+        } else {
+            1
+        };
     }
     for n in trace.steps.iter().flat_map(|s| s.notes.iter()) {
         if n.starts_with("the model's answer did not state") || n.contains("composed") {

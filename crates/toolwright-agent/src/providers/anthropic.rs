@@ -135,11 +135,13 @@ impl AnthropicProvider {
             "max_tokens": self.config.max_tokens,
             "messages": messages,
         });
-        if !system.is_empty() {
-            body["system"] = json!(system.join("\n\n"));
-        }
-        if !tools.is_empty() {
-            body["tools"] = Value::Array(tools);
+        if let Some(o) = body.as_object_mut() {
+            if !system.is_empty() {
+                o.insert("system".into(), json!(system.join("\n\n")));
+            }
+            if !tools.is_empty() {
+                o.insert("tools".into(), Value::Array(tools));
+            }
         }
         (body, names)
     }
@@ -210,11 +212,16 @@ impl Provider for AnthropicProvider {
             let (body, names) = self.request_body(&turn);
             let mut headers = HeaderMap::new();
             let mut key = HeaderValue::from_str(self.config.api_key.expose()).map_err(|_| {
-                ProviderError::Config("the API key contains characters not allowed in a header".into())
+                ProviderError::Config(
+                    "the API key contains characters not allowed in a header".into(),
+                )
             })?;
             key.set_sensitive(true);
             headers.insert("x-api-key", key);
-            headers.insert("anthropic-version", HeaderValue::from_static(ANTHROPIC_VERSION));
+            headers.insert(
+                "anthropic-version",
+                HeaderValue::from_static(ANTHROPIC_VERSION),
+            );
             let url = format!("{}/v1/messages", self.config.base_url.trim_end_matches('/'));
             let resp = self
                 .http

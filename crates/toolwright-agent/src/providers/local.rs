@@ -137,7 +137,8 @@ impl Engine {
         max_tokens: usize,
         one_line: bool,
     ) -> Result<Generation, ProviderError> {
-        let model_err = |what: &str, e: &dyn std::fmt::Display| ProviderError::Model(format!("{what}: {e}"));
+        let model_err =
+            |what: &str, e: &dyn std::fmt::Display| ProviderError::Model(format!("{what}: {e}"));
         let chat: Vec<LlamaChatMessage> = messages
             .iter()
             .map(|(r, c)| LlamaChatMessage::new(r.clone(), c.replace('\0', " ")))
@@ -176,13 +177,17 @@ impl Engine {
             for (j, t) in chunk.iter().enumerate() {
                 let pos = chunk_no * 512 + j;
                 let p = i32::try_from(pos).map_err(|e| model_err("position", &e))?;
-                batch.add(*t, p, &[0], pos == last).map_err(|e| model_err("batch", &e))?;
+                batch
+                    .add(*t, p, &[0], pos == last)
+                    .map_err(|e| model_err("batch", &e))?;
             }
-            ctx.decode(&mut batch).map_err(|e| model_err("decode", &e))?;
+            ctx.decode(&mut batch)
+                .map_err(|e| model_err("decode", &e))?;
         }
         let mut sampler = match grammar {
             Some(g) => LlamaSampler::chain_simple([
-                LlamaSampler::grammar(&self.model, g, "root").map_err(|e| model_err("grammar", &e))?,
+                LlamaSampler::grammar(&self.model, g, "root")
+                    .map_err(|e| model_err("grammar", &e))?,
                 LlamaSampler::greedy(),
             ]),
             None => LlamaSampler::greedy(),
@@ -208,9 +213,12 @@ impl Engine {
             out.extend(piece);
             batch.clear();
             let p = i32::try_from(n_cur).map_err(|e| model_err("position", &e))?;
-            batch.add(token, p, &[0], true).map_err(|e| model_err("batch", &e))?;
+            batch
+                .add(token, p, &[0], true)
+                .map_err(|e| model_err("batch", &e))?;
             n_cur += 1;
-            ctx.decode(&mut batch).map_err(|e| model_err("decode", &e))?;
+            ctx.decode(&mut batch)
+                .map_err(|e| model_err("decode", &e))?;
             idx = 0;
         }
         Ok(Generation {
@@ -231,7 +239,9 @@ pub struct LocalProvider {
 
 impl std::fmt::Debug for LocalProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LocalProvider").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("LocalProvider")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
 
@@ -305,11 +315,17 @@ impl LocalProvider {
     ///
     /// # Errors
     /// llama.cpp fails or the prompt does not fit the context.
-    pub async fn chat(&self, messages: Vec<(String, String)>, max_tokens: usize) -> Result<(String, Usage), ProviderError> {
+    pub async fn chat(
+        &self,
+        messages: Vec<(String, String)>,
+        max_tokens: usize,
+    ) -> Result<(String, Usage), ProviderError> {
         let engine = self.engine.clone();
-        let g = tokio::task::spawn_blocking(move || engine.generate(&messages, None, max_tokens, false))
-            .await
-            .map_err(|e| ProviderError::Model(format!("the generation task failed: {e}")))??;
+        let g = tokio::task::spawn_blocking(move || {
+            engine.generate(&messages, None, max_tokens, false)
+        })
+        .await
+        .map_err(|e| ProviderError::Model(format!("the generation task failed: {e}")))??;
         Ok((g.text, g.usage))
     }
 
@@ -320,9 +336,16 @@ impl LocalProvider {
             .and_then(|i| msgs.get(i))
             .map(|m| m.content.clone())
             .unwrap_or_default();
-        let tail = last_user.and_then(|i| msgs.get(i + 1..)).unwrap_or_default();
+        let tail = last_user
+            .and_then(|i| msgs.get(i + 1..))
+            .unwrap_or_default();
         let results: Vec<&Message> = match tail.iter().rposition(|m| m.role == Role::Assistant) {
-            Some(a) => tail.get(a + 1..).unwrap_or_default().iter().filter(|m| m.role == Role::Tool).collect(),
+            Some(a) => tail
+                .get(a + 1..)
+                .unwrap_or_default()
+                .iter()
+                .filter(|m| m.role == Role::Tool)
+                .collect(),
             None => Vec::new(),
         };
         if results.is_empty() {
@@ -331,7 +354,12 @@ impl LocalProvider {
         // Results of the latest calls are in: correct a rejected call, or answer.
         let envelopes: Vec<(String, Value)> = results
             .iter()
-            .map(|m| (m.name.clone().unwrap_or_default(), m.envelope().unwrap_or(Value::Null)))
+            .map(|m| {
+                (
+                    m.name.clone().unwrap_or_default(),
+                    m.envelope().unwrap_or(Value::Null),
+                )
+            })
             .collect();
         let corrections = tail
             .iter()
@@ -342,9 +370,12 @@ impl LocalProvider {
             e.pointer("/error/code").and_then(Value::as_str) == Some("VALIDATION_ERROR")
                 && e.pointer("/error/retryable").and_then(Value::as_bool) != Some(false)
         });
-        if let Some((tool, env)) = rejected {
-            if corrections < self.config.max_corrections {
-                if let Some(spec) = turn.tools.iter().find(|s| &s.name == tool) {
+        if let Some((tool, env)) = rejected
+            && corrections < self.config.max_corrections
+            && let Some(spec) = turn.tools.iter().find(|s| &s.name == tool)
+        {
+            {
+                {
                     let previous = tail
                         .iter()
                         .rev()
@@ -354,15 +385,23 @@ impl LocalProvider {
                         .unwrap_or_default();
                     let error = env.get("error").cloned().unwrap_or(Value::Null);
                     let mut job = self.call_job(&query, &[spec], msgs.len(), None);
-                    if let Job::Call { messages, notes, .. } = &mut job {
+                    if let Job::Call {
+                        messages, notes, ..
+                    } = &mut job
+                    {
                         if let Some((_, user)) = messages.last_mut() {
                             user.push_str(&format!(
                                 "\n\nThe previous arguments {previous} were rejected: {}. {}",
                                 error.get("message").and_then(Value::as_str).unwrap_or(""),
-                                error.get("suggestion").and_then(Value::as_str).unwrap_or("")
+                                error
+                                    .get("suggestion")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("")
                             ));
                         }
-                        notes.push(format!("asked the model again for {tool} after a validation error"));
+                        notes.push(format!(
+                            "asked the model again for {tool} after a validation error"
+                        ));
                     }
                     return job;
                 }
@@ -374,7 +413,9 @@ impl LocalProvider {
             .collect();
         if successes.is_empty() {
             let mut r = Reply::text(compose_answer(&envelopes));
-            r.notes.push("every call failed: the answer was composed from the error envelopes".to_string());
+            r.notes.push(
+                "every call failed: the answer was composed from the error envelopes".to_string(),
+            );
             return Job::Fixed(r);
         }
         let mut facts = String::new();
@@ -408,7 +449,11 @@ impl LocalProvider {
                     .take(self.config.candidates.max(1))
                     .collect()
             }
-            None => turn.tools.iter().take(self.config.candidates.max(1)).collect(),
+            None => turn
+                .tools
+                .iter()
+                .take(self.config.candidates.max(1))
+                .collect(),
         };
         if candidates.is_empty() {
             let why = if turn.tools.is_empty() {
@@ -421,14 +466,22 @@ impl LocalProvider {
                 notes: vec![why.to_string()],
             };
         }
-        let top = turn.ranking.and_then(|r| r.first()).map_or(f32::MAX, |c| c.score);
+        let top = turn
+            .ranking
+            .and_then(|r| r.first())
+            .map_or(f32::MAX, |c| c.score);
         // A query naming allowed values of a candidate's parameters (a currency code, a role) is
         // strong evidence for that tool, whatever the lexical score.
         let names_values = candidates
             .iter()
             .any(|s| !narrow_for_query(s, query).1.restricted.is_empty());
         let weak = top < self.config.confident_score && !names_values;
-        let mut job = self.call_job(query, &candidates, turn.messages.len(), weak.then(|| direct_messages(turn)));
+        let mut job = self.call_job(
+            query,
+            &candidates,
+            turn.messages.len(),
+            weak.then(|| direct_messages(turn)),
+        );
         if let Job::Call { notes, .. } = &mut job {
             if weak {
                 notes.push(format!(
@@ -437,7 +490,10 @@ impl LocalProvider {
                 ));
             }
             let names: Vec<String> = match turn.ranking {
-                Some(r) => r.iter().map(|c| format!("{} ({:.2})", c.name, c.score)).collect(),
+                Some(r) => r
+                    .iter()
+                    .map(|c| format!("{} ({:.2})", c.name, c.score))
+                    .collect(),
                 None => candidates.iter().map(|s| s.name.clone()).collect(),
             };
             notes.push(if candidates.len() == 1 {
@@ -528,7 +584,8 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             r.notes = notes;
             if r.text.as_deref().is_none_or(str::is_empty) {
                 r.text = Some("I'm here and ready to help. What would you like to do?".to_string());
-                r.notes.push("the model's answer was empty; a fixed reply was used".to_string());
+                r.notes
+                    .push("the model's answer was empty; a fixed reply was used".to_string());
             }
             Ok(r)
         }
@@ -546,9 +603,16 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     crate::http::shorten(&g.text, 200)
                 ))
             })?;
-            let name = v.get("tool").and_then(Value::as_str).unwrap_or_default().to_string();
+            let name = v
+                .get("tool")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             if let (Some(direct), "none") = (direct, name.as_str()) {
-                notes.push("the model declined every tool ({\"tool\": \"none\"}); it answered directly".to_string());
+                notes.push(
+                    "the model declined every tool ({\"tool\": \"none\"}); it answered directly"
+                        .to_string(),
+                );
                 let mut usage = g.usage;
                 let t = engine.generate(&direct, None, config.max_answer_tokens, false)?;
                 usage.add(t.usage);
@@ -565,8 +629,14 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     ..Reply::default()
                 });
             }
-            let args = v.get("arguments").cloned().unwrap_or(Value::Object(Default::default()));
-            notes.push(format!("generated under the grammar: {}", crate::http::shorten(&g.text, 300)));
+            let args = v
+                .get("arguments")
+                .cloned()
+                .unwrap_or(Value::Object(Default::default()));
+            notes.push(format!(
+                "generated under the grammar: {}",
+                crate::http::shorten(&g.text, 300)
+            ));
             Ok(Reply {
                 tool_calls: vec![ToolCall::new(id, name, args)],
                 usage: Some(g.usage),
@@ -644,7 +714,11 @@ impl Provider for LocalChat {
             .messages
             .iter()
             .map(|m| {
-                let role = if m.role == Role::Tool { "user" } else { m.role.as_str() };
+                let role = if m.role == Role::Tool {
+                    "user"
+                } else {
+                    m.role.as_str()
+                };
                 pair(role, m.content.clone())
             })
             .collect();

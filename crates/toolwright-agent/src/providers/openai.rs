@@ -72,7 +72,10 @@ impl OpenAiProvider {
     }
 
     fn url(&self) -> String {
-        format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'))
+        format!(
+            "{}/chat/completions",
+            self.config.base_url.trim_end_matches('/')
+        )
     }
 
     /// The request body for a turn, and the map from wire tool names back to ours.
@@ -117,14 +120,16 @@ impl OpenAiProvider {
             })
             .collect();
         let mut body = json!({"model": self.config.model, "messages": messages});
-        if !tools.is_empty() {
-            body["tools"] = Value::Array(tools);
-        }
-        if let Some(t) = self.config.temperature {
-            body["temperature"] = json!(t);
-        }
-        if let Some(n) = self.config.max_tokens {
-            body["max_tokens"] = json!(n);
+        if let Some(o) = body.as_object_mut() {
+            if !tools.is_empty() {
+                o.insert("tools".into(), Value::Array(tools));
+            }
+            if let Some(t) = self.config.temperature {
+                o.insert("temperature".into(), json!(t));
+            }
+            if let Some(n) = self.config.max_tokens {
+                o.insert("max_tokens".into(), json!(n));
+            }
         }
         (body, names)
     }
@@ -187,7 +192,10 @@ pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<R
     }
     let usage = body.get("usage").map(|u| Usage {
         input_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-        output_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+        output_tokens: u
+            .get("completion_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
     });
     Ok(Reply {
         text,
@@ -207,9 +215,12 @@ impl Provider for OpenAiProvider {
             let (body, names) = self.request_body(&turn);
             let mut headers = HeaderMap::new();
             if let Some(key) = &self.config.api_key {
-                let mut v = HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
-                    ProviderError::Config("the API key contains characters not allowed in a header".into())
-                })?;
+                let mut v =
+                    HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
+                        ProviderError::Config(
+                            "the API key contains characters not allowed in a header".into(),
+                        )
+                    })?;
                 v.set_sensitive(true);
                 headers.insert(AUTHORIZATION, v);
             }

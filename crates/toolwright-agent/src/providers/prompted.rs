@@ -62,7 +62,10 @@ pub fn system_prompt(base: &str, tools: &[ToolSpec]) -> String {
          failed call unchanged."
     );
     if tools.is_empty() {
-        let _ = writeln!(s, "\nNo tools are available now: answer in \"direct_response\".");
+        let _ = writeln!(
+            s,
+            "\nNo tools are available now: answer in \"direct_response\"."
+        );
     } else {
         let _ = writeln!(s, "\nTools:\n");
         for t in tools {
@@ -77,7 +80,12 @@ pub fn system_prompt(base: &str, tools: &[ToolSpec]) -> String {
                "thought": "A greeting needs no tool.", "plan": [], "tool_calls": []})
     );
     if let Some(t) = tools.first() {
-        let args = t.meta.examples.first().cloned().unwrap_or_else(|| json!({}));
+        let args = t
+            .meta
+            .examples
+            .first()
+            .cloned()
+            .unwrap_or_else(|| json!({}));
         let _ = writeln!(
             s,
             "User: (a request that {} answers)\n{}",
@@ -115,7 +123,10 @@ pub fn text_conversation(turn: &Turn<'_>) -> Vec<Message> {
         .filter(|m| m.role == Role::System)
         .map(|m| m.content.as_str())
         .collect();
-    let mut out = vec![Message::system(system_prompt(&base.join("\n\n"), turn.tools))];
+    let mut out = vec![Message::system(system_prompt(
+        &base.join("\n\n"),
+        turn.tools,
+    ))];
     for m in turn.messages {
         match m.role {
             Role::System => {}
@@ -129,7 +140,9 @@ pub fn text_conversation(turn: &Turn<'_>) -> Vec<Message> {
                     m.content
                 );
                 match out.last_mut() {
-                    Some(last) if last.role == Role::User && last.content.starts_with("Tool results:") => {
+                    Some(last)
+                        if last.role == Role::User && last.content.starts_with("Tool results:") =>
+                    {
                         last.content.push('\n');
                         last.content.push_str(&line);
                     }
@@ -177,7 +190,11 @@ fn interpret(v: &Value, id_base: usize) -> Result<Reply, String> {
     for (i, c) in raw_calls.iter().enumerate() {
         let name = str_field(c, &["tool", "name", "function", "tool_name"])
             .ok_or_else(|| format!("tool_calls[{i}] has no \"tool\" name"))?;
-        let args = match c.get("args").or_else(|| c.get("arguments")).or_else(|| c.get("parameters")) {
+        let args = match c
+            .get("args")
+            .or_else(|| c.get("arguments"))
+            .or_else(|| c.get("parameters"))
+        {
             Some(Value::Object(o)) => Value::Object(o.clone()),
             Some(Value::String(s)) => lenient::parse(s)
                 .ok()
@@ -189,10 +206,13 @@ fn interpret(v: &Value, id_base: usize) -> Result<Reply, String> {
         calls.push(ToolCall::new(format!("p{id_base}_{i}"), name, args));
     }
     let requires = obj.get("requires_tools").and_then(Value::as_bool);
-    let text = str_field(obj, &["direct_response", "answer", "response", "final_answer"])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(String::from);
+    let text = str_field(
+        obj,
+        &["direct_response", "answer", "response", "final_answer"],
+    )
+    .map(str::trim)
+    .filter(|s| !s.is_empty())
+    .map(String::from);
     if calls.is_empty() && text.is_none() {
         return Err(if requires == Some(true) {
             "\"requires_tools\" is true but \"tool_calls\" is empty".to_string()
@@ -298,15 +318,31 @@ mod tests {
         assert_eq!(r.tool_calls[0].arguments, json!({"amount": 100}));
         assert_eq!(r.tool_calls[0].id, "p3_0");
         assert_eq!(r.plan, vec!["convert".to_string()]);
-        let r = parse_reply(r#"{"requires_tools": false, "direct_response": "Fine, thanks!"} trailing"#, 0).unwrap();
+        let r = parse_reply(
+            r#"{"requires_tools": false, "direct_response": "Fine, thanks!"} trailing"#,
+            0,
+        )
+        .unwrap();
         assert_eq!(r.text.as_deref(), Some("Fine, thanks!"));
         assert!(r.tool_calls.is_empty());
     }
 
     #[test]
     fn unreadable_replies_are_errors_with_a_reason() {
-        assert!(parse_reply("I think you should convert it.", 0).unwrap_err().contains("no JSON object"));
-        assert!(parse_reply(r#"{"requires_tools": true, "tool_calls": []}"#, 0).unwrap_err().contains("empty"));
-        assert!(parse_reply(r#"{"tool_calls": [{"args": {}}]}"#, 0).unwrap_err().contains("no \"tool\""));
+        assert!(
+            parse_reply("I think you should convert it.", 0)
+                .unwrap_err()
+                .contains("no JSON object")
+        );
+        assert!(
+            parse_reply(r#"{"requires_tools": true, "tool_calls": []}"#, 0)
+                .unwrap_err()
+                .contains("empty")
+        );
+        assert!(
+            parse_reply(r#"{"tool_calls": [{"args": {}}]}"#, 0)
+                .unwrap_err()
+                .contains("no \"tool\"")
+        );
     }
 }

@@ -31,7 +31,13 @@ impl RequestSummary {
             last: turn
                 .messages
                 .last()
-                .map(|m| format!("{}: {}", m.role.as_str(), crate::http::shorten(&m.content, 200)))
+                .map(|m| {
+                    format!(
+                        "{}: {}",
+                        m.role.as_str(),
+                        crate::http::shorten(&m.content, 200)
+                    )
+                })
                 .unwrap_or_default(),
             tools: turn.tools.iter().map(|t| t.name.clone()).collect(),
         }
@@ -165,7 +171,9 @@ pub struct Recorder<P> {
 
 impl<P: Provider> std::fmt::Debug for Recorder<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recorder").field("inner", &self.inner.name()).finish_non_exhaustive()
+        f.debug_struct("Recorder")
+            .field("inner", &self.inner.name())
+            .finish_non_exhaustive()
     }
 }
 

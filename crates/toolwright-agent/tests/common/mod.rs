@@ -1,5 +1,5 @@
 //! A loopback HTTP fixture that serves recorded responses in order and records the requests.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use axum::Router;
 use axum::body::Body;
@@ -22,10 +22,20 @@ pub struct Canned {
 
 impl Canned {
     pub fn json(body: Value) -> Self {
-        Canned { status: 200, headers: Vec::new(), body: body.to_string(), delay: Duration::ZERO }
+        Canned {
+            status: 200,
+            headers: Vec::new(),
+            body: body.to_string(),
+            delay: Duration::ZERO,
+        }
     }
     pub fn status(status: u16, body: &str) -> Self {
-        Canned { status, headers: Vec::new(), body: body.to_string(), delay: Duration::ZERO }
+        Canned {
+            status,
+            headers: Vec::new(),
+            body: body.to_string(),
+            delay: Duration::ZERO,
+        }
     }
     pub fn header(mut self, k: &'static str, v: &str) -> Self {
         self.headers.push((k, v.to_string()));
@@ -61,13 +71,17 @@ async fn handle(State(f): State<Arc<Fixture>>, headers: HeaderMap, body: String)
     let Some(c) = next else {
         return Response::builder()
             .status(StatusCode::INTERNAL_SERVER_ERROR)
-            .body(Body::from(r#"{"error":{"message":"fixture: no more recorded responses"}}"#))
+            .body(Body::from(
+                r#"{"error":{"message":"fixture: no more recorded responses"}}"#,
+            ))
             .unwrap();
     };
     if !c.delay.is_zero() {
         tokio::time::sleep(c.delay).await;
     }
-    let mut b = Response::builder().status(c.status).header("content-type", "application/json");
+    let mut b = Response::builder()
+        .status(c.status)
+        .header("content-type", "application/json");
     for (k, v) in &c.headers {
         b = b.header(*k, v.as_str());
     }
@@ -76,7 +90,10 @@ async fn handle(State(f): State<Arc<Fixture>>, headers: HeaderMap, body: String)
 
 /// Starts the fixture on 127.0.0.1 (any free port); returns its base URL (`http://127.0.0.1:P`).
 pub async fn serve(responses: Vec<Canned>) -> (String, Arc<Fixture>) {
-    let f = Arc::new(Fixture { responses: Mutex::new(responses.into()), requests: Mutex::new(Vec::new()) });
+    let f = Arc::new(Fixture {
+        responses: Mutex::new(responses.into()),
+        requests: Mutex::new(Vec::new()),
+    });
     let app = Router::new()
         .route("/v1/chat/completions", post(handle))
         .route("/v1/messages", post(handle))
@@ -92,7 +109,10 @@ pub async fn serve(responses: Vec<Canned>) -> (String, Arc<Fixture>) {
 /// The demo tools in a temporary sandbox.
 pub fn demo_runtime() -> (toolwright_runtime::Runtime, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let reg = toolwright_demo::registry(toolwright_demo::DemoConfig { root: dir.path().to_path_buf() }).unwrap();
+    let reg = toolwright_demo::registry(toolwright_demo::DemoConfig {
+        root: dir.path().to_path_buf(),
+    })
+    .unwrap();
     (toolwright_runtime::Runtime::new(Arc::new(reg)), dir)
 }
 
