@@ -44,12 +44,8 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 say "building toolwright (release; the first build compiles llama.cpp and takes several minutes)"
-cargo build --release --locked -p toolwright-cli 2>&1 | grep -Ev '^\s+(Compiling|Downloaded|Downloading)' >&2 || true
+cargo build --release --quiet -p toolwright-cli
 bin="${CARGO_TARGET_DIR:-target}/release/toolwright"
-if [ ! -x "$bin" ]; then
-  echo "toolwright: the build failed (run: cargo build --release -p toolwright-cli)" >&2
-  exit 1
-fi
 
 say "fetching the embedded model"
 "$bin" model fetch >/dev/null
