@@ -144,10 +144,18 @@ impl Engine {
             .map(|(r, c)| LlamaChatMessage::new(r.clone(), c.replace('\0', " ")))
             .collect::<Result<_, _>>()
             .map_err(|e| model_err("message", &e))?;
-        let prompt = self
-            .model
-            .apply_chat_template(&self.template, &chat, true)
-            .map_err(|e| model_err("chat template", &e))?;
+        // The model's own template; llama.cpp's template engine knows the common ones by their
+        // text. An unknown one falls back to ChatML rather than failing.
+        let prompt = match self.model.apply_chat_template(&self.template, &chat, true) {
+            Ok(p) => p,
+            Err(first) => {
+                let chatml =
+                    LlamaChatTemplate::new("chatml").map_err(|e| model_err("chat template", &e))?;
+                self.model
+                    .apply_chat_template(&chatml, &chat, true)
+                    .map_err(|e| model_err("chat template", &format!("{first}; ChatML: {e}")))?
+            }
+        };
         let vocab = self.model.vocab();
         let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
         let n_prompt = tokens.len();
