@@ -296,12 +296,15 @@ impl std::fmt::Debug for Router {
 }
 
 impl Router {
-    /// A BM25 router over `specs`.
+    /// A BM25 router over `specs` (cloned; see [`Router::from_specs`] to hand them over).
     pub fn new(specs: &[ToolSpec]) -> Router {
-        Router {
-            specs: specs.to_vec(),
-            scorer: Box::new(Bm25::new(specs)),
-        }
+        Router::from_specs(specs.to_vec())
+    }
+
+    /// A BM25 router that takes ownership of `specs`.
+    pub fn from_specs(specs: Vec<ToolSpec>) -> Router {
+        let scorer = Box::new(Bm25::new(&specs));
+        Router { specs, scorer }
     }
 
     /// A router with another scorer (which must have been built over the same `specs`, in order).
@@ -433,7 +436,7 @@ pub fn find_tools(router: Arc<Router>) -> FnTool {
                 .filter_map(|(i, score)| {
                     router.specs().get(i).map(|s| {
                         json!({"name": s.name, "description": s.description,
-                               "score": (score * 1000.0).round() / 1000.0})
+                               "score": (f64::from(score) * 1000.0).round() / 1000.0})
                     })
                 })
                 .collect();

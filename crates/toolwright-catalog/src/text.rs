@@ -12,39 +12,37 @@
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = if i > 0 {
-            chars.get(i - 1).copied()
-        } else {
-            None
-        };
-        let next = chars.get(i + 1).copied();
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
         if c.is_alphanumeric()
             || (c == '\'' && !cur.is_empty() && next.is_some_and(char::is_alphabetic))
         {
-            let boundary = match prev {
-                Some(p) if !cur.is_empty() => {
-                    // camelCase: lower → Upper; acronym end: "HTTPStatus" splits before "S".
-                    (p.is_lowercase() && c.is_uppercase())
-                        || (p.is_uppercase()
-                            && c.is_uppercase()
-                            && next.is_some_and(char::is_lowercase))
-                        || (p.is_alphabetic() && c.is_numeric())
-                        || (p.is_numeric() && c.is_alphabetic())
+            if let Some(p) = prev.filter(|_| !cur.is_empty()) {
+                // camelCase: lower → Upper; acronym end: "HTTPStatus" splits before "S".
+                let boundary = (p.is_lowercase() && c.is_uppercase())
+                    || (p.is_uppercase()
+                        && c.is_uppercase()
+                        && next.is_some_and(char::is_lowercase))
+                    || (p.is_alphabetic() && c.is_numeric())
+                    || (p.is_numeric() && c.is_alphabetic());
+                if boundary {
+                    out.push(std::mem::take(&mut cur));
                 }
-                _ => false,
-            };
-            if boundary {
-                out.push(std::mem::take(&mut cur).to_lowercase());
             }
-            cur.push(c);
+            if c.is_ascii() {
+                cur.push(c.to_ascii_lowercase());
+            } else {
+                cur.extend(c.to_lowercase());
+            }
         } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur).to_lowercase());
+            out.push(std::mem::take(&mut cur));
         }
+        prev = Some(c);
     }
     if !cur.is_empty() {
-        out.push(cur.to_lowercase());
+        out.push(cur);
     }
     out
 }

@@ -57,7 +57,9 @@ pub fn dialect_json(spec: &ToolSpec, dialect: &str) -> Result<Value, String> {
             }
             Ok(json!({"name": spec.name, "description": spec.description, "parameters": params, "meta": spec.meta}))
         }
-        other => Err(format!("unknown dialect `{other}`; use jsonschema")),
+        other => toolwright_catalog::Dialect::parse(other)
+            .map(|d| toolwright_catalog::export_dialect(spec, d))
+            .ok_or_else(|| format!("unknown dialect `{other}`; use jsonschema, openai, openai-strict, anthropic, gemini or mcp")),
     }
 }
 
@@ -69,12 +71,22 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
     };
     let specs = runtime.registry().specs();
     match args.command {
-        ToolsCommand::List { format: Format::Json } => {
-            println!("{}", serde_json::to_string_pretty(&specs).unwrap_or_default());
+        ToolsCommand::List {
+            format: Format::Json,
+        } => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&specs).unwrap_or_default()
+            );
             0
         }
-        ToolsCommand::List { format: Format::Table } => {
-            println!("{:<26} {:<12} {:<10} DESCRIPTION", "NAME", "EFFECTS", "CATEGORY");
+        ToolsCommand::List {
+            format: Format::Table,
+        } => {
+            println!(
+                "{:<26} {:<12} {:<10} DESCRIPTION",
+                "NAME", "EFFECTS", "CATEGORY"
+            );
             for s in &specs {
                 println!(
                     "{:<26} {:<12} {:<10} {}",
@@ -90,7 +102,14 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
             let Some(spec) = specs.iter().find(|s| s.name == name) else {
                 let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
                 let near = toolwright::closest(&name, names.iter().copied(), 3);
-                eprintln!("toolwright: no tool named `{name}`{}", if near.is_empty() { String::new() } else { format!("; did you mean {}?", near.join(" or ")) });
+                eprintln!(
+                    "toolwright: no tool named `{name}`{}",
+                    if near.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; did you mean {}?", near.join(" or "))
+                    }
+                );
                 return 1;
             };
             match dialect_json(spec, &dialect) {

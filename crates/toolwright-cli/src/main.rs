@@ -10,10 +10,13 @@ use toolwright::{Registry, ToolSpec};
 use toolwright_runtime::Runtime;
 
 mod cmd_call;
+mod cmd_catalog;
 mod cmd_chat;
 mod cmd_check;
 mod cmd_eval;
+mod cmd_lint;
 mod cmd_model;
+mod cmd_route;
 mod cmd_run;
 mod cmd_stats;
 mod cmd_serve;
@@ -60,14 +63,20 @@ enum Command {
     Check(cmd_check::CheckArgs),
     /// Score a model's tool calls on a dataset (JSONL or BFCL): naive vs guided mode.
     Eval(cmd_eval::EvalArgs),
+    /// Lint tool definitions: vague names, missing docs, unbounded numbers, unsafe side effects.
+    Lint(cmd_lint::LintArgs),
+    /// Tool catalog: export (YAML or provider dialects), check drift, diff, portability.
+    Catalog(cmd_catalog::CatalogArgs),
+    /// Rank the tools for a query as the router would.
+    Route(cmd_route::RouteArgs),
+    /// Serve the tools as an MCP server (stdio or Streamable HTTP).
+    Serve(cmd_serve::ServeArgs),
     /// Answer a request with an LLM agent that calls the tools.
     Run(cmd_run::RunArgs),
     /// Talk with the agent (a REPL that keeps the conversation).
     Chat(cmd_chat::ChatArgs),
     /// The embedded model: `fetch` downloads it, `path` shows where it is.
     Model(cmd_model::ModelArgs),
-    /// Serve the tools as an MCP server (stdio or Streamable HTTP).
-    Serve(cmd_serve::ServeArgs),
     /// Per-tool runtime metrics of the calls made so far (table, JSON or Prometheus text).
     Stats(cmd_stats::StatsArgs),
 }
@@ -150,10 +159,13 @@ fn main() -> ExitCode {
             Command::Call(a) => cmd_call::run(a, g).await,
             Command::Check(a) => cmd_check::run(a, g).await,
             Command::Eval(a) => cmd_eval::run(a, g).await,
+            Command::Lint(a) => cmd_lint::run(a, g).await,
+            Command::Catalog(a) => cmd_catalog::run(a, g).await,
+            Command::Route(a) => cmd_route::run(a, g).await,
+            Command::Serve(a) => cmd_serve::run(a, g).await,
             Command::Run(a) => cmd_run::run(a, g).await,
             Command::Chat(a) => cmd_chat::run(a, g).await,
             Command::Model(a) => cmd_model::run(a, g).await,
-            Command::Serve(a) => cmd_serve::run(a, g).await,
             Command::Stats(a) => cmd_stats::run(a, g).await,
         }
     });

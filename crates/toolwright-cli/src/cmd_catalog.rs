@@ -1,0 +1,232 @@
+//! `toolwright catalog export|check|diff|portability`: the YAML tool catalog as the source of
+//! truth for docs, tests and monitoring, and provider-dialect exports.
+
+use crate::cmd_lint::{OutputFormat, SpecSource};
+use crate::{Global, usage_error};
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use toolwright_catalog::catalog::{self, Change};
+use toolwright_catalog::dialect::{self, Dialect};
+
+/// `catalog` arguments.
+#[derive(Args, Debug)]
+pub struct CatalogArgs {
+    #[command(subcommand)]
+    command: CatalogCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum CatalogCommand {
+    /// Write the toolset as a YAML catalog (or, with --dialect, as provider definitions in JSON).
+    Export {
+        /// Provider dialect: jsonschema, openai, openai-strict, anthropic, gemini, mcp.
+        #[arg(long)]
+        dialect: Option<String>,
+        /// The `agent` name written in the catalog.
+        #[arg(long, default_value = "toolwright-demo")]
+        agent: String,
+        #[command(flatten)]
+        source: SpecSource,
+    },
+    /// Report drift between a catalog file and the code (exit 1 on drift).
+    Check {
+        /// The catalog file.
+        file: PathBuf,
+        /// Compare against these definitions instead of the built-in toolset.
+        #[arg(long, value_name = "DEFS.json")]
+        functions: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        format: OutputFormat,
+    },
+    /// Classify the changes between two catalogs as breaking or compatible (exit 1 on breaking).
+    Diff {
+        /// The old catalog.
+        old: PathBuf,
+        /// The new catalog.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        format: OutputFormat,
+    },
+    /// Per tool and provider: which construct the provider would reject and how the export lowers it.
+    Portability {
+        /// Only this dialect.
+        #[arg(long)]
+        dialect: Option<String>,
+        #[command(flatten)]
+        source: SpecSource,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        format: OutputFormat,
+    },
+}
+
+fn parse_dialect(s: &str) -> Result<Dialect, String> {
+    Dialect::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
+        format!("unknown dialect `{s}`; use one of {}", all.join(", "))
+    })
+}
+
+fn print_changes(changes: &[Change], format: OutputFormat, what: &str) {
+    let breaking = changes.iter().filter(|c| c.breaking).count();
+    match format {
+        OutputFormat::Json => {
+            let out = json!({"changes": changes, "breaking": breaking, "total": changes.len()});
+            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        }
+        OutputFormat::Text => {
+            for c in changes {
+                let label = if c.breaking {
+                    "BREAKING  "
+                } else {
+                    "compatible"
+                };
+                let at = if c.pointer.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", c.pointer)
+                };
+                println!("{label} {}: {}{at}", c.tool, c.message);
+            }
+            if changes.is_empty() {
+                println!("no {what}");
+            } else {
+                println!("{} changes, {breaking} breaking", changes.len());
+            }
+        }
+    }
+}
+
+/// Runs `catalog`.
+pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
+    match args.command {
+        CatalogCommand::Export {
+            dialect,
+            agent,
+            source,
+        } => {
+            let loaded = match source.load(global).await {
+                Ok(l) => l,
+                Err(e) => return usage_error(&e),
+            };
+            match dialect {
+                None => match catalog::export(&loaded.specs, &agent) {
+                    Ok(yaml) => {
+                        print!("{yaml}");
+                        0
+                    }
+                    Err(e) => {
+                        eprintln!("toolwright: {e}");
+                        1
+                    }
+                },
+                Some(d) => {
+                    let d = match parse_dialect(&d) {
+                        Ok(d) => d,
+                        Err(e) => return usage_error(&e),
+                    };
+                    let defs: Vec<Value> = loaded
+                        .specs
+                        .iter()
+                        .map(|s| dialect::export_dialect(s, d))
+                        .collect();
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&defs).unwrap_or_default()
+                    );
+                    0
+                }
+            }
+        }
+        CatalogCommand::Check {
+            file,
+            functions,
+            format,
+        } => {
+            if !file.exists() {
+                return usage_error(&format!("no such file: {}", file.display()));
+            }
+            let source = SpecSource {
+                functions,
+                catalog: None,
+            };
+            let loaded = match source.load(global).await {
+                Ok(l) => l,
+                Err(e) => return usage_error(&e),
+            };
+            match catalog::check_file(&file, &loaded.specs) {
+                Ok(drift) => {
+                    print_changes(&drift, format, "drift: the catalog matches the code");
+                    i32::from(!drift.is_empty())
+                }
+                Err(e) => {
+                    eprintln!("toolwright: {e}");
+                    1
+                }
+            }
+        }
+        CatalogCommand::Diff { old, new, format } => {
+            for f in [&old, &new] {
+                if !f.exists() {
+                    return usage_error(&format!("no such file: {}", f.display()));
+                }
+            }
+            let (a, b) = match (catalog::load_catalog(&old), catalog::load_catalog(&new)) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(e), _) | (_, Err(e)) => {
+                    eprintln!("toolwright: {e}");
+                    return 1;
+                }
+            };
+            let changes = catalog::diff(&a, &b);
+            print_changes(&changes, format, "changes");
+            i32::from(catalog::has_breaking(&changes))
+        }
+        CatalogCommand::Portability {
+            dialect,
+            source,
+            format,
+        } => {
+            let only = match dialect.as_deref().map(parse_dialect).transpose() {
+                Ok(d) => d,
+                Err(e) => return usage_error(&e),
+            };
+            let loaded = match source.load(global).await {
+                Ok(l) => l,
+                Err(e) => return usage_error(&e),
+            };
+            let report: Vec<_> = dialect::portability(&loaded.specs)
+                .into_iter()
+                .filter(|p| only.is_none_or(|d| d == p.dialect))
+                .collect();
+            match format {
+                OutputFormat::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).unwrap_or_default()
+                ),
+                OutputFormat::Text => {
+                    for p in &report {
+                        if p.lowerings.is_empty() {
+                            println!("{} {}: portable as is", p.tool, p.dialect);
+                        }
+                        for l in &p.lowerings {
+                            let at = if l.pointer.is_empty() {
+                                "(root)"
+                            } else {
+                                l.pointer.as_str()
+                            };
+                            println!(
+                                "{} {} {at}: {} → {}",
+                                p.tool, p.dialect, l.construct, l.action
+                            );
+                        }
+                    }
+                }
+            }
+            0
+        }
+    }
+}
