@@ -410,21 +410,21 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             ));
         }
     }
-    if let Some(f) = m.get("format").and_then(Value::as_str).map(str::to_string) {
-        if !STRICT_FORMATS.contains(&f.as_str()) {
-            m.remove("format");
-            let numeric = schema::main_type(&Value::Object(m.clone()))
-                .is_some_and(|t| t == "integer" || t == "number");
-            if numeric {
-                rep.push(Lowering::new(ptr, format!("format: {f}"), "dropped"));
-            } else {
-                rep.push(Lowering::new(
-                    ptr,
-                    format!("format: {f}"),
-                    "dropped; said in the description",
-                ));
-                append_description(m, &constraint_text("format", &json!(f)));
-            }
+    if let Some(f) = m.get("format").and_then(Value::as_str).map(str::to_string)
+        && !STRICT_FORMATS.contains(&f.as_str())
+    {
+        m.remove("format");
+        let numeric = schema::main_type(&Value::Object(m.clone()))
+            .is_some_and(|t| t == "integer" || t == "number");
+        if numeric {
+            rep.push(Lowering::new(ptr, format!("format: {f}"), "dropped"));
+        } else {
+            rep.push(Lowering::new(
+                ptr,
+                format!("format: {f}"),
+                "dropped; said in the description",
+            ));
+            append_description(m, &constraint_text("format", &json!(f)));
         }
     }
     if is_object_schema(m) {
@@ -518,10 +518,10 @@ fn make_nullable(v: &mut Value) {
             return;
         }
     }
-    if let Some(Value::Array(e)) = m.get_mut("enum") {
-        if !e.contains(&Value::Null) {
-            e.push(Value::Null);
-        }
+    if let Some(Value::Array(e)) = m.get_mut("enum")
+        && !e.contains(&Value::Null)
+    {
+        e.push(Value::Null);
     }
 }
 
@@ -795,20 +795,20 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
         rep.push(Lowering::new(ptr, "examples", "first one kept as example"));
     }
     let ty = m.get("type").and_then(Value::as_str).map(str::to_string);
-    if let Some(f) = m.get("format").and_then(Value::as_str).map(str::to_string) {
-        if !gemini_format_ok(ty.as_deref(), &f) {
-            m.remove("format");
-            if matches!(ty.as_deref(), Some("integer" | "number")) {
-                // Numeric formats (uint8, int16…) are machine widths; their range is in minimum/maximum.
-                rep.push(Lowering::new(ptr, format!("format: {f}"), "dropped"));
-            } else {
-                append_description(&mut m, &constraint_text("format", &json!(f)));
-                rep.push(Lowering::new(
-                    ptr,
-                    format!("format: {f}"),
-                    "dropped; said in the description",
-                ));
-            }
+    if let Some(f) = m.get("format").and_then(Value::as_str).map(str::to_string)
+        && !gemini_format_ok(ty.as_deref(), &f)
+    {
+        m.remove("format");
+        if matches!(ty.as_deref(), Some("integer" | "number")) {
+            // Numeric formats (uint8, int16…) are machine widths; their range is in minimum/maximum.
+            rep.push(Lowering::new(ptr, format!("format: {f}"), "dropped"));
+        } else {
+            append_description(&mut m, &constraint_text("format", &json!(f)));
+            rep.push(Lowering::new(
+                ptr,
+                format!("format: {f}"),
+                "dropped; said in the description",
+            ));
         }
     }
     // Enums are string-only in Gemini.
@@ -833,12 +833,11 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
         }
     }
     if m.get("prefixItems").is_some() {
-        if let Some(Value::Array(prefix)) = m.remove("prefixItems") {
-            if !m.contains_key("items") {
-                if let Some(first) = prefix.into_iter().next() {
-                    m.insert("items".into(), first);
-                }
-            }
+        if let Some(Value::Array(prefix)) = m.remove("prefixItems")
+            && !m.contains_key("items")
+            && let Some(first) = prefix.into_iter().next()
+        {
+            m.insert("items".into(), first);
         }
         rep.push(Lowering::new(
             ptr,

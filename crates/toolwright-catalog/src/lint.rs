@@ -967,10 +967,10 @@ fn lint_param(spec: &ToolSpec, name: &str, p: &Value, ptr: &str, sink: &mut Sink
         && !has_enum
         && p.get("format").is_none()
         && p.get("pattern").is_none()
+        && let Some(values) = closed_set(description)
     {
-        if let Some(values) = closed_set(description) {
-            let list: Vec<String> = values.iter().map(|v| format!("\"{v}\"")).collect();
-            sink.push(
+        let list: Vec<String> = values.iter().map(|v| format!("\"{v}\"")).collect();
+        sink.push(
                 "TW007",
                 None,
                 tool,
@@ -978,7 +978,6 @@ fn lint_param(spec: &ToolSpec, name: &str, p: &Value, ptr: &str, sink: &mut Sink
                 format!("parameter `{name}` is a free string but its description lists the allowed values ({})", values.join(", ")),
                 format!("Make it an enum: \"enum\": [{}] (in Rust, an enum type); the schema then rejects anything else and the model sees the choices.", list.join(", ")),
             );
-        }
     }
     if matches!(ty.as_deref(), Some("integer" | "number")) && !has_enum {
         let bounded = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]

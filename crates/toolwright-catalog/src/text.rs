@@ -125,10 +125,10 @@ pub fn stem(word: &str) -> String {
             break;
         }
     }
-    if let Some(base) = s.strip_suffix("ly") {
-        if base.len() >= 4 {
-            s = base.to_string();
-        }
+    if let Some(base) = s.strip_suffix("ly")
+        && base.len() >= 4
+    {
+        s = base.to_string();
     }
     s
 }

@@ -2,7 +2,7 @@
 //! question files (`BFCL_v4_<category>.json`, one JSON object per line with `question` and
 //! `function`) and their answers (`possible_answer/BFCL_v4_<category>.json`). The data is not
 //! committed: point `TOOLWRIGHT_BFCL_DIR` at the wheel's `bfcl_eval/data` directory.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::indexing_slicing, clippy::unwrap_used)]
 
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -70,12 +70,11 @@ pub fn parse_cases(questions: &str, answers: Option<&str>) -> Vec<Case> {
         .lines()
         .filter(|l| !l.trim().is_empty())
     {
-        if let Ok(v) = serde_json::from_str::<Value>(line) {
-            if let (Some(id), Some(gt)) =
+        if let Ok(v) = serde_json::from_str::<Value>(line)
+            && let (Some(id), Some(gt)) =
                 (v.get("id").and_then(Value::as_str), v.get("ground_truth"))
-            {
-                truth.insert(id.to_string(), names_of(gt));
-            }
+        {
+            truth.insert(id.to_string(), names_of(gt));
         }
     }
     let mut out = Vec::new();
