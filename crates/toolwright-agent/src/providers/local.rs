@@ -95,6 +95,9 @@ struct Engine {
     template: LlamaChatTemplate,
     threads: i32,
     context: u32,
+    /// One generation at a time per model: creating contexts concurrently is not sound in
+    /// llama.cpp (it may adjust the model's parameters), and 2 cores gain nothing from it.
+    busy: std::sync::Mutex<()>,
 }
 
 /// Text the model generated, with token counts.
@@ -126,6 +129,7 @@ impl Engine {
             template,
             threads: config.threads.max(1),
             context: config.context.max(512),
+            busy: std::sync::Mutex::new(()),
         })
     }
 
@@ -137,6 +141,7 @@ impl Engine {
         max_tokens: usize,
         one_line: bool,
     ) -> Result<Generation, ProviderError> {
+        let _busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
         let model_err =
             |what: &str, e: &dyn std::fmt::Display| ProviderError::Model(format!("{what}: {e}"));
         let chat: Vec<LlamaChatMessage> = messages
