@@ -73,9 +73,11 @@ impl Service for Fallback {
         let mappers = self.mappers.clone();
         Box::pin(async move {
             let from = req.tool_name().to_string();
-            let fallback = req.entry.spec().meta.fallback.clone();
+            // Without a fallback the request is not kept: no copy of its arguments.
+            let Some(to) = req.entry.spec().meta.fallback.clone() else {
+                return inner.call(req).await;
+            };
             let out = inner.call(req.clone()).await;
-            let Some(to) = fallback else { return out };
             if out.error_code() != Some(ErrorCode::DependencyUnavailable) {
                 return out;
             }

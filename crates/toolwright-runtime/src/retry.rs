@@ -118,6 +118,10 @@ impl Service for Retry {
         let policy = self.policy;
         Box::pin(async move {
             let safe = safe_to_rerun(&req);
+            if !safe || policy.max_retries == 0 {
+                // Never re-run: the request need not be kept (no copy of its arguments).
+                return inner.call(req).await;
+            }
             let has_fallback = req.entry.spec().meta.fallback.is_some();
             let mut retries = 0u32;
             loop {
