@@ -54,7 +54,8 @@ pub fn chart(report: &Report) -> String {
     let left = 48.0;
     let top = 20.0;
     let plot_h = 200.0;
-    let width = left + group_w * cats.len() as f64 + 20.0;
+    // Wide enough for the bars and for the legend (one entry per mode).
+    let width = (left + group_w * cats.len() as f64 + 20.0).max(left + 130.0 * modes.len() as f64);
     let height = top + plot_h + 70.0;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
@@ -108,7 +109,7 @@ pub fn chart(report: &Report) -> String {
         ));
     }
     for (mi, m) in modes.iter().enumerate() {
-        let x = left + 110.0 * mi as f64;
+        let x = left + 130.0 * mi as f64;
         let y = top + plot_h + 45.0;
         svg.push_str(&format!(
             "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{}\"/>\
