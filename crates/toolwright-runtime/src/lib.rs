@@ -102,6 +102,9 @@ pub struct CallOptions {
     pub cancel: Option<CancellationToken>,
 }
 
+/// The metrics series of calls to names that are not registered.
+pub const UNKNOWN_TOOL_SERIES: &str = "(unknown)";
+
 /// How deeply tools may call tools through [`ToolContext::call_tool`].
 pub const MAX_CALL_DEPTH: u32 = 8;
 
@@ -118,6 +121,7 @@ pub struct RuntimeBuilder {
     idempotency: IdempotencyConfig,
     approval_ttl: Duration,
     mappers: Vec<(String, String, ArgMapper)>,
+    isolate_tools: bool,
 }
 
 impl std::fmt::Debug for RuntimeBuilder {
@@ -182,6 +186,12 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Whether each call runs on its own task (default true; see [`ToolService`]).
+    pub fn isolate_tools(mut self, yes: bool) -> Self {
+        self.isolate_tools = yes;
+        self
+    }
+
     /// The runtime.
     pub fn build(self) -> Runtime {
         let approvals = Arc::new(Approvals::new(self.approval_ttl));
@@ -190,7 +200,12 @@ impl RuntimeBuilder {
             fallback = fallback.with_mapper(&from, &to, m);
         }
         // Innermost first.
-        let mut stack: BoxService = Arc::new(ToolService);
+        let tools = if self.isolate_tools {
+            ToolService::isolated()
+        } else {
+            ToolService::inline()
+        };
+        let mut stack: BoxService = Arc::new(tools);
         stack = TimeoutLayer::new(self.default_timeout).layer(stack);
         stack = RetryLayer::new(self.retry).layer(stack);
         stack = fallback.layer(stack);
@@ -258,6 +273,7 @@ impl Runtime {
             idempotency: IdempotencyConfig::default(),
             approval_ttl: confirm::DEFAULT_APPROVAL_TTL,
             mappers: Vec::new(),
+            isolate_tools: true,
         }
     }
 
@@ -379,12 +395,15 @@ impl Runtime {
             if let Some(code) = out.error_code() {
                 span.record("error.type", code.as_str());
             }
-            let sla = self
-                .inner
-                .registry
-                .get(&out.meta.tool)
-                .and_then(|e| e.spec().meta.sla_ms);
-            self.inner.metrics.record(&out.meta.tool, sla, &out);
+            // Names the model made up share one series, so they cannot blow up the label set.
+            let known = self.inner.registry.get(&out.meta.tool);
+            let sla = known.as_ref().and_then(|e| e.spec().meta.sla_ms);
+            let series = if known.is_some() {
+                out.meta.tool.as_str()
+            } else {
+                UNKNOWN_TOOL_SERIES
+            };
+            self.inner.metrics.record(series, sla, &out);
             let _ = self.inner.events.send(ToolEvent::Finished {
                 call_id: out.meta.call_id.clone(),
                 tool: out.meta.tool.clone(),

@@ -134,7 +134,7 @@ mod tests {
     async fn deadline_cancels_the_tool_and_answers_on_time() {
         let counter = Arc::new(AtomicU32::new(0));
         let entry = entry_with_timeout(60, counter.clone());
-        let svc = TimeoutLayer::default().layer(Arc::new(ToolService));
+        let svc = TimeoutLayer::default().layer(Arc::new(ToolService::default()));
         let start = Instant::now();
         let out = svc
             .call(Request::new(

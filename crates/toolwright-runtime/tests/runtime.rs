@@ -1,7 +1,12 @@
 //! The runtime end to end: deadlines, blocking tools, budgets, fallback, batches, composition,
 //! confirmation, cancellation, events and metrics. Real timers, small durations.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 
@@ -672,7 +677,7 @@ async fn events_and_metrics_describe_every_call() {
     let m = rt.metrics();
     assert_eq!(m.tools["pick"].calls, 2);
     assert_eq!(m.tools["pick"].errors["VALIDATION_ERROR"], 1);
-    assert_eq!(m.tools["pikc"].errors["UNKNOWN_TOOL"], 1);
+    assert_eq!(m.tools["(unknown)"].errors["UNKNOWN_TOOL"], 1);
     assert!(
         m.to_prometheus()
             .contains("toolwright_tool_calls_total{tool=\"pick\"} 2")

@@ -2,7 +2,12 @@
 //! runtime, and across runtimes that share only the store), replay after a restart, and a store
 //! that goes away.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 
@@ -183,4 +188,110 @@ mod redis {
         assert_eq!(plain.status, Status::Success);
         assert_eq!(runs.load(Ordering::SeqCst), 2);
     }
+}
+
+/// The contract every backend keeps.
+async fn store_contract(store: Arc<dyn IdempotencyStore>) {
+    use toolwright_runtime::{Record, Reservation};
+    let lease = Duration::from_secs(30);
+    let key = format!("contract-{}", std::process::id());
+    assert_eq!(
+        store.reserve(&key, "fp", "me", lease).await.unwrap(),
+        Reservation::Acquired
+    );
+    match store.reserve(&key, "fp2", "you", lease).await.unwrap() {
+        Reservation::Existing(Record::Pending { fingerprint, owner }) => {
+            assert_eq!((fingerprint.as_str(), owner.as_str()), ("fp", "me"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Only the owner releases.
+    store.release(&key, "you").await.unwrap();
+    assert!(store.get(&key).await.unwrap().is_some());
+    store.release(&key, "me").await.unwrap();
+    assert_eq!(store.get(&key).await.unwrap(), None);
+    // Completed results are returned to later reservations, and a release does not drop them.
+    assert_eq!(
+        store.reserve(&key, "fp", "me", lease).await.unwrap(),
+        Reservation::Acquired
+    );
+    let out = toolwright_core::Outcome::success(json!({"n": 1}));
+    store
+        .complete(&key, "fp", &out, Duration::from_secs(60))
+        .await
+        .unwrap();
+    store.release(&key, "me").await.unwrap();
+    match store.reserve(&key, "fp", "other", lease).await.unwrap() {
+        Reservation::Existing(Record::Completed {
+            fingerprint,
+            outcome,
+        }) => {
+            assert_eq!(fingerprint, "fp");
+            assert_eq!(*outcome, out);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Leases and TTLs expire.
+    let short = format!("{key}-short");
+    store
+        .reserve(&short, "fp", "me", Duration::from_millis(40))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    assert_eq!(
+        store.reserve(&short, "fp", "new", lease).await.unwrap(),
+        Reservation::Acquired
+    );
+    store
+        .complete(&short, "fp", &out, Duration::from_millis(40))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    assert_eq!(store.get(&short).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn memory_store_keeps_the_contract() {
+    store_contract(Arc::new(MemoryStore::new())).await;
+}
+
+#[tokio::test]
+async fn sqlite_store_keeps_the_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    store_contract(Arc::new(
+        SqliteStore::open(dir.path().join("c.db")).unwrap(),
+    ))
+    .await;
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn redis_store_keeps_the_contract() {
+    let Some(server) = common::RedisServer::start() else {
+        return;
+    };
+    let store = toolwright_runtime::RedisStore::open(&server.url()).unwrap();
+    store_contract(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_call_releases_its_key() {
+    let store: Arc<dyn IdempotencyStore> = Arc::new(MemoryStore::new());
+    let (reg, runs) = track_registry(Duration::from_secs(5));
+    let rt = runtime(&reg, store.clone());
+    let opts = CallOptions::default();
+    // The caller gives up (drops the future) while the tool runs.
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(50),
+        rt.invoke(call(1, 7, "dropped"), &opts),
+    )
+    .await;
+    assert!(gave_up.is_err());
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(
+        store.get("key:dropped").await.unwrap(),
+        None,
+        "the key stayed reserved"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
 }

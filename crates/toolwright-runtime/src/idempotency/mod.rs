@@ -373,7 +373,7 @@ impl Service for Idempotency {
                     }
                     Role::Leader(tx, guard) => {
                         let (out, shared) =
-                            lead(&inner, &*store, config, req.clone(), &key, &fp, started).await;
+                            lead(&inner, &store, config, req.clone(), &key, &fp, started).await;
                         let _ = tx.send(Some(shared));
                         drop(guard);
                         return out;
@@ -388,7 +388,7 @@ impl Service for Idempotency {
 /// The leader's work: reserve the key in the store, then run, replay or refuse.
 async fn lead(
     inner: &BoxService,
-    store: &dyn IdempotencyStore,
+    store: &Arc<dyn IdempotencyStore>,
     config: IdempotencyConfig,
     req: Request,
     key: &str,
@@ -410,17 +410,26 @@ async fn lead(
         };
         match res {
             Reservation::Acquired => {
+                let mut held = ReservationGuard {
+                    store: store.clone(),
+                    key: key.to_string(),
+                    owner: owner.clone(),
+                    armed: true,
+                };
                 let out = inner.call(req).await;
                 if storable(&out) {
                     let stored = stored_form(&out);
                     match store.complete(key, fp, &stored, config.ttl).await {
-                        Ok(()) => return (out, Shared::Replay(stored)),
+                        Ok(()) => {
+                            held.armed = false;
+                            return (out, Shared::Replay(stored));
+                        }
                         Err(e) => {
                             tracing::warn!(key, error = %e, "could not store an idempotent result");
-                            return (out, Shared::Retry);
                         }
                     }
                 }
+                held.armed = false;
                 if let Err(e) = store.release(key, &owner).await {
                     tracing::warn!(key, error = %e, "could not release an idempotency key");
                 }
@@ -457,6 +466,33 @@ async fn lead(
     }
 }
 
+/// Releases a reservation whose call was dropped before it finished (a parent tool timed out,
+/// the host dropped the future), so duplicates need not wait for the lease to run out.
+struct ReservationGuard {
+    store: Arc<dyn IdempotencyStore>,
+    key: String,
+    owner: String,
+    armed: bool,
+}
+
+impl Drop for ReservationGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let store = self.store.clone();
+            let key = std::mem::take(&mut self.key);
+            let owner = std::mem::take(&mut self.owner);
+            handle.spawn(async move {
+                if let Err(e) = store.release(&key, &owner).await {
+                    tracing::warn!(key, error = %e, "could not release a dropped call's key");
+                }
+            });
+        }
+    }
+}
+
 /// The form kept in the store: the envelope without this call's meta.
 fn stored_form(out: &Outcome) -> Outcome {
     let mut o = out.clone();
@@ -471,8 +507,8 @@ fn stored_form(out: &Outcome) -> Outcome {
 
 fn replay(mut out: Outcome) -> Outcome {
     out.meta.replayed = true;
-    let note = "Replayed: an earlier call with the same idempotency key already did this, so the \
-                tool did not run again.";
+    let note = "Replayed: an earlier call with the same idempotency key already did this, so \
+                the tool did not run again; this is its stored result.";
     out.message = if out.message.is_empty() {
         note.to_string()
     } else {

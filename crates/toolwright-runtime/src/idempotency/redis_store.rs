@@ -1,6 +1,8 @@
 //! The Redis store: shared by every process that uses the same server and database.
 //!
-//! A reservation is `SET key "P|owner|fingerprint" NX PX lease`; a result replaces it with
+//! A reservation is a Lua script that returns the key's value or, when there is none, sets
+//! `"P|owner|fingerprint"` with the lease as expiry (`SET NX PX` and the `GET` of a taken key in
+//! one atomic round trip); a result replaces it with
 //! `SET key "D|fingerprint|envelope" PX ttl`; a release deletes the key only if it still holds
 //! the caller's pending value (a Lua compare-and-delete), so a late release cannot drop
 //! somebody else's reservation. The connection is made lazily and remade after an error, so a
@@ -19,7 +21,14 @@ use toolwright_core::Outcome;
 
 const B: &str = "redis";
 const PREFIX: &str = "toolwright:idem:";
-const RELEASE: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+/// Returns the existing value, or sets the pending one (with its lease) and returns nil: one
+/// round trip, atomic.
+const RESERVE: &str = "local v = redis.call('GET', KEYS[1]) if v then return v end \
+    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return false";
+/// Deletes the key only while it holds a pending value starting with ARGV[1] (`P|owner|`).
+const RELEASE: &str = "local v = redis.call('GET', KEYS[1]) \
+    if v and string.sub(v, 1, string.len(ARGV[1])) == ARGV[1] then \
+    return redis.call('DEL', KEYS[1]) end return 0";
 
 fn err(e: impl std::fmt::Display) -> StoreError {
     StoreError::new(B, e.to_string())
@@ -135,26 +144,17 @@ impl IdempotencyStore for RedisStore {
         Box::pin(async move {
             let k = format!("{PREFIX}{key}");
             let pending = format!("P|{owner}|{fingerprint}");
-            // SET NX can lose to a key that expires right after; a second round settles it.
-            for _ in 0..3 {
-                let mut set = redis::cmd("SET");
-                set.arg(&k)
-                    .arg(&pending)
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(millis(lease));
-                let ok: Option<String> = self.query(set).await?;
-                if ok.is_some() {
-                    return Ok(Reservation::Acquired);
-                }
-                let mut get = redis::cmd("GET");
-                get.arg(&k);
-                let raw: Option<String> = self.query(get).await?;
-                if let Some(raw) = raw {
-                    return Ok(Reservation::Existing(decode(&raw)?));
-                }
+            let mut eval = redis::cmd("EVAL");
+            eval.arg(RESERVE)
+                .arg(1)
+                .arg(&k)
+                .arg(&pending)
+                .arg(millis(lease));
+            let existing: Option<String> = self.query(eval).await?;
+            match existing {
+                None => Ok(Reservation::Acquired),
+                Some(raw) => Ok(Reservation::Existing(decode(&raw)?)),
             }
-            Err(err("the key kept changing during a reservation"))
         })
     }
 
@@ -183,16 +183,11 @@ impl IdempotencyStore for RedisStore {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            let k = format!("{PREFIX}{key}");
-            let mut get = redis::cmd("GET");
-            get.arg(&k);
-            let raw: Option<String> = self.query(get).await?;
-            let Some(raw) = raw else { return Ok(()) };
-            if !raw.starts_with(&format!("P|{owner}|")) {
-                return Ok(());
-            }
             let mut eval = redis::cmd("EVAL");
-            eval.arg(RELEASE).arg(1).arg(&k).arg(&raw);
+            eval.arg(RELEASE)
+                .arg(1)
+                .arg(format!("{PREFIX}{key}"))
+                .arg(format!("P|{owner}|"));
             let _: i64 = self.query(eval).await?;
             Ok(())
         })

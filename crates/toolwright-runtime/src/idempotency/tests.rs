@@ -235,7 +235,10 @@ fn store_urls_parse() {
 #[tokio::test]
 async fn tool_service_is_used_as_the_inner_service() {
     // The real innermost service works under the layer.
-    let svc = layer(Arc::new(MemoryStore::new()), Arc::new(ToolService));
+    let svc = layer(
+        Arc::new(MemoryStore::new()),
+        Arc::new(ToolService::default()),
+    );
     let out = svc.call(req(&entry(true), json!({"id": 3}))).await;
     assert_eq!(out.status, Status::Success);
 }
