@@ -999,6 +999,11 @@ fn lint_param(spec: &ToolSpec, name: &str, p: &Value, ptr: &str, sink: &mut Sink
 /// Values listed as a closed set in a description (`one of: a, b, c`, `either 'a' or 'b'`,
 /// `possible values are "x", "y"`), or `None`.
 pub fn closed_set(description: &str) -> Option<Vec<String>> {
+    // A list of values sits in the first sentences; a bound keeps odd inputs fast.
+    let description = match description.char_indices().nth(2048) {
+        Some((i, _)) => description.get(..i).unwrap_or(description),
+        None => description,
+    };
     let l = description.to_lowercase();
     let strong = [
         "one of",
@@ -1538,6 +1543,18 @@ mod tests {
         assert!(has(&with(|s| s.name = "get weather!".into()), "TW014"));
         let dup = lint(&[good(), good()], &LintOptions::default());
         assert_eq!(dup.iter().filter(|f| f.rule == "TW014").count(), 1);
+    }
+
+    #[test]
+    fn huge_inputs_stay_fast() {
+        let t = std::time::Instant::now();
+        let mut s = good();
+        s.description = "‘x ".repeat(50_000);
+        s.parameters["properties"]["city"]["description"] = json!("“a ".repeat(50_000));
+        s.name = "x".repeat(100_000);
+        let f = lint(&[s.clone(), s], &LintOptions::default());
+        assert!(!f.is_empty());
+        assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
     }
 
     #[test]

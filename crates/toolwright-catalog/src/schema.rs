@@ -5,6 +5,9 @@ use serde_json::{Map, Value};
 
 /// Deepest nesting the helpers follow; deeper parts are left as they are.
 pub const MAX_DEPTH: usize = 48;
+/// Most schema nodes [`inline_refs`] produces: references that fan out (A uses B twice, B uses C
+/// twice, ...) grow exponentially, and past this size further references are cut.
+pub const MAX_INLINED_NODES: usize = 50_000;
 
 /// Escapes one JSON Pointer segment (`~` → `~0`, `/` → `~1`).
 pub fn escape(segment: &str) -> String {
@@ -32,7 +35,8 @@ pub struct RefProblem {
     pub pointer: String,
     /// The reference.
     pub reference: String,
-    /// `true` for a cycle, `false` for a reference that does not resolve.
+    /// `true` when the reference was cut (a cycle, or the inlined schema grew past
+    /// [`MAX_INLINED_NODES`]); `false` for a reference that does not resolve.
     pub recursive: bool,
 }
 
@@ -42,7 +46,14 @@ pub struct RefProblem {
 /// are listed in `problems`.
 pub fn inline_refs(schema: &Value, problems: &mut Vec<RefProblem>) -> Value {
     let mut stack = Vec::new();
-    let mut out = inline(schema, schema, "", &mut stack, problems, 0);
+    let mut budget = MAX_INLINED_NODES;
+    let mut cx = Cx {
+        root: schema,
+        stack: &mut stack,
+        problems,
+        budget: &mut budget,
+    };
+    let mut out = inline(&mut cx, schema, "", 0);
     if let Value::Object(m) = &mut out {
         m.remove("$defs");
         m.remove("definitions");
@@ -50,23 +61,25 @@ pub fn inline_refs(schema: &Value, problems: &mut Vec<RefProblem>) -> Value {
     out
 }
 
-fn inline(
-    root: &Value,
-    v: &Value,
-    ptr: &str,
-    stack: &mut Vec<String>,
-    problems: &mut Vec<RefProblem>,
-    depth: usize,
-) -> Value {
+struct Cx<'a> {
+    root: &'a Value,
+    stack: &'a mut Vec<String>,
+    problems: &'a mut Vec<RefProblem>,
+    budget: &'a mut usize,
+}
+
+fn inline(cx: &mut Cx<'_>, v: &Value, ptr: &str, depth: usize) -> Value {
     if depth > MAX_DEPTH {
         return v.clone();
     }
+    *cx.budget = cx.budget.saturating_sub(1);
+    let root = cx.root;
     match v {
         Value::Object(m) => {
             if let Some(r) = m.get("$ref").and_then(Value::as_str) {
                 let name = r.rsplit('/').next().unwrap_or(r).to_string();
-                if stack.iter().any(|s| s == r) {
-                    problems.push(RefProblem {
+                if *cx.budget == 0 || cx.stack.iter().any(|s| s == r) {
+                    cx.problems.push(RefProblem {
                         pointer: ptr.to_string(),
                         reference: r.to_string(),
                         recursive: true,
@@ -80,27 +93,24 @@ fn inline(
                     return Value::Object(cut);
                 }
                 let Some(target) = lookup(root, r) else {
-                    problems.push(RefProblem {
+                    cx.problems.push(RefProblem {
                         pointer: ptr.to_string(),
                         reference: r.to_string(),
                         recursive: false,
                     });
                     let mut rest = m.clone();
                     rest.remove("$ref");
-                    return inline(root, &Value::Object(rest), ptr, stack, problems, depth + 1);
+                    return inline(cx, &Value::Object(rest), ptr, depth + 1);
                 };
-                stack.push(r.to_string());
-                let mut resolved = inline(root, target, ptr, stack, problems, depth + 1);
-                stack.pop();
+                cx.stack.push(r.to_string());
+                let mut resolved = inline(cx, target, ptr, depth + 1);
+                cx.stack.pop();
                 if let Value::Object(rm) = &mut resolved {
                     rm.remove("$defs");
                     rm.remove("definitions");
                     for (k, x) in m {
                         if k != "$ref" {
-                            rm.insert(
-                                k.clone(),
-                                inline(root, x, &child(ptr, k), stack, problems, depth + 1),
-                            );
+                            rm.insert(k.clone(), inline(cx, x, &child(ptr, k), depth + 1));
                         }
                     }
                 }
@@ -120,7 +130,7 @@ fn inline(
                                 .iter()
                                 .map(|(pk, pv)| {
                                     let p = child(&child(ptr, k), pk);
-                                    (pk.clone(), inline(root, pv, &p, stack, problems, depth + 1))
+                                    (pk.clone(), inline(cx, pv, &p, depth + 1))
                                 })
                                 .collect(),
                         ),
@@ -128,7 +138,7 @@ fn inline(
                     },
                     // Values that are data, not schemas.
                     "enum" | "const" | "default" | "examples" | "example" | "required" => x.clone(),
-                    _ => inline(root, x, &child(ptr, k), stack, problems, depth + 1),
+                    _ => inline(cx, x, &child(ptr, k), depth + 1),
                 };
                 out.insert(k.clone(), nested);
             }
@@ -137,16 +147,7 @@ fn inline(
         Value::Array(a) => Value::Array(
             a.iter()
                 .enumerate()
-                .map(|(i, x)| {
-                    inline(
-                        root,
-                        x,
-                        &child(ptr, &i.to_string()),
-                        stack,
-                        problems,
-                        depth + 1,
-                    )
-                })
+                .map(|(i, x)| inline(cx, x, &child(ptr, &i.to_string()), depth + 1))
                 .collect(),
         ),
         other => other.clone(),
@@ -233,6 +234,29 @@ mod tests {
                 .any(|p| !p.recursive && p.reference == "#/$defs/Nope")
         );
         assert!(!out.to_string().contains("$ref"));
+    }
+
+    #[test]
+    fn fan_out_references_stay_bounded() {
+        // D0 uses D1 twice, D1 uses D2 twice, ...: 2^30 nodes if inlined naively.
+        let mut defs = serde_json::Map::new();
+        for i in 0..30 {
+            defs.insert(
+                format!("D{i}"),
+                json!({"type": "object", "properties": {
+                    "a": {"$ref": format!("#/$defs/D{}", i + 1)},
+                    "b": {"$ref": format!("#/$defs/D{}", i + 1)}}}),
+            );
+        }
+        defs.insert("D30".into(), json!({"type": "string"}));
+        let s =
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": defs});
+        let t = std::time::Instant::now();
+        let mut problems = Vec::new();
+        let out = inline_refs(&s, &mut problems);
+        assert!(t.elapsed().as_secs() < 5);
+        assert!(!problems.is_empty());
+        assert!(out.to_string().len() < 20_000_000);
     }
 
     #[test]

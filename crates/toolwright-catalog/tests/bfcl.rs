@@ -1,7 +1,12 @@
 //! Every dialect, the linter and the router on external definitions: a small hand-made fixture in
 //! BFCL's format (always), and the BFCL corpus when `TOOLWRIGHT_BFCL_DIR` points at it.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 
