@@ -427,6 +427,29 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             append_description(m, &constraint_text("format", &json!(f)));
         }
     }
+    let typed = [
+        "type",
+        "anyOf",
+        "$ref",
+        "enum",
+        "const",
+        "properties",
+        "items",
+    ]
+    .iter()
+    .any(|k| m.contains_key(*k));
+    if !typed && depth > 0 {
+        // Strict mode rejects a schema without a type; "any JSON value" becomes any scalar.
+        m.insert(
+            "anyOf".into(),
+            json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}]),
+        );
+        rep.push(Lowering::new(
+            ptr,
+            "schema without a type",
+            "anyOf string | number | boolean (strict mode needs a type)",
+        ));
+    }
     if is_object_schema(m) {
         let no_props = m
             .get("properties")
@@ -508,7 +531,16 @@ fn make_nullable(v: &mut Value) {
         }
         Some(_) => {}
         None => {
-            // `$ref`, `anyOf`, `enum` without a type: offer null as another branch.
+            if !m.contains_key("$ref")
+                && let Some(Value::Array(a)) = m.get_mut("anyOf")
+            {
+                let null = json!({"type": "null"});
+                if !a.contains(&null) {
+                    a.push(null);
+                }
+                return;
+            }
+            // `$ref`, `enum` without a type: offer null as another branch.
             let description = m.remove("description");
             let inner = Value::Object(std::mem::take(m));
             m.insert("anyOf".into(), json!([inner, {"type": "null"}]));
@@ -905,6 +937,22 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
                 "dropped (not in Gemini's schema subset)",
             ));
         }
+    }
+    // Gemini needs a type on every schema.
+    if !out.contains_key("type") && !out.contains_key("anyOf") {
+        let (t, why) = if out.contains_key("properties") {
+            ("object", "it has properties")
+        } else if out.contains_key("items") {
+            ("array", "it has items")
+        } else {
+            ("string", "any value, sent as text")
+        };
+        out.insert("type".into(), json!(t));
+        rep.push(Lowering::new(
+            ptr,
+            "schema without a type",
+            format!("type: {t} ({why})"),
+        ));
     }
     // `required` may only name declared properties.
     if let Some(Value::Array(req)) = out.get("required").cloned() {

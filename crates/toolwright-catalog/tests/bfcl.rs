@@ -134,6 +134,9 @@ fn check_exports(spec: &ToolSpec) -> Vec<String> {
                     }
                 }
                 for s in &all {
+                    if s.get("type").is_none() && s.get("anyOf").is_none() {
+                        fail(d, format!("schema without a type: {s}"));
+                    }
                     if s.get("type").is_some_and(|t| !t.is_string()) {
                         fail(d, format!("type is not a single string: {}", s["type"]));
                     }
@@ -146,6 +149,12 @@ fn check_exports(spec: &ToolSpec) -> Vec<String> {
             }
             Dialect::OpenAiStrict => {
                 for s in &all {
+                    if !["type", "anyOf", "$ref", "enum", "const"]
+                        .iter()
+                        .any(|k| s.get(*k).is_some())
+                    {
+                        fail(d, format!("schema without a type: {s}"));
+                    }
                     if is_object(s) {
                         if s.get("additionalProperties") != Some(&Value::Bool(false)) {
                             fail(d, format!("object without additionalProperties:false: {s}"));
@@ -208,6 +217,26 @@ fn fixture_definitions_export_to_every_dialect() {
         .unwrap();
     let (_, lowered) = export_with_report(flight, Dialect::OpenAi);
     assert!(lowered.iter().any(|l| l.pointer == "#name"));
+}
+
+#[test]
+fn dialect_snapshots_of_a_bfcl_style_definition() {
+    // Dotted name, BFCL types (dict, float), an array of nested objects, an `any` parameter.
+    let specs = fixture_functions();
+    for name in ["travel.book_flight", "events.concert_tickets"] {
+        let spec = specs.iter().find(|s| s.name == name).unwrap();
+        let all: serde_json::Map<String, Value> = Dialect::ALL
+            .iter()
+            .map(|d| {
+                let (v, lowered) = export_with_report(spec, *d);
+                (
+                    d.as_str().to_string(),
+                    serde_json::json!({"export": v, "lowered": lowered}),
+                )
+            })
+            .collect();
+        insta::assert_json_snapshot!(name.replace('.', "_"), all);
+    }
 }
 
 #[test]

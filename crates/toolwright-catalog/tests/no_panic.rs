@@ -1,7 +1,12 @@
 //! Any JSON as a parameter schema, name or description: every function answers without
 //! panicking, and the YAML catalog gives back exactly what it was given.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -37,7 +42,9 @@ fn scalar() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|n| json!(n)),
         any::<u64>().prop_map(|n| json!(n)),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| json!(f)),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
         prop_oneof![
             Just("object".to_string()),
             Just("string".to_string()),
@@ -59,7 +66,8 @@ fn json_value() -> impl Strategy<Value = Value> {
     scalar().prop_recursive(5, 64, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec((key(), inner), 0..6).prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
+            prop::collection::vec((key(), inner), 0..6)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
         ]
     })
 }
@@ -79,7 +87,7 @@ proptest! {
             let _ = export_with_report(&a, d);
         }
         let _ = lint(&[a.clone(), b.clone()], &LintOptions::default());
-        let _ = catalog::diff(&Catalog::from_specs(&[a.clone()], "x"), &Catalog::from_specs(&[b.clone()], "x"));
+        let _ = catalog::diff(&Catalog::from_specs(std::slice::from_ref(&a), "x"), &Catalog::from_specs(std::slice::from_ref(&b), "x"));
         let _ = Router::new(&[a, b]).rank(&query, 3);
         let _ = catalog::parse(&query, None);
     }

@@ -23,9 +23,10 @@ enum CatalogCommand {
         /// Provider dialect: jsonschema, openai, openai-strict, anthropic, gemini, mcp.
         #[arg(long)]
         dialect: Option<String>,
-        /// The `agent` name written in the catalog.
-        #[arg(long, default_value = "toolwright-demo")]
-        agent: String,
+        /// The `agent` name written in the catalog [default: `toolwright-demo`, or the stem of
+        /// the --functions/--catalog file].
+        #[arg(long)]
+        agent: Option<String>,
         #[command(flatten)]
         source: SpecSource,
     },
@@ -112,6 +113,15 @@ pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
                 Ok(l) => l,
                 Err(e) => return usage_error(&e),
             };
+            let agent = agent.unwrap_or_else(|| {
+                source
+                    .functions
+                    .as_ref()
+                    .or(source.catalog.as_ref())
+                    .and_then(|p| p.file_stem())
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "toolwright-demo".to_string())
+            });
             match dialect {
                 None => match catalog::export(&loaded.specs, &agent) {
                     Ok(yaml) => {
