@@ -55,11 +55,11 @@ pub async fn run(args: StatsArgs, _global: &Global) -> i32 {
             }
         }
     }
-    if args.reset {
-        if let Err(e) = update_stats(|s| *s = Default::default()) {
-            eprintln!("toolwright: {e}");
-            return 1;
-        }
+    if args.reset
+        && let Err(e) = update_stats(|s| *s = Default::default())
+    {
+        eprintln!("toolwright: {e}");
+        return 1;
     }
     0
 }

@@ -13,8 +13,7 @@ use toolwright_runtime::{CallOptions, IdempotencyStore, MetricsSnapshot, Runtime
 /// # Errors
 /// A message for the user: unknown scheme, unopenable SQLite file.
 pub fn store(global: &Global) -> Result<Arc<dyn IdempotencyStore>, String> {
-    open_store(global.store.as_deref().unwrap_or("memory"))
-        .map_err(|e| format!("--store: {e}"))
+    open_store(global.store.as_deref().unwrap_or("memory")).map_err(|e| format!("--store: {e}"))
 }
 
 static RUNTIMES: Mutex<Vec<Runtime>> = Mutex::new(Vec::new());
@@ -36,9 +35,7 @@ pub fn stats_file() -> PathBuf {
     }
     let dir = std::env::var_os("TOOLWRIGHT_HOME")
         .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("toolwright"))
-        })
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("toolwright")))
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/toolwright")))
         .unwrap_or_else(|| PathBuf::from(".toolwright"));
     dir.join("metrics.json")
@@ -65,7 +62,8 @@ pub fn load_stats() -> Result<MetricsSnapshot, String> {
 pub fn update_stats(f: impl FnOnce(&mut MetricsSnapshot)) -> Result<(), String> {
     let path = stats_file();
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let lock_path = path.with_extension("json.lock");
     let lock = std::fs::OpenOptions::new()

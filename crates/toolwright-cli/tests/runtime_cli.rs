@@ -1,7 +1,12 @@
 //! Issue 3's acceptance through the binary: idempotency with `--store` (SQLite and Redis),
 //! the confirmation gate, the semantic-search fallback, composition and `stats`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
@@ -72,7 +77,10 @@ fn replay_and_conflict(dir: &Path, store: &str) {
         json!({"article_id": 8, "session_id": "s1", "idempotency_key": "k1"}),
     );
     assert_eq!(code, 1);
-    assert_eq!(conflict["error"]["code"], "IDEMPOTENCY_CONFLICT", "{conflict}");
+    assert_eq!(
+        conflict["error"]["code"], "IDEMPOTENCY_CONFLICT",
+        "{conflict}"
+    );
     assert_eq!(views(dir), vec![(7, "s1".to_string(), "k1".to_string())]);
 }
 
@@ -85,7 +93,9 @@ fn sqlite_store_replays_across_processes_and_refuses_conflicts() {
 
 #[test]
 fn redis_store_replays_across_processes() {
-    let Some(server) = RedisServer::start() else { return };
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     replay_and_conflict(dir.path(), &server.url());
 }
@@ -108,7 +118,14 @@ fn an_unreachable_store_refuses_keyed_calls() {
 fn a_bad_store_url_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = tw(dir.path())
-        .args(["--store", "postgres://x", "call", "calculate", "--args", "{}"])
+        .args([
+            "--store",
+            "postgres://x",
+            "call",
+            "calculate",
+            "--args",
+            "{}",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -134,7 +151,12 @@ fn the_model_cannot_confirm_a_delete_but_approve_can() {
     let (code, out) = call(r#"{"path": "notes.txt"}"#, false);
     assert_eq!(code, 0);
     assert_eq!(out["status"], "needs_confirmation", "{out}");
-    assert!(out["meta"]["approval_id"].as_str().unwrap().starts_with("approve-"));
+    assert!(
+        out["meta"]["approval_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("approve-")
+    );
     assert!(file.exists());
     let (code, out) = call(r#"{"path": "notes.txt"}"#, true);
     assert_eq!(code, 0, "{out}");
@@ -150,17 +172,18 @@ fn the_keyword_fallback_answers_when_the_semantic_index_is_off() {
     assert_eq!(code, 0);
     assert_eq!(on["data"]["method"], "semantic");
     assert!(on["meta"].get("fallback_from").is_none());
-    let (code, off) = run(
-        tw(dir.path())
-            .env("TOOLWRIGHT_SEMANTIC_INDEX", "off")
-            .args(["call", "search_articles_semantic", "--args", args]),
-    );
+    let (code, off) = run(tw(dir.path())
+        .env("TOOLWRIGHT_SEMANTIC_INDEX", "off")
+        .args(["call", "search_articles_semantic", "--args", args]));
     assert_eq!(code, 0, "{off}");
     assert_eq!(off["status"], "success");
     assert_eq!(off["data"]["method"], "keyword");
     assert_eq!(off["meta"]["tool"], "search_articles_keyword");
     assert_eq!(off["meta"]["fallback_from"], "search_articles_semantic");
-    assert!(off["message"].as_str().unwrap().contains("fallback"), "{off}");
+    assert!(
+        off["message"].as_str().unwrap().contains("fallback"),
+        "{off}"
+    );
     assert_eq!(off["data"]["results"][0]["id"], 4);
 }
 
@@ -186,17 +209,29 @@ fn daily_reading_composes_search_filter_and_tracking() {
     let (code, first) = suggest(None);
     assert_eq!(code, 0, "{first}");
     let first_id = first["data"]["suggestions"][0]["article"]["id"].clone();
-    assert_eq!(first["data"]["search"]["answered_by"], "search_articles_semantic");
+    assert_eq!(
+        first["data"]["search"]["answered_by"],
+        "search_articles_semantic"
+    );
     // The next suggestion skips what was read, and works on the keyword fallback too.
     let (code, second) = suggest(Some(("TOOLWRIGHT_SEMANTIC_INDEX", "off")));
     assert_eq!(code, 0, "{second}");
     let second_id = second["data"]["suggestions"][0]["article"]["id"].clone();
     assert_ne!(first_id, second_id);
-    assert_eq!(second["data"]["search"]["answered_by"], "search_articles_keyword");
-    assert!(second["message"].as_str().unwrap().contains("unavailable"), "{second}");
+    assert_eq!(
+        second["data"]["search"]["answered_by"],
+        "search_articles_keyword"
+    );
+    assert!(
+        second["message"].as_str().unwrap().contains("unavailable"),
+        "{second}"
+    );
     let v = views(dir.path());
     assert_eq!(v.len(), 2);
-    assert!(v.iter().all(|(_, s, k)| s == "reader" && k.starts_with("daily-reader-")));
+    assert!(
+        v.iter()
+            .all(|(_, s, k)| s == "reader" && k.starts_with("daily-reader-"))
+    );
 }
 
 #[test]
@@ -206,12 +241,14 @@ fn stats_reports_the_calls_of_earlier_commands() {
     let args = json!({"article_id": 3, "session_id": "s", "idempotency_key": "x"});
     track(dir.path(), &store, args.clone());
     track(dir.path(), &store, args);
-    run(tw(dir.path()).env("TOOLWRIGHT_SEMANTIC_INDEX", "off").args([
-        "call",
-        "search_articles_semantic",
-        "--args",
-        r#"{"query": "redis"}"#,
-    ]));
+    run(tw(dir.path())
+        .env("TOOLWRIGHT_SEMANTIC_INDEX", "off")
+        .args([
+            "call",
+            "search_articles_semantic",
+            "--args",
+            r#"{"query": "redis"}"#,
+        ]));
     let (code, stats) = run(tw(dir.path()).args(["stats", "--format", "json"]));
     assert_eq!(code, 0);
     let t = &stats["tools"]["track_article_view"];
@@ -223,7 +260,10 @@ fn stats_reports_the_calls_of_earlier_commands() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("toolwright_tool_calls_total{tool=\"track_article_view\"} 2"), "{text}");
+    assert!(
+        text.contains("toolwright_tool_calls_total{tool=\"track_article_view\"} 2"),
+        "{text}"
+    );
     assert!(text.contains("toolwright_tool_replays_total{tool=\"track_article_view\"} 1"));
     assert!(text.contains("# TYPE toolwright_tool_duration_ms histogram"));
     let out = tw(dir.path()).args(["stats"]).output().unwrap();

@@ -137,8 +137,31 @@ fn find_article(id: u32) -> Result<&'static Article, ToolError> {
 }
 
 const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "about", "for", "how", "i", "in", "is", "it", "me", "of", "on", "or",
-    "the", "to", "what", "with", "want", "some", "something", "read", "reading", "article",
+    "a",
+    "an",
+    "and",
+    "are",
+    "about",
+    "for",
+    "how",
+    "i",
+    "in",
+    "is",
+    "it",
+    "me",
+    "of",
+    "on",
+    "or",
+    "the",
+    "to",
+    "what",
+    "with",
+    "want",
+    "some",
+    "something",
+    "read",
+    "reading",
+    "article",
     "articles",
 ];
 
@@ -150,7 +173,13 @@ fn words(text: &str) -> Vec<String> {
 }
 
 fn article_text(a: &Article) -> String {
-    format!("{} {} {} {}", a.title, a.tags.join(" "), a.tags.join(" "), a.summary)
+    format!(
+        "{} {} {} {}",
+        a.title,
+        a.tags.join(" "),
+        a.tags.join(" "),
+        a.summary
+    )
 }
 
 /// Character trigrams of each word (with boundary marks), so "databases" meets "database" and
@@ -182,8 +211,10 @@ fn semantic_index() -> Result<&'static SemanticIndex, ToolError> {
     static I: OnceLock<Option<SemanticIndex>> = OnceLock::new();
     I.get_or_init(|| {
         let all = articles().ok()?;
-        let raw: Vec<(u32, HashMap<String, f64>)> =
-            all.iter().map(|a| (a.id, trigrams(&article_text(a)))).collect();
+        let raw: Vec<(u32, HashMap<String, f64>)> = all
+            .iter()
+            .map(|a| (a.id, trigrams(&article_text(a))))
+            .collect();
         let mut df: HashMap<String, f64> = HashMap::new();
         for (_, v) in &raw {
             for g in v.keys() {
@@ -317,8 +348,9 @@ pub fn search_articles_keyword(
         .filter_map(|a| {
             let title: HashSet<String> = words(&a.title).into_iter().collect();
             let tags: HashSet<String> = words(&a.tags.join(" ")).into_iter().collect();
-            let body: HashSet<String> =
-                words(&format!("{} {}", a.summary, a.author)).into_iter().collect();
+            let body: HashSet<String> = words(&format!("{} {}", a.summary, a.author))
+                .into_iter()
+                .collect();
             let s: f64 = terms
                 .iter()
                 .map(|t| {
@@ -495,9 +527,11 @@ pub async fn suggest_daily_reading(
         return Err(e);
     }
     let answered_by = search.meta.tool.clone();
-    let fallback_note = search.meta.fallback_from.as_ref().map(|from| {
-        format!("{from} was unavailable, so {answered_by} found the candidates")
-    });
+    let fallback_note = search
+        .meta
+        .fallback_from
+        .as_ref()
+        .map(|from| format!("{from} was unavailable, so {answered_by} found the candidates"));
     let results = search
         .data
         .as_ref()
@@ -553,7 +587,9 @@ pub async fn suggest_daily_reading(
             .with_message(format!(
                 "Nothing new on `{topic}`: every matching article was already read in this session."
             ))
-            .with_instruction("Tell the user they have read everything on this topic; offer another topic.");
+            .with_instruction(
+                "Tell the user they have read everything on this topic; offer another topic.",
+            );
         return Ok(out);
     }
     if !failures.is_empty() {
