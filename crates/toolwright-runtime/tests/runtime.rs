@@ -405,7 +405,7 @@ async fn batches_are_bounded_keep_order_and_run_atomic_tools_alone() {
             async move {
                 let now = r.fetch_add(1, Ordering::SeqCst) + 1;
                 p.fetch_max(now, Ordering::SeqCst);
-                tokio::time::sleep(Duration::from_millis(30)).await;
+                tokio::time::sleep(Duration::from_millis(60)).await;
                 r.fetch_sub(1, Ordering::SeqCst);
                 Ok(ToolOutput::Data(a["n"].clone()))
             }
@@ -469,8 +469,9 @@ async fn batches_are_bounded_keep_order_and_run_atomic_tools_alone() {
         0,
         "the atomic tool overlapped others"
     );
-    // 5 calls at 4-wide = 2 rounds, twice, plus the atomic one: well under 11 sequential calls.
-    assert!(took < Duration::from_millis(250), "{took:?}");
+    // 5 calls at 4-wide = 2 rounds of 60 ms, twice, plus the atomic one (about 250 ms);
+    // one at a time would take over 600 ms.
+    assert!(took < Duration::from_millis(450), "{took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
