@@ -722,6 +722,11 @@ impl Provider for LocalChat {
         self.0.name()
     }
 
+    /// A small model reads a short prompt best, and faster: route to a few tools.
+    fn wants_routing(&self) -> Option<usize> {
+        self.0.wants_routing()
+    }
+
     fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
         let messages: Vec<(String, String)> = turn
             .messages
