@@ -89,6 +89,9 @@ pub struct CatalogTool {
     /// Example argument objects.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<Value>,
+    /// Lint rule ids allowed for this tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lint_allow: Vec<String>,
     /// JSON Schema (2020-12) of the arguments.
     pub parameters: Value,
 }
@@ -176,6 +179,7 @@ impl CatalogTool {
             requires_confirmation: m.requires_confirmation,
             output_limit_bytes: m.output_limit_bytes,
             examples: m.examples.clone(),
+            lint_allow: m.lint_allow.clone(),
             parameters: spec.parameters.clone(),
         }
     }
@@ -202,6 +206,7 @@ impl CatalogTool {
                 examples: self.examples.clone(),
                 output_limit_bytes: self.output_limit_bytes,
                 dependencies: self.dependencies.clone(),
+                lint_allow: self.lint_allow.clone(),
             },
         }
     }

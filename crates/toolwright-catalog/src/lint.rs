@@ -278,6 +278,12 @@ pub fn lint(specs: &[ToolSpec], options: &LintOptions) -> Vec<Finding> {
             "Route: show the `find_tools` meta-tool plus the top-k tools for each query (toolwright_catalog::router::select_tools), or split the toolset.".into(),
         );
     }
+    // Findings the tool's author allowed (`lint_allow`), like clippy's `#[allow]`.
+    out.retain(|f| {
+        !specs.iter().any(|s| {
+            f.tool.as_deref() == Some(s.name.as_str()) && s.meta.lint_allow.iter().any(|r| r == f.rule)
+        })
+    });
     let order: HashMap<&str, usize> = specs
         .iter()
         .enumerate()

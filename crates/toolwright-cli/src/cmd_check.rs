@@ -40,13 +40,12 @@ impl Checker {
         let mut names = Vec::new();
         for s in specs {
             let mut schema = s.parameters.clone();
-            if !allow_extra {
-                if let Value::Object(m) = &mut schema {
-                    if m.get("type").and_then(Value::as_str).unwrap_or("object") == "object" {
-                        m.entry("additionalProperties")
-                            .or_insert(Value::Bool(false));
-                    }
-                }
+            if !allow_extra
+                && let Value::Object(m) = &mut schema
+                && m.get("type").and_then(Value::as_str).unwrap_or("object") == "object"
+            {
+                m.entry("additionalProperties")
+                    .or_insert(Value::Bool(false));
             }
             if !validators.contains_key(&s.name) {
                 names.push(s.name.clone());

@@ -200,7 +200,7 @@ fn demo_toolset_lints_clean() {
     let dir = tempfile::tempdir().unwrap();
     let r = run(dir.path(), &["lint", "--format", "json"]);
     let v = json_of(&r);
-    assert_eq!(v["summary"]["errors"], 0, "{:#}", v["findings"]);
+    assert_eq!(v["findings"], serde_json::json!([]), "the demo lints clean");
     assert_eq!(r.code, 0);
     // The catalog of the demo lints the same as the registry.
     export_catalog(dir.path());

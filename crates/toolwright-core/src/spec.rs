@@ -96,6 +96,10 @@ pub struct ToolMeta {
     /// Backends the tool depends on (for catalogs).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dependencies: Vec<String>,
+    /// Lint rule ids (e.g. `TW002`) the author has reviewed and allows for this tool, like
+    /// clippy's `#[allow]`. Keep the reason next to the attribute.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lint_allow: Vec<String>,
 }
 
 /// Everything a tool advertises: name, description, the JSON Schema (2020-12) of its arguments, and

@@ -300,7 +300,10 @@ fn number_value(v: f64) -> serde_json::Value {
     version = "1.0.0",
     owner = "demo",
     sla_ms = 5,
-    examples = [r#"{"expression": "17 * 23"}"#]
+    examples = [r#"{"expression": "17 * 23"}"#],
+    // The name `calculate` is part of the demo's published contract (issue 2); the verb alone is
+    // unambiguous in this toolset.
+    lint_allow = ["TW002"]
 )]
 pub fn calculate(
     #[arg(min_length = 1, max_length = 1000)] expression: String,

@@ -8,6 +8,10 @@
 //! | `calculate` | none | a real expression parser, clear errors |
 //! | `query_users` | read | enum-checked filters over SQLite, bounds, defaults |
 //! | `delete_file` | destructive | the confirmation gate with a preview |
+//! | `search_articles_semantic` | read | a dependency that can be switched off, with `fallback` |
+//! | `search_articles_keyword` | read | the fallback over the same shipped corpus |
+//! | `track_article_view` | write, idempotent | idempotency keys, a SQLite side effect |
+//! | `suggest_daily_reading` | write | composition through `ToolContext::call_tool` |
 //!
 //! ```
 //! let reg = toolwright_demo::registry(toolwright_demo::DemoConfig::default()).unwrap();

@@ -21,7 +21,7 @@ use syn::{Expr, FnArg, Ident, ItemFn, Lit, LitStr, Pat, ReturnType, Type};
 /// `requires_confirmation`, `category`, `version`, `owner`, `sla_ms`, `examples` (JSON object
 /// strings), `output_limit_bytes`, `dependencies`, `preview` (a
 /// `fn(&serde_json::Value) -> serde_json::Value` describing what a call would do, shown by the
-/// confirmation gate).
+/// confirmation gate), `lint_allow` (lint rule ids allowed for this tool, e.g. `["TW002"]`).
 ///
 /// Parameter attribute `#[arg(...)]`: `description`, `default`, `min`, `max`, `min_length`,
 /// `max_length`, `pattern`, `validate` (a `fn(&T) -> Result<(), ToolError>`). `#[schemars(...)]`
@@ -53,6 +53,7 @@ struct ToolAttrs {
     output_limit_bytes: Option<syn::LitInt>,
     dependencies: Vec<LitStr>,
     preview: Option<syn::Path>,
+    lint_allow: Vec<LitStr>,
 }
 
 fn lit_bool(meta: &syn::meta::ParseNestedMeta) -> syn::Result<bool> {
@@ -124,12 +125,13 @@ impl ToolAttrs {
                 }
                 "dependencies" => a.dependencies = lit_strs(&meta)?,
                 "preview" => a.preview = Some(meta.value()?.parse()?),
+                "lint_allow" => a.lint_allow = lit_strs(&meta)?,
                 _ => {
                     return Err(meta.error(
                         "unknown #[tool] key; expected one of: name, display_label, timeout_ms, \
                          atomic, side_effects, idempotent, max_retries, fallback, \
                          requires_confirmation, category, version, owner, sla_ms, examples, \
-                         output_limit_bytes, dependencies, preview",
+                         output_limit_bytes, dependencies, preview, lint_allow",
                     ));
                 }
             }
@@ -578,6 +580,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let output_limit = opt_int(&attrs.output_limit_bytes);
     let examples = &attrs.examples;
     let dependencies = &attrs.dependencies;
+    let lint_allow = &attrs.lint_allow;
 
     // Deserialization: flattened single struct or the wrapper.
     let parse_args = if single {
@@ -766,6 +769,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                         ),*],
                         output_limit_bytes: #output_limit,
                         dependencies: ::std::vec![#(::std::string::String::from(#dependencies)),*],
+                        lint_allow: ::std::vec![#(::std::string::String::from(#lint_allow)),*],
                     };
                     (::toolwright::ToolSpec::new(#tool_name, #description, parameters).with_meta(meta), flat)
                 })
