@@ -107,8 +107,16 @@ impl HttpServer {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
+        use axum::serve::ListenerExt;
         let ct = self.ct.clone();
-        axum::serve(self.listener, self.router)
+        // Responses are SSE events written in several small pieces: without TCP_NODELAY, Nagle's
+        // algorithm and the client's delayed ACK add ~40 ms to every request.
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+            }
+        });
+        axum::serve(listener, self.router)
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 // Ends the SSE streams and sessions so the graceful shutdown can complete.

@@ -214,3 +214,85 @@ async fn prefix_keeps_remote_names_apart() {
     assert_eq!(out.data.unwrap()["echo"], "a");
     assert_eq!(out.meta.tool, "remote_echo");
 }
+
+/// A client that answers the server's elicitation (approve or not) — rmcp directly.
+struct Approver {
+    approve: bool,
+}
+
+impl rmcp::ClientHandler for Approver {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        serde_json::from_value(json!({"protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "approver", "version": "1"}}))
+        .unwrap()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::service::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let asked = serde_json::to_value(&request).unwrap();
+        assert!(
+            asked["message"].as_str().unwrap().contains("wipe"),
+            "{asked}"
+        );
+        Ok(serde_json::from_value(
+            json!({"action": "accept", "content": {"approve": self.approve}}),
+        )
+        .unwrap())
+    }
+}
+
+#[tokio::test]
+async fn confirmation_asks_through_elicitation_when_the_client_can() {
+    use rmcp::ServiceExt;
+    for approve in [true, false] {
+        let reg = Arc::new(Registry::new());
+        let ran = Arc::new(AtomicBool::new(false));
+        let flag = ran.clone();
+        reg.register(FnTool::new(
+            ToolSpec::new(
+                "wipe",
+                "Wipe the disk. Use this when asked to wipe.",
+                json!({"type": "object", "properties": {}}),
+            )
+            .side_effects(SideEffects::Destructive),
+            move |_, _| {
+                let flag = flag.clone();
+                async move {
+                    flag.store(true, Ordering::SeqCst);
+                    Ok(ToolOutput::Data(json!({"wiped": true})))
+                }
+            },
+        ))
+        .unwrap();
+        let server = McpServer::new(Runtime::new(reg), ServerOptions::default());
+        let (client_end, server_end) = tokio::io::duplex(1 << 16);
+        let (sr, sw) = tokio::io::split(server_end);
+        tokio::spawn(async move {
+            let _ = serve_io(server, sr, sw).await;
+        });
+        let client = Approver { approve }
+            .serve(tokio::io::split(client_end))
+            .await
+            .unwrap();
+        let r = client
+            .peer()
+            .call_tool(rmcp::model::CallToolRequestParams::new("wipe"))
+            .await
+            .unwrap();
+        let r = serde_json::to_value(&r).unwrap();
+        if approve {
+            assert_eq!(r["structuredContent"]["status"], "success", "{r}");
+            assert!(ran.load(Ordering::SeqCst));
+        } else {
+            assert_eq!(
+                r["structuredContent"]["error"]["code"], "PERMISSION_DENIED",
+                "{r}"
+            );
+            assert!(!ran.load(Ordering::SeqCst));
+        }
+    }
+}
