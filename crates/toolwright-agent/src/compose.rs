@@ -89,7 +89,36 @@ pub fn states_result(text: &str, envelopes: &[Value]) -> bool {
         .filter(|e| e.get("status").and_then(Value::as_str) != Some("error"))
         .filter_map(|e| e.get("data"))
         .flat_map(key_facts)
-        .all(|f| flat.contains(&f.replace(',', "")))
+        .all(|f| mentions_fact(&flat, &f.replace(',', "")))
+}
+
+/// Whether `text` contains `fact` as a whole: a number must not be part of a longer number
+/// ("10" does not state "0"; "96.041" does not state "96.04").
+fn mentions_fact(text: &str, fact: &str) -> bool {
+    if fact.is_empty() {
+        return true;
+    }
+    let numeric = fact
+        .chars()
+        .all(|c| c.is_ascii_digit() || c == '.' || c == '-');
+    if !numeric {
+        return text.contains(fact);
+    }
+    let digit_at = |i: Option<char>| i.is_some_and(|c| c.is_ascii_digit());
+    text.match_indices(fact).any(|(i, _)| {
+        let before = text.get(..i).and_then(|b| b.chars().next_back());
+        let mut after = text.get(i + fact.len()..).unwrap_or_default().chars();
+        let a1 = after.next();
+        let a2 = after.next();
+        !digit_at(before)
+            && !(before == Some('.')
+                && digit_at(
+                    text.get(..i.saturating_sub(1))
+                        .and_then(|b| b.chars().next_back()),
+                ))
+            && !digit_at(a1)
+            && !(a1 == Some('.') && digit_at(a2))
+    })
 }
 
 /// One sentence for one envelope of `tool`.
@@ -227,7 +256,21 @@ mod tests {
             "The answer is 391.",
             std::slice::from_ref(&env)
         ));
-        assert!(!states_result("The answer is 392.", &[env]));
+        assert!(!states_result(
+            "The answer is 392.",
+            std::slice::from_ref(&env)
+        ));
+        assert!(!states_result(
+            "The answer is 3910 or 1391 or 391.5.",
+            std::slice::from_ref(&env)
+        ));
+        assert!(states_result("It is 391.", &[env]));
+        let zero = json!({"status": "success", "data": {"count": 0}});
+        assert!(!states_result(
+            "There are 10 files.",
+            std::slice::from_ref(&zero)
+        ));
+        assert!(states_result("There are 0 files.", &[zero]));
         let err = json!({"status": "error", "message": "No weather data for `X`.",
             "error": {"code": "NOT_FOUND", "message": "No weather data for `X`.", "suggestion": "Try Paris."}});
         assert_eq!(
