@@ -104,20 +104,16 @@ fn mentions_fact(text: &str, fact: &str) -> bool {
     if !numeric {
         return text.contains(fact);
     }
-    let digit_at = |i: Option<char>| i.is_some_and(|c| c.is_ascii_digit());
+    let is_digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
     text.match_indices(fact).any(|(i, _)| {
-        let before = text.get(..i).and_then(|b| b.chars().next_back());
+        let mut before = text.get(..i).unwrap_or_default().chars().rev();
+        let (b1, b2) = (before.next(), before.next());
         let mut after = text.get(i + fact.len()..).unwrap_or_default().chars();
-        let a1 = after.next();
-        let a2 = after.next();
-        !digit_at(before)
-            && !(before == Some('.')
-                && digit_at(
-                    text.get(..i.saturating_sub(1))
-                        .and_then(|b| b.chars().next_back()),
-                ))
-            && !digit_at(a1)
-            && !(a1 == Some('.') && digit_at(a2))
+        let (a1, a2) = (after.next(), after.next());
+        // Part of a longer number: a digit next to it, or a decimal point then a digit.
+        let longer_before = is_digit(b1) || (b1 == Some('.') && is_digit(b2));
+        let longer_after = is_digit(a1) || (a1 == Some('.') && is_digit(a2));
+        !longer_before && !longer_after
     })
 }
 
