@@ -117,6 +117,30 @@ fn mentions_fact(text: &str, fact: &str) -> bool {
     })
 }
 
+/// Up to 5 items of a list as text: strings as they are, objects by their name or title.
+fn list_items(items: &[Value]) -> String {
+    if items.is_empty() {
+        return "none".to_string();
+    }
+    let shown: Vec<String> = items
+        .iter()
+        .take(5)
+        .map(|it| match it {
+            Value::Object(o) => ["name", "title", "path", "id"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(scalar_text))
+                .unwrap_or_else(|| it.to_string()),
+            other => scalar_text(other).unwrap_or_else(|| other.to_string()),
+        })
+        .collect();
+    let more = items.len().saturating_sub(shown.len());
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
 /// One sentence for one envelope of `tool`.
 pub fn describe(tool: &str, envelope: &Value) -> String {
     let status = envelope.get("status").and_then(Value::as_str).unwrap_or("");
@@ -182,7 +206,7 @@ pub fn describe(tool: &str, envelope: &Value) -> String {
     let mut s = if default_message {
         match &data {
             Value::Object(m) => {
-                let parts: Vec<String> = m
+                let mut parts: Vec<String> = m
                     .iter()
                     .filter_map(|(k, v)| {
                         scalar_text(v)
@@ -191,7 +215,12 @@ pub fn describe(tool: &str, envelope: &Value) -> String {
                     })
                     .take(8)
                     .collect();
-                format!("{tool}: {}", parts.join(", "))
+                for (k, v) in m {
+                    if let Value::Array(items) = v {
+                        parts.push(format!("{k}: {}", list_items(items)));
+                    }
+                }
+                format!("{tool}: {}", parts.join("; "))
             }
             Value::Array(items) => format!("{tool} returned {} item(s).", items.len()),
             other => scalar_text(other)
@@ -272,6 +301,16 @@ mod tests {
         assert_eq!(
             describe("get_weather", &err),
             "get_weather failed: No weather data for `X`. Try Paris."
+        );
+    }
+
+    #[test]
+    fn lists_name_their_items() {
+        let env = json!({"status": "success", "message": "query_users succeeded.",
+            "data": {"count": 2, "users": [{"id": 1, "name": "Ada"}, {"id": 2, "name": "Ken"}]}});
+        assert_eq!(
+            describe("query_users", &env),
+            "query_users: count: 2; users: Ada, Ken."
         );
     }
 

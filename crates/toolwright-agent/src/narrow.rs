@@ -81,12 +81,14 @@ pub struct Narrowing {
     pub dropped: Vec<String>,
     /// Parameters restricted to mentioned values, with those values.
     pub restricted: Vec<(String, Vec<String>)>,
+    /// Optional parameters whose value the query names, made required so the model sets them.
+    pub promoted: Vec<String>,
 }
 
 impl Narrowing {
     /// A sentence for the trace, or `None` when nothing changed.
     pub fn describe(&self, tool: &str) -> Option<String> {
-        if self.dropped.is_empty() && self.restricted.is_empty() {
+        if self.dropped.is_empty() && self.restricted.is_empty() && self.promoted.is_empty() {
             return None;
         }
         let mut parts = Vec::new();
@@ -94,6 +96,12 @@ impl Narrowing {
             parts.push(format!(
                 "left out optional parameters the query does not mention ({})",
                 self.dropped.join(", ")
+            ));
+        }
+        if !self.promoted.is_empty() {
+            parts.push(format!(
+                "made {} required because the query names a value",
+                self.promoted.join(", ")
             ));
         }
         for (p, vals) in &self.restricted {
@@ -132,6 +140,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             report.dropped.push(name.clone());
             continue;
         }
+        if !is_required && value_mentioned {
+            report.promoted.push(name.clone());
+        }
         kept.insert(name.clone(), p.clone());
     }
     // Enum restriction, per group of parameters sharing one set of values.
@@ -165,10 +176,10 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     let mut out = spec.clone();
     let mut root = Map::new();
     root.insert("type".into(), json!("object"));
-    let kept_required: Vec<Value> = required
-        .iter()
-        .filter(|r| kept.contains_key(**r))
-        .map(|r| json!(r))
+    let kept_required: Vec<Value> = kept
+        .keys()
+        .filter(|k| required.contains(&k.as_str()) || report.promoted.contains(k))
+        .map(|k| json!(k))
         .collect();
     root.insert("properties".into(), Value::Object(kept));
     root.insert("required".into(), Value::Array(kept_required));
@@ -243,5 +254,10 @@ mod tests {
         assert_eq!(props.keys().collect::<Vec<_>>(), vec!["role", "department"]);
         assert_eq!(props["role"]["enum"], json!(["admin"]));
         assert_eq!(r.dropped, vec!["name".to_string(), "limit".to_string()]);
+        assert_eq!(
+            r.promoted,
+            vec!["role".to_string(), "department".to_string()]
+        );
+        assert_eq!(s.parameters["required"], json!(["role", "department"]));
     }
 }

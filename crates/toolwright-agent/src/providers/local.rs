@@ -431,6 +431,21 @@ impl LocalProvider {
             );
             return Job::Fixed(r);
         }
+        // Without a number or a date in the results, the model's text could not be checked
+        // against them: the answer is written from the envelopes.
+        let checkable = successes.iter().any(|(_, e)| {
+            e.get("data")
+                .is_some_and(|d| !crate::compose::key_facts(d).is_empty())
+        });
+        if !checkable {
+            let mut r = Reply::text(compose_answer(&envelopes));
+            r.notes.push(
+                "the results hold no number or date to check a model-written answer against: the \
+                 answer was composed from the envelopes"
+                    .to_string(),
+            );
+            return Job::Fixed(r);
+        }
         let mut facts = String::new();
         for (tool, env) in &successes {
             facts.push_str(&format!("\nResult of {tool}: {}", compact_data(env)));
