@@ -2,7 +2,12 @@
 //! listing, envelopes through import, cancellation reaching the tool, and
 //! `notifications/tools/list_changed` refreshing an import.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -297,4 +302,91 @@ async fn confirmation_asks_through_elicitation_when_the_client_can() {
             assert!(!ran.load(Ordering::SeqCst));
         }
     }
+}
+
+/// A client that counts progress notifications (rmcp puts a progress token on every request).
+struct ProgressCounter {
+    seen: Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl rmcp::ClientHandler for ProgressCounter {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::service::RoleClient>,
+    ) {
+        self.seen
+            .lock()
+            .unwrap()
+            .push(serde_json::to_value(&params).unwrap());
+    }
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_from_the_tool_or_as_a_heartbeat() {
+    use rmcp::ServiceExt;
+    let reg = Arc::new(Registry::new());
+    reg.register(FnTool::new(
+        ToolSpec::new(
+            "steps",
+            "Report progress. Use this to test.",
+            json!({"type": "object", "properties": {}}),
+        )
+        .side_effects(SideEffects::None),
+        |_, ctx| async move {
+            for i in 0..3 {
+                toolwright_mcp::notify::progress(&ctx, f64::from(i), Some(2.0), Some("step"));
+            }
+            Ok(ToolOutput::Data(json!("done")))
+        },
+    ))
+    .unwrap();
+    reg.register(FnTool::new(
+        ToolSpec::new(
+            "quiet",
+            "Take a while. Use this to test.",
+            json!({"type": "object", "properties": {}}),
+        )
+        .side_effects(SideEffects::None),
+        |_, _| async move {
+            tokio::time::sleep(Duration::from_millis(2300)).await;
+            Ok(ToolOutput::Data(json!("done")))
+        },
+    ))
+    .unwrap();
+    let server = McpServer::new(Runtime::new(reg), ServerOptions::default());
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        let _ = serve_io(server, sr, sw).await;
+    });
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let client = ProgressCounter { seen: seen.clone() }
+        .serve(tokio::io::split(client_end))
+        .await
+        .unwrap();
+    client
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("steps"))
+        .await
+        .unwrap();
+    // Delivered in order, before the result.
+    let got: Vec<f64> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|p| p["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(got, vec![0.0, 1.0, 2.0]);
+    assert_eq!(seen.lock().unwrap()[0]["total"], 2.0);
+
+    seen.lock().unwrap().clear();
+    client
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("quiet"))
+        .await
+        .unwrap();
+    let beats = seen.lock().unwrap().clone();
+    assert!(beats.len() >= 2, "heartbeats: {beats:?}");
+    assert!(beats[0]["message"].as_str().unwrap().contains("running"));
 }
