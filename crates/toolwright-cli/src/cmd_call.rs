@@ -60,7 +60,7 @@ pub async fn run(args: CallArgs, global: &Global) -> i32 {
         }
         Err(e) => unparsable_arguments(&args.name, &e),
     };
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(&outcome).unwrap_or_default()
     );

@@ -76,7 +76,7 @@ fn print_changes(changes: &[Change], format: OutputFormat, what: &str) {
     match format {
         OutputFormat::Json => {
             let out = json!({"changes": changes, "breaking": breaking, "total": changes.len()});
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         OutputFormat::Text => {
             for c in changes {
@@ -90,12 +90,12 @@ fn print_changes(changes: &[Change], format: OutputFormat, what: &str) {
                 } else {
                     format!(" ({})", c.pointer)
                 };
-                println!("{label} {}: {}{at}", c.tool, c.message);
+                outln!("{label} {}: {}{at}", c.tool, c.message);
             }
             if changes.is_empty() {
-                println!("no {what}");
+                outln!("no {what}");
             } else {
-                println!("{} changes, {breaking} breaking", changes.len());
+                outln!("{} changes, {breaking} breaking", changes.len());
             }
         }
     }
@@ -143,7 +143,7 @@ pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
                         .iter()
                         .map(|s| dialect::export_dialect(s, d))
                         .collect();
-                    println!(
+                    outln!(
                         "{}",
                         serde_json::to_string_pretty(&defs).unwrap_or_default()
                     );
@@ -213,14 +213,14 @@ pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
                 .filter(|p| only.is_none_or(|d| d == p.dialect))
                 .collect();
             match format {
-                OutputFormat::Json => println!(
+                OutputFormat::Json => outln!(
                     "{}",
                     serde_json::to_string_pretty(&report).unwrap_or_default()
                 ),
                 OutputFormat::Text => {
                     for p in &report {
                         if p.lowerings.is_empty() {
-                            println!("{} {}: portable as is", p.tool, p.dialect);
+                            outln!("{} {}: portable as is", p.tool, p.dialect);
                         }
                         for l in &p.lowerings {
                             let at = if l.pointer.is_empty() {
@@ -228,7 +228,7 @@ pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
                             } else {
                                 l.pointer.as_str()
                             };
-                            println!(
+                            outln!(
                                 "{} {} {at}: {} → {}",
                                 p.tool, p.dialect, l.construct, l.action
                             );

@@ -113,7 +113,7 @@ pub async fn run(args: LintArgs, global: &Global) -> i32 {
                 "findings": findings,
                 "summary": {"errors": errors, "warnings": warnings, "infos": infos},
             });
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         OutputFormat::Text => {
             for f in &findings {
@@ -122,7 +122,7 @@ pub async fn run(args: LintArgs, global: &Global) -> i32 {
                     (Some(t), _) => t.clone(),
                     (None, _) => "(toolset)".to_string(),
                 };
-                println!(
+                outln!(
                     "{:<7} {} {} [{}]: {}",
                     f.severity.as_str(),
                     f.rule,
@@ -130,9 +130,9 @@ pub async fn run(args: LintArgs, global: &Global) -> i32 {
                     f.name,
                     f.message
                 );
-                println!("        fix: {}", f.fix);
+                outln!("        fix: {}", f.fix);
             }
-            println!(
+            outln!(
                 "{} tools: {errors} errors, {warnings} warnings, {infos} infos",
                 loaded.specs.len()
             );

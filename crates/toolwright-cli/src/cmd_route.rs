@@ -47,11 +47,11 @@ pub async fn run(args: RouteArgs, global: &Global) -> i32 {
                 })
                 .collect();
             let out = json!({"query": args.query, "scorer": router.scorer_name(), "tools": tools});
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         OutputFormat::Text => {
             if rows.is_empty() {
-                println!("no tool matches {:?} (among {} tools)", args.query, count);
+                outln!("no tool matches {:?} (among {} tools)", args.query, count);
             }
             for (rank, (s, score)) in rows.iter().enumerate() {
                 let line = s
@@ -61,7 +61,7 @@ pub async fn run(args: RouteArgs, global: &Global) -> i32 {
                     .find(|l| !l.is_empty())
                     .unwrap_or_default();
                 let first = line.split(". ").next().unwrap_or_default();
-                println!("{:>2}. {:<28} {:>7.3}  {}", rank + 1, s.name, score, first);
+                outln!("{:>2}. {:<28} {:>7.3}  {}", rank + 1, s.name, score, first);
             }
         }
     }

@@ -40,7 +40,7 @@ pub async fn run(args: StatsArgs, _global: &Global) -> i32 {
     };
     match args.format {
         StatsFormat::Prometheus => print!("{}", snap.to_prometheus()),
-        StatsFormat::Json => println!(
+        StatsFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&snap).unwrap_or_default()
         ),

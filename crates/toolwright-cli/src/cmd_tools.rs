@@ -74,7 +74,7 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
         ToolsCommand::List {
             format: Format::Json,
         } => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&specs).unwrap_or_default()
             );
@@ -83,12 +83,12 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
         ToolsCommand::List {
             format: Format::Table,
         } => {
-            println!(
+            outln!(
                 "{:<26} {:<12} {:<10} DESCRIPTION",
                 "NAME", "EFFECTS", "CATEGORY"
             );
             for s in &specs {
-                println!(
+                outln!(
                     "{:<26} {:<12} {:<10} {}",
                     s.name,
                     s.meta.side_effects.as_str(),
@@ -114,7 +114,7 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
             };
             match dialect_json(spec, &dialect) {
                 Ok(v) => {
-                    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                    outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
                     0
                 }
                 Err(e) => usage_error(&e),

@@ -9,6 +9,15 @@ use std::sync::Arc;
 use toolwright::{Registry, ToolSpec};
 use toolwright_runtime::Runtime;
 
+/// `println!` that does not panic when stdout is closed (`toolwright call … | head`): a write
+/// error such as a broken pipe is ignored, as the reader has gone.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 mod cmd_call;
 mod cmd_catalog;
 mod cmd_chat;
