@@ -5,7 +5,7 @@ use crate::{Global, load_definitions, runtime_over, usage_error};
 use clap::{Args, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use toolwright::Registry;
 use toolwright_mcp::{ClientOptions, McpServer, ServerOptions};
@@ -64,12 +64,22 @@ pub struct ServeArgs {
 /// # Errors
 /// A message for the user: a server that cannot be reached or a tool name clash.
 pub async fn import_mcp(global: &Global, registry: &Arc<Registry>) -> Result<(), String> {
+    import_mcp_with(global, registry, None).await
+}
+
+/// [`import_mcp`], calling `on_change` whenever an MCP server's tool list changed.
+async fn import_mcp_with(
+    global: &Global,
+    registry: &Arc<Registry>,
+    on_change: Option<toolwright_mcp::ToolsChangedHook>,
+) -> Result<(), String> {
     if global.mcp.is_empty() {
         return Ok(());
     }
     let options = ClientOptions {
         prefix: global.mcp_prefix.clone(),
         timeout: Duration::from_millis(global.mcp_timeout_ms.max(1)),
+        on_tools_changed: on_change,
         ..ClientOptions::default()
     };
     toolwright_mcp::import_all(&global.mcp, registry, &options)
@@ -127,7 +137,22 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
     };
-    let runtime = match runtime_over(global, registry).await {
+    // When an imported server's tool list changes, our own clients are told in turn.
+    let served: Arc<OnceLock<McpServer>> = Arc::new(OnceLock::new());
+    let cell = served.clone();
+    let hook: toolwright_mcp::ToolsChangedHook = Arc::new(move || {
+        if let Some(server) = cell.get().cloned() {
+            tokio::spawn(async move {
+                server.notify_tool_list_changed().await;
+            });
+        }
+    });
+    if let Err(e) = import_mcp_with(global, &registry, Some(hook)).await {
+        return usage_error(&e);
+    }
+    let mut rest = global.clone();
+    rest.mcp.clear(); // imported above
+    let runtime = match runtime_over(&rest, registry).await {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
     };
@@ -136,6 +161,7 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
         ..ServerOptions::default()
     };
     let server = McpServer::new(runtime, options);
+    let _ = served.set(server.clone());
     if args.stdio {
         return match toolwright_mcp::serve_stdio(server).await {
             Ok(()) => 0,

@@ -167,8 +167,11 @@ pub fn split_command_line(line: &str) -> Result<Vec<String>, McpError> {
     Ok(words)
 }
 
+/// Called after an import was refreshed on `notifications/tools/list_changed`.
+pub type ToolsChangedHook = Arc<dyn Fn() + Send + Sync>;
+
 /// How remote tools are imported.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientOptions {
     /// Prepended to every remote tool name (`None`: names kept).
     pub prefix: Option<String>,
@@ -178,6 +181,20 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
     /// `Authorization: Bearer …` for HTTP servers.
     pub bearer: Option<String>,
+    /// Called after the imported tools changed (e.g. to tell our own MCP clients in turn).
+    pub on_tools_changed: Option<ToolsChangedHook>,
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("prefix", &self.prefix)
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("bearer", &self.bearer.as_ref().map(|_| "<redacted>"))
+            .field("on_tools_changed", &self.on_tools_changed.is_some())
+            .finish()
+    }
 }
 
 impl Default for ClientOptions {
@@ -187,6 +204,7 @@ impl Default for ClientOptions {
             timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(20),
             bearer: None,
+            on_tools_changed: None,
         }
     }
 }
@@ -226,7 +244,12 @@ impl ClientHandler for Handler {
             if let Some(registry) = registry {
                 let conn = McpConnection { inner };
                 match conn.sync(&registry, true).await {
-                    Ok(names) => tracing::info!(count = names.len(), "MCP tool list refreshed"),
+                    Ok(names) => {
+                        tracing::info!(count = names.len(), "MCP tool list refreshed");
+                        if let Some(hook) = &conn.inner.options.on_tools_changed {
+                            hook();
+                        }
+                    }
                     Err(e) => tracing::warn!(error = %e, "MCP tool list refresh failed"),
                 }
             }

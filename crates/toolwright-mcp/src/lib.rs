@@ -27,7 +27,8 @@ pub mod notify;
 mod server;
 
 pub use client::{
-    ClientOptions, McpConnection, McpSource, connect, connect_io, import_all, split_command_line,
+    ClientOptions, McpConnection, McpSource, ToolsChangedHook, connect, connect_io, import_all,
+    split_command_line,
 };
 pub use convert::{RAW_CONTENT_KEY, envelope_text, raw_content, spec_from_mcp_tool, tool_json};
 pub use error::McpError;

@@ -180,7 +180,13 @@ async fn client_cancellation_cancels_the_tool() {
 async fn list_changed_refreshes_the_import() {
     let reg = Arc::new(Registry::new());
     reg.register(echo("first")).unwrap();
-    let (server, conn) = pair(reg.clone()).await;
+    let hooked = Arc::new(AtomicBool::new(false));
+    let h = hooked.clone();
+    let options = ClientOptions {
+        on_tools_changed: Some(Arc::new(move || h.store(true, Ordering::SeqCst))),
+        ..ClientOptions::default()
+    };
+    let (server, conn) = pair_with(reg.clone(), options).await;
     let local = Arc::new(Registry::new());
     conn.import(&local).await.unwrap();
     assert_eq!(local.names(), vec!["first"]);
@@ -189,7 +195,7 @@ async fn list_changed_refreshes_the_import() {
     reg.remove("first");
     assert_eq!(server.notify_tool_list_changed().await, 1);
     for _ in 0..100 {
-        if local.names() == vec!["second".to_string()] {
+        if local.names() == vec!["second".to_string()] && hooked.load(Ordering::SeqCst) {
             return;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
