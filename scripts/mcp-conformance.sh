@@ -18,10 +18,11 @@ RUNNER="$KIT/run-conformance.sh"
 [[ -x "$RUNNER" ]] || { echo "mcp-conformance: runner not found at $RUNNER" >&2; exit 2; }
 
 if [[ -z "${TOOLWRIGHT_BIN:-}" ]]; then
+  FLAGS="${CARGO_BUILD_FLAGS:-}"
   # shellcheck disable=SC2086
-  cargo build -q -p toolwright-cli ${CARGO_BUILD_FLAGS:-}
+  cargo build -q -p toolwright-cli $FLAGS
   profile=debug
-  [[ " ${CARGO_BUILD_FLAGS:-} " == *" --release "* ]] && profile=release
+  [[ " $FLAGS " == *" --release "* ]] && profile=release
   TOOLWRIGHT_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/$profile/toolwright"
 fi
 [[ -x "$TOOLWRIGHT_BIN" ]] || { echo "mcp-conformance: no binary at $TOOLWRIGHT_BIN" >&2; exit 2; }
