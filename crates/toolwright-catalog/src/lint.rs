@@ -281,7 +281,8 @@ pub fn lint(specs: &[ToolSpec], options: &LintOptions) -> Vec<Finding> {
     // Findings the tool's author allowed (`lint_allow`), like clippy's `#[allow]`.
     out.retain(|f| {
         !specs.iter().any(|s| {
-            f.tool.as_deref() == Some(s.name.as_str()) && s.meta.lint_allow.iter().any(|r| r == f.rule)
+            f.tool.as_deref() == Some(s.name.as_str())
+                && s.meta.lint_allow.iter().any(|r| r == f.rule)
         })
     });
     let order: HashMap<&str, usize> = specs

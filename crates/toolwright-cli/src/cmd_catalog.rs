@@ -230,7 +230,10 @@ pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
                             };
                             outln!(
                                 "{} {} {at}: {} → {}",
-                                p.tool, p.dialect, l.construct, l.action
+                                p.tool,
+                                p.dialect,
+                                l.construct,
+                                l.action
                             );
                         }
                     }

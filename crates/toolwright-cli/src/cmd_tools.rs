@@ -85,7 +85,9 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
         } => {
             outln!(
                 "{:<26} {:<12} {:<10} DESCRIPTION",
-                "NAME", "EFFECTS", "CATEGORY"
+                "NAME",
+                "EFFECTS",
+                "CATEGORY"
             );
             for s in &specs {
                 outln!(

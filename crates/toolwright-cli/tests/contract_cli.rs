@@ -1,6 +1,11 @@
 //! Issue 2's acceptance through the binary: tools list/show, call, check.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use assert_cmd::Command;
 use serde_json::{Value, json};

@@ -370,9 +370,10 @@ fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
             }),
         };
         if let Some(h) = hint
-            && !hints.contains(&h) {
-                hints.push(h);
-            }
+            && !hints.contains(&h)
+        {
+            hints.push(h);
+        }
     }
     let shown = fields.len();
     let mut message = if total == 1 {
@@ -542,11 +543,12 @@ fn schema_types(root: &Value, s: &Value) -> Vec<String> {
         }
     }
     if out.is_empty()
-        && let Some(e) = s.get("enum").and_then(Value::as_array) {
-            for v in e {
-                out.push(json_type_name(v).to_string());
-            }
+        && let Some(e) = s.get("enum").and_then(Value::as_array)
+    {
+        for v in e {
+            out.push(json_type_name(v).to_string());
         }
+    }
     out
 }
 
@@ -591,21 +593,22 @@ fn coerce_value(
     }
     // Enum values in the wrong case, when exactly one matches.
     if let (Some(s), Some(options)) = (value.as_str(), enum_options(root, schema))
-        && !options.iter().any(|o| o.as_str() == Some(s)) {
-            let hits: Vec<&Value> = options
-                .iter()
-                .filter(|o| o.as_str().is_some_and(|o| o.eq_ignore_ascii_case(s.trim())))
-                .collect();
-            if let [only] = hits.as_slice() {
-                let new = (*only).clone();
-                coerced.push(Coercion {
-                    path: path.clone(),
-                    from: value.clone(),
-                    to: new.clone(),
-                });
-                value = new;
-            }
+        && !options.iter().any(|o| o.as_str() == Some(s))
+    {
+        let hits: Vec<&Value> = options
+            .iter()
+            .filter(|o| o.as_str().is_some_and(|o| o.eq_ignore_ascii_case(s.trim())))
+            .collect();
+        if let [only] = hits.as_slice() {
+            let new = (*only).clone();
+            coerced.push(Coercion {
+                path: path.clone(),
+                from: value.clone(),
+                to: new.clone(),
+            });
+            value = new;
         }
+    }
     match value {
         Value::Object(map) => {
             let props = schema.get("properties").and_then(Value::as_object);
@@ -679,16 +682,20 @@ fn convert(value: &Value, types: &[String]) -> Option<Value> {
                     return Some(Value::from(i));
                 }
                 if let Ok(f) = t.parse::<f64>()
-                    && f.fract() == 0.0 && f.is_finite() && f.abs() < 9.0e15 {
-                        #[allow(clippy::cast_possible_truncation)]
-                        return Some(Value::from(f as i64));
-                    }
+                    && f.fract() == 0.0
+                    && f.is_finite()
+                    && f.abs() < 9.0e15
+                {
+                    #[allow(clippy::cast_possible_truncation)]
+                    return Some(Value::from(f as i64));
+                }
             }
             if has("number")
                 && let Ok(f) = t.parse::<f64>()
-                    && f.is_finite() {
-                        return serde_json::Number::from_f64(f).map(Value::Number);
-                    }
+                && f.is_finite()
+            {
+                return serde_json::Number::from_f64(f).map(Value::Number);
+            }
             if has("boolean") {
                 match t.to_ascii_lowercase().as_str() {
                     "true" => return Some(Value::Bool(true)),
@@ -698,19 +705,21 @@ fn convert(value: &Value, types: &[String]) -> Option<Value> {
             }
             if (has("object") || has("array"))
                 && let Ok(parsed) = serde_json::from_str::<Value>(t)
-                    && ((parsed.is_object() && has("object")) || (parsed.is_array() && has("array")))
-                    {
-                        return Some(parsed);
-                    }
+                && ((parsed.is_object() && has("object")) || (parsed.is_array() && has("array")))
+            {
+                return Some(parsed);
+            }
             None
         }
         Value::Number(n) => {
             if has("integer")
                 && let Some(f) = n.as_f64()
-                    && f.fract() == 0.0 && f.abs() < 9.0e15 {
-                        #[allow(clippy::cast_possible_truncation)]
-                        return Some(Value::from(f as i64));
-                    }
+                && f.fract() == 0.0
+                && f.abs() < 9.0e15
+            {
+                #[allow(clippy::cast_possible_truncation)]
+                return Some(Value::from(f as i64));
+            }
             if has("string") {
                 return Some(Value::String(n.to_string()));
             }
@@ -807,7 +816,11 @@ mod tests {
             assert!(coerced.is_empty());
         }
         // Coercible but strict: still an error.
-        assert!(users().check(json!({"role": "admin", "limit": "5"}), false).is_err());
+        assert!(
+            users()
+                .check(json!({"role": "admin", "limit": "5"}), false)
+                .is_err()
+        );
     }
 
     #[test]

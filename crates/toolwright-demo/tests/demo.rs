@@ -1,6 +1,11 @@
 //! Behaviour of the demo tools through the registry, and the no-panic property over any JSON.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use proptest::prelude::*;
 use serde_json::{Value, json};

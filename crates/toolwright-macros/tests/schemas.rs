@@ -1,6 +1,11 @@
 //! The schemas `#[tool]` generates, as snapshots, and the behaviour of the generated tools.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
