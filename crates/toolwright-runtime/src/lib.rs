@@ -418,7 +418,7 @@ impl Runtime {
         })
     }
 
-    async fn run(&self, call: ToolCall, opts: &CallOptions, depth: u32, start: Instant) -> Outcome {
+    async fn run(&self, mut call: ToolCall, opts: &CallOptions, depth: u32, start: Instant) -> Outcome {
         let inner = &self.inner;
         if depth > MAX_CALL_DEPTH {
             let e = ToolError::new(
@@ -450,7 +450,11 @@ impl Runtime {
             Ok(entry) => match entry.prepare(call.arguments.clone(), !opts.strict) {
                 Err(e) => (Outcome::from_error(e), Vec::new()),
                 Ok((args, coerced)) => {
-                    let mut req = Request::new(call.clone(), entry.clone(), args);
+                    // The request takes the call (no copy of its arguments); what follows
+                    // only needs the call's id and name.
+                    let stub = ToolCall::new(call.id.clone(), call.name.clone(), serde_json::Value::Null);
+                    let raw = std::mem::replace(&mut call, stub);
+                    let mut req = Request::new(raw, entry.clone(), args);
                     req.session_id = opts.session_id.clone();
                     req.step = opts.step;
                     req.approved = opts.approved;
