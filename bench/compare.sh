@@ -152,7 +152,7 @@ fi
 MCP_OUT=""
 if [ -x bench/mcp_compare.sh ] || [ -f bench/mcp_compare.sh ]; then
   log "MCP: bench/mcp_compare.sh"
-  MCP_OUT=$(timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
+  MCP_OUT=$(env -u BENCH_VENV -u OUT timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
 fi
 
 # --- embedded model ------------------------------------------------------------------------------
