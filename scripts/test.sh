@@ -19,7 +19,7 @@ if [ -z "${TOOLWRIGHT_SKIP_MODEL:-}" ]; then
 fi
 
 echo "== cargo test (workspace, all features)"
-cargo test --workspace --all-features
+cargo test --workspace --all-features --no-fail-fast
 
 if [ -x scripts/mcp-conformance.sh ]; then
   echo "== MCP conformance"
