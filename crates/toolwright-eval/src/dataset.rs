@@ -169,6 +169,13 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_sample_parses() {
+        let tasks = parse_jsonl(include_str!("../data/sample.jsonl")).unwrap();
+        assert_eq!(tasks.len(), 4);
+        assert_eq!(tasks.iter().filter(|t| t.is_irrelevance()).count(), 1);
+    }
+
+    #[test]
     fn selects_by_category_and_limit_in_order() {
         let mk = |id: &str, c: &str| Task {
             id: id.into(),
