@@ -9,8 +9,8 @@ use crate::{Global, usage_error};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
-use toolwright_eval::toolwright_agent::Provider;
 use toolwright_eval::agent::AgentSolver;
+use toolwright_eval::toolwright_agent::Provider;
 use toolwright_eval::{Mode, Report, RunOptions};
 
 /// Which modes to run.
@@ -40,7 +40,12 @@ pub enum ProviderArg {
 #[derive(Args, Debug)]
 pub struct EvalArgs {
     /// A JSONL dataset: one `{id, query, functions, expected}` per line.
-    #[arg(long, value_name = "FILE", conflicts_with = "bfcl", required_unless_present = "bfcl")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "bfcl",
+        required_unless_present = "bfcl"
+    )]
     pub dataset: Option<PathBuf>,
     /// An extracted BFCL data directory (see scripts/fetch-bfcl.sh).
     #[arg(long, value_name = "DIR")]
@@ -82,40 +87,53 @@ pub struct EvalArgs {
     pub baseline: Option<PathBuf>,
 }
 
-fn providers(args: &EvalArgs) -> Result<(Arc<dyn Provider>, Arc<dyn Provider>), String> {
+/// The providers of naive and guided mode.
+type ProviderPair = (Arc<dyn Provider>, Arc<dyn Provider>);
+
+fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
     use toolwright_eval::toolwright_agent::Secret;
     use toolwright_eval::toolwright_agent::providers::prompted::PromptedProvider;
     match args.provider {
         ProviderArg::Local => {
-            use toolwright_eval::toolwright_agent::providers::local::{LocalChat, LocalConfig, LocalProvider};
+            use toolwright_eval::toolwright_agent::providers::local::{
+                LocalChat, LocalConfig, LocalProvider,
+            };
             let path = match &args.model {
                 Some(p) => PathBuf::from(p),
-                None => toolwright_eval::toolwright_agent::model::find_model().ok_or_else(|| {
-                    format!(
-                        "no embedded model found; run `{}` or pass --model PATH",
-                        toolwright_eval::toolwright_agent::model::FETCH_COMMAND
-                    )
-                })?,
+                None => {
+                    toolwright_eval::toolwright_agent::model::find_model().ok_or_else(|| {
+                        format!(
+                            "no embedded model found; run `{}` or pass --model PATH",
+                            toolwright_eval::toolwright_agent::model::FETCH_COMMAND
+                        )
+                    })?
+                }
             };
-            let local = Arc::new(LocalProvider::new(LocalConfig::new(path)).map_err(|e| e.to_string())?);
+            let local =
+                Arc::new(LocalProvider::new(LocalConfig::new(path)).map_err(|e| e.to_string())?);
             // Naive: the classic prompted-JSON agent over the same model, no re-prompt.
             let naive: Arc<dyn Provider> =
                 Arc::new(PromptedProvider::new(LocalChat(local.clone())).with_reprompts(0));
             Ok((naive, local))
         }
         ProviderArg::Openai => {
-            use toolwright_eval::toolwright_agent::providers::openai::{OpenAiConfig, OpenAiProvider};
+            use toolwright_eval::toolwright_agent::providers::openai::{
+                OpenAiConfig, OpenAiProvider,
+            };
             let model = args
                 .model
                 .clone()
                 .ok_or_else(|| "--provider openai needs --model NAME".to_string())?;
             let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
             let config = OpenAiConfig::new(args.base_url.clone(), model).with_key(Secret::new(key));
-            let p: Arc<dyn Provider> = Arc::new(OpenAiProvider::new(config).map_err(|e| e.to_string())?);
+            let p: Arc<dyn Provider> =
+                Arc::new(OpenAiProvider::new(config).map_err(|e| e.to_string())?);
             Ok((p.clone(), p))
         }
         ProviderArg::Anthropic => {
-            use toolwright_eval::toolwright_agent::providers::anthropic::{AnthropicConfig, AnthropicProvider};
+            use toolwright_eval::toolwright_agent::providers::anthropic::{
+                AnthropicConfig, AnthropicProvider,
+            };
             let model = args
                 .model
                 .clone()
@@ -159,7 +177,9 @@ pub async fn run(args: EvalArgs, _global: &Global) -> i32 {
             .and_then(|t| serde_json::from_str::<Report>(&t).map_err(|e| e.to_string()))
         {
             Ok(r) => Some(r),
-            Err(e) => return usage_error(&format!("cannot read the baseline {}: {e}", p.display())),
+            Err(e) => {
+                return usage_error(&format!("cannot read the baseline {}: {e}", p.display()));
+            }
         },
         None => None,
     };
@@ -197,17 +217,17 @@ pub async fn run(args: EvalArgs, _global: &Global) -> i32 {
             return 1;
         }
     };
-    if let Some(p) = &args.out {
-        if let Err(e) = write(p, &json) {
-            eprintln!("toolwright: {e}");
-            return 1;
-        }
+    if let Some(p) = &args.out
+        && let Err(e) = write(p, &json)
+    {
+        eprintln!("toolwright: {e}");
+        return 1;
     }
-    if let Some(p) = &args.html {
-        if let Err(e) = write(p, &toolwright_eval::html::render(&report)) {
-            eprintln!("toolwright: {e}");
-            return 1;
-        }
+    if let Some(p) = &args.html
+        && let Err(e) = write(p, &toolwright_eval::html::render(&report))
+    {
+        eprintln!("toolwright: {e}");
+        return 1;
     }
     if args.json {
         println!("{json}");
