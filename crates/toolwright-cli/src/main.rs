@@ -27,8 +27,8 @@ mod cmd_lint;
 mod cmd_model;
 mod cmd_route;
 mod cmd_run;
-mod cmd_stats;
 mod cmd_serve;
+mod cmd_stats;
 mod cmd_tools;
 mod runtime_cli;
 
@@ -120,7 +120,9 @@ pub async fn build_runtime(global: &Global) -> Result<Runtime, String> {
 pub async fn runtime_over(global: &Global, registry: Arc<Registry>) -> Result<Runtime, String> {
     cmd_serve::import_mcp(global, &registry).await?;
     let store = runtime_cli::store(global)?;
-    Ok(runtime_cli::track(Runtime::builder(registry).store(store).build()))
+    Ok(runtime_cli::track(
+        Runtime::builder(registry).store(store).build(),
+    ))
 }
 
 /// Reads a definitions file (OpenAI tools array, bare objects, MCP tools/list result).

@@ -418,7 +418,13 @@ impl Runtime {
         })
     }
 
-    async fn run(&self, mut call: ToolCall, opts: &CallOptions, depth: u32, start: Instant) -> Outcome {
+    async fn run(
+        &self,
+        mut call: ToolCall,
+        opts: &CallOptions,
+        depth: u32,
+        start: Instant,
+    ) -> Outcome {
         let inner = &self.inner;
         if depth > MAX_CALL_DEPTH {
             let e = ToolError::new(
@@ -452,7 +458,8 @@ impl Runtime {
                 Ok((args, coerced)) => {
                     // The request takes the call (no copy of its arguments); what follows
                     // only needs the call's id and name.
-                    let stub = ToolCall::new(call.id.clone(), call.name.clone(), serde_json::Value::Null);
+                    let stub =
+                        ToolCall::new(call.id.clone(), call.name.clone(), serde_json::Value::Null);
                     let raw = std::mem::replace(&mut call, stub);
                     let mut req = Request::new(raw, entry.clone(), args);
                     req.session_id = opts.session_id.clone();
