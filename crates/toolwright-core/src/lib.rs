@@ -46,12 +46,7 @@ pub mod __private {
     /// Turns a join error of a blocking tool into an error (panics become `INTERNAL`).
     pub fn join_error(e: tokio::task::JoinError) -> crate::ToolError {
         if e.is_panic() {
-            let p = e.into_panic();
-            let text = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let text = crate::registry::panic_text(e.into_panic().as_ref());
             tracing::error!(panic = %text, "blocking tool panicked");
             crate::ToolError::internal(format!("panic: {text}"))
         } else {

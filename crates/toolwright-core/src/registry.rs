@@ -373,12 +373,17 @@ pub async fn run_guarded(entry: &ToolEntry, args: Value, ctx: ToolContext) -> Ou
     }
 }
 
-fn panic_outcome(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> Outcome {
-    let text = payload
+/// The message of a panic payload (`&str` or `String`), for logs only.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "non-string panic payload".to_string());
+        .unwrap_or_else(|| "non-string panic payload".to_string())
+}
+
+fn panic_outcome(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> Outcome {
+    let text = panic_text(payload.as_ref());
     tracing::error!(tool = %tool, panic = %text, "tool panicked");
     Outcome::from_error(ToolError::internal(format!("panic: {text}")))
 }
