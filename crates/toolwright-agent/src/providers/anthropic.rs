@@ -7,7 +7,7 @@ use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use toolwright_catalog::{Dialect, export_dialect};
+use toolwright_catalog::Dialect;
 use toolwright_core::ToolCall;
 
 /// The default base URL.
@@ -64,24 +64,8 @@ impl AnthropicProvider {
 
     /// The request body for a turn, and the map from wire tool names back to ours.
     pub fn request_body(&self, turn: &Turn<'_>) -> (Value, HashMap<String, String>) {
-        let mut names = HashMap::new();
-        let tools: Vec<Value> = turn
-            .tools
-            .iter()
-            .map(|spec| {
-                let t = export_dialect(spec, Dialect::Anthropic);
-                if let Some(wire) = t.get("name").and_then(Value::as_str) {
-                    names.insert(wire.to_string(), spec.name.clone());
-                }
-                t
-            })
-            .collect();
-        let wire_name = |n: &str| {
-            names
-                .iter()
-                .find(|(_, ours)| ours.as_str() == n)
-                .map_or_else(|| n.to_string(), |(w, _)| w.clone())
-        };
+        let (tools, names) = super::export_tools(turn.tools, Dialect::Anthropic, "/name");
+        let wire_name = |n: &str| super::wire_name(&names, n);
         let mut system = Vec::new();
         // Consecutive messages of one role are merged: tool results go in one user message.
         let mut out: Vec<(String, Vec<Value>)> = Vec::new();

@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use toolwright_catalog::{Dialect, export_dialect};
+use toolwright_catalog::Dialect;
 use toolwright_core::ToolCall;
 
 /// The default base URL.
@@ -80,24 +80,8 @@ impl OpenAiProvider {
 
     /// The request body for a turn, and the map from wire tool names back to ours.
     pub fn request_body(&self, turn: &Turn<'_>) -> (Value, HashMap<String, String>) {
-        let mut names = HashMap::new();
-        let tools: Vec<Value> = turn
-            .tools
-            .iter()
-            .map(|spec| {
-                let t = export_dialect(spec, Dialect::OpenAi);
-                if let Some(wire) = t.pointer("/function/name").and_then(Value::as_str) {
-                    names.insert(wire.to_string(), spec.name.clone());
-                }
-                t
-            })
-            .collect();
-        let wire_name = |n: &str| {
-            names
-                .iter()
-                .find(|(_, ours)| ours.as_str() == n)
-                .map_or_else(|| n.to_string(), |(w, _)| w.clone())
-        };
+        let (tools, names) = super::export_tools(turn.tools, Dialect::OpenAi, "/function/name");
+        let wire_name = |n: &str| super::wire_name(&names, n);
         let messages: Vec<Value> = turn
             .messages
             .iter()
