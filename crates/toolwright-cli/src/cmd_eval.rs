@@ -16,7 +16,8 @@ use toolwright_eval::{Mode, Report, RunOptions};
 /// Which modes to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
-    /// One shot with every tool: parse, no validation feedback, no routing, no retries.
+    /// BFCL's single shot for prompt-based models: its system prompt with every tool, its AST
+    /// decoding of `[f(a=1)]`; no grammar, validation feedback, routing or retries.
     Naive,
     /// toolwright's loop: routing, narrow schemas, validation feedback, retry budgets.
     Guided,
@@ -27,8 +28,8 @@ pub enum ModeArg {
 /// The model behind both modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProviderArg {
-    /// The embedded llama.cpp model (`toolwright model fetch`); naive mode asks it for prompted
-    /// JSON over plain chat, guided mode uses its grammar-constrained provider.
+    /// The embedded llama.cpp model (`toolwright model fetch`); naive mode gives it BFCL's
+    /// prompt as a plain chat, guided mode uses its grammar-constrained provider.
     Local,
     /// An OpenAI-compatible endpoint (`--base-url`, `--model`, key in $OPENAI_API_KEY).
     Openai,
@@ -92,7 +93,6 @@ type ProviderPair = (Arc<dyn Provider>, Arc<dyn Provider>);
 
 fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
     use toolwright_eval::toolwright_agent::Secret;
-    use toolwright_eval::toolwright_agent::providers::prompted::PromptedProvider;
     match args.provider {
         ProviderArg::Local => {
             use toolwright_eval::toolwright_agent::providers::local::{
@@ -111,9 +111,8 @@ fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
             };
             let local =
                 Arc::new(LocalProvider::new(LocalConfig::new(path)).map_err(|e| e.to_string())?);
-            // Naive: the classic prompted-JSON agent over the same model, no re-prompt.
-            let naive: Arc<dyn Provider> =
-                Arc::new(PromptedProvider::new(LocalChat(local.clone())).with_reprompts(0));
+            // Naive: the same model as a plain chat, given BFCL's prompt (toolwright_eval::naive).
+            let naive: Arc<dyn Provider> = Arc::new(LocalChat(local.clone()));
             Ok((naive, local))
         }
         ProviderArg::Openai => {

@@ -1,8 +1,9 @@
 //! The [`Solver`] over toolwright's agent: the same model in both modes.
 //!
-//! - `naive`: the agent's `plan-execute` mode with routing off: one request with every tool in
-//!   the prompt, the calls parsed from the answer and run once; no validation feedback, no
-//!   retries. The calls scored are the ones the model wrote, as it wrote them.
+//! - `naive`: BFCL's own single shot for prompt-based models ([`crate::naive`]): its default
+//!   system prompt with every tool, the model as a plain chat, the answer decoded like BFCL's
+//!   AST decoder; no grammar, no validation feedback, no routing, no retries. The calls scored
+//!   are the ones the model wrote, as it wrote them.
 //! - `guided`: the agent's loop: routing, the provider's narrow schemas (a grammar for the
 //!   embedded model), validation feedback and retry budgets. The calls scored are the ones the
 //!   runtime accepted, with the arguments it validated (lenient coercions applied), without
@@ -13,7 +14,7 @@ use crate::score::Call;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use toolwright_agent::{Agent, AgentConfig, Provider, Routing, StopReason, Trace};
+use toolwright_agent::{Agent, AgentConfig, Provider, StopReason, Trace};
 use toolwright_core::Status;
 use toolwright_core::canonical::canonical_string;
 
@@ -34,9 +35,10 @@ impl std::fmt::Debug for AgentSolver {
 }
 
 impl AgentSolver {
-    /// `naive` answers in naive mode, `guided` in guided mode. For a model with native tool
-    /// calls both may be the same provider; the embedded model uses prompted JSON over plain
-    /// chat for naive and its grammar-constrained provider for guided.
+    /// `naive` answers in naive mode (as a plain chat model: it gets no tool definitions, only
+    /// BFCL's prompt), `guided` in guided mode. For a remote model both may be the same provider;
+    /// the embedded model is a plain chat for naive and its grammar-constrained provider for
+    /// guided.
     pub fn new(naive: Arc<dyn Provider>, guided: Arc<dyn Provider>) -> Self {
         AgentSolver {
             naive,
@@ -51,22 +53,12 @@ impl AgentSolver {
         self
     }
 
-    /// The agent configuration of `mode`.
-    pub fn config(&self, mode: Mode) -> AgentConfig {
-        match mode {
-            Mode::Naive => AgentConfig {
-                mode: toolwright_agent::Mode::PlanExecute,
-                routing: Routing {
-                    enabled: false,
-                    ..Routing::default()
-                },
-                ..AgentConfig::default()
-            },
-            Mode::Guided => AgentConfig {
-                mode: toolwright_agent::Mode::Loop,
-                max_steps: self.max_steps,
-                ..AgentConfig::default()
-            },
+    /// The agent configuration of guided mode.
+    pub fn config(&self) -> AgentConfig {
+        AgentConfig {
+            mode: toolwright_agent::Mode::Loop,
+            max_steps: self.max_steps,
+            ..AgentConfig::default()
         }
     }
 }
@@ -83,11 +75,10 @@ impl Solver for AgentSolver {
 
     fn solve<'a>(&'a self, task: &'a PreparedTask, mode: Mode) -> BoxFuture<'a, Attempt> {
         Box::pin(async move {
-            let provider = match mode {
-                Mode::Naive => self.naive.clone(),
-                Mode::Guided => self.guided.clone(),
-            };
-            let mut agent = Agent::new(provider, task.runtime.clone(), self.config(mode));
+            if mode == Mode::Naive {
+                return crate::naive::solve(self.naive.as_ref(), task).await;
+            }
+            let mut agent = Agent::new(self.guided.clone(), task.runtime.clone(), self.config());
             let trace = agent.run(&task.task.query).await;
             attempt_from_trace(&trace, mode)
         })
@@ -212,7 +203,10 @@ mod tests {
                 Reply::text("There are 5."),
             ]
         };
-        let naive: Arc<dyn Provider> = Arc::new(ScriptedProvider::from_replies(replies()));
+        // naive: BFCL's Python call format, the same wrong enum value
+        let naive: Arc<dyn Provider> = Arc::new(ScriptedProvider::from_replies(vec![
+            Reply::text("[query_users(role='admins', limit=5)]"),
+        ]));
         let guided: Arc<dyn Provider> = Arc::new(ScriptedProvider::from_replies(replies()));
         let solver = AgentSolver::new(naive, guided);
         let rt = tokio::runtime::Builder::new_current_thread()

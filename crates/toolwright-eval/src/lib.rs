@@ -5,8 +5,9 @@
 //! - [`score`]: a pure scorer with BFCL's acceptable-values rules.
 //! - [`run`]: each task through a [`run::Solver`] in `naive` and `guided` mode, with the task's
 //!   functions registered as definition-only tools (validated, never executed).
-//! - [`agent`]: the solver over toolwright's agent (naive = plan-execute without routing,
-//!   guided = the loop).
+//! - [`naive`]: the naive baseline, BFCL's own single shot for prompt-based models (its default
+//!   system prompt and AST decoding of `[f(a=1), g(b=2)]`).
+//! - [`agent`]: the solver over toolwright's agent (naive = [`naive`], guided = the loop).
 //! - [`report`] and [`html`]: error rates per mode and category, the relative reduction, and the
 //!   failing cases.
 
@@ -14,6 +15,7 @@ pub mod agent;
 pub mod bfcl;
 pub mod dataset;
 pub mod html;
+pub mod naive;
 pub mod report;
 pub mod run;
 pub mod score;
