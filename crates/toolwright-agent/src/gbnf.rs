@@ -1,6 +1,7 @@
 //! A small JSON Schema → GBNF converter for constrained tool calls of a local model.
 //!
-//! The grammar's output is always `{"tool": "<name>", "arguments": {...}}`: the tool name
+//! The grammar's output is `{"tool": "<name>", "arguments": {...}}` (or, with
+//! [`GrammarLimits::max_calls`] above 1, a non-empty list of those): the tool name
 //! **first** (llama.cpp's own converter orders keys alphabetically, which would make the model
 //! write arguments before it has chosen the tool), then the arguments with the properties in the
 //! schema's order. It covers the subset tool schemas use: objects (required and optional
@@ -42,6 +43,9 @@ pub struct GrammarLimits {
     pub plain_strings: bool,
     /// Also allow `{"tool": "none"}`: the model may decline to call any tool.
     pub allow_none: bool,
+    /// Most calls in one reply. Above 1 the output is a JSON list of calls,
+    /// `[{"tool": …, "arguments": …}, …]`, with at least one call.
+    pub max_calls: usize,
 }
 
 impl Default for GrammarLimits {
@@ -54,6 +58,7 @@ impl Default for GrammarLimits {
             max_depth: 12,
             plain_strings: false,
             allow_none: false,
+            max_calls: 1,
         }
     }
 }
@@ -95,9 +100,17 @@ pub fn tool_call_grammar(
     if limits.allow_none {
         alts.push("\"\\\"none\\\"\" ws \"}\"".to_string());
     }
-    let root = format!(
+    let call = format!(
         "\"{{\" ws \"\\\"tool\\\"\" ws \":\" ws ( {} )",
         alts.join(" | ")
+    );
+    if limits.max_calls <= 1 {
+        return Ok(b.finish(call));
+    }
+    let call = b.add("one-call", call);
+    let root = format!(
+        "\"[\" ws {call} ( ws \",\" ws {call} ){{0,{}}} ws \"]\"",
+        limits.max_calls - 1
     );
     Ok(b.finish(root))
 }
@@ -523,6 +536,33 @@ mod tests {
         assert!(g.contains(r#"char{0,5}"#));
         assert!(g.contains(r#"char ::= [^"\\{}\x7F\x00-\x1F]"#), "{g}");
         assert_eq!(tool_call_grammar(&[], &limits), Err(GrammarError::NoTools));
+    }
+
+    #[test]
+    fn several_calls_are_a_bounded_non_empty_list() {
+        let a = spec(
+            "a",
+            json!({"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}),
+        );
+        let limits = GrammarLimits {
+            max_calls: 4,
+            ..GrammarLimits::default()
+        };
+        let g = tool_call_grammar(&[a.clone()], &limits).unwrap();
+        assert!(
+            g.lines()
+                .next()
+                .unwrap()
+                .contains(r#"root ::= "[" ws one-call ( ws "," ws one-call ){0,3} ws "]""#),
+            "{g}"
+        );
+        assert!(
+            g.contains(r#"one-call ::= "{" ws "\"tool\"" ws ":" ws ( call-a )"#),
+            "{g}"
+        );
+        // one call: the object alone, as before
+        let g1 = tool_call_grammar(&[a], &GrammarLimits::default()).unwrap();
+        assert!(g1.starts_with(r#"root ::= "{""#), "{g1}");
     }
 
     #[test]

@@ -5,10 +5,16 @@
 //! `"from_currency": "USD"` for "250 GBP"). Before the grammar is built, [`narrow_for_query`]:
 //!
 //! - drops optional parameters the query does not mention (by name, or by one of their allowed
-//!   values), so the tool's defaults apply;
+//!   values), so the tool's defaults apply; a name is mentioned when its distinctive words are
+//!   (`atm_pressure` by "atmospheric pressure", `return_type` by "return", a one-letter typo
+//!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not);
 //! - restricts enum parameters to the values the query mentions, when it mentions at least as
 //!   many values as there are parameters sharing that enum (`from`/`to` currency: "GBP" and
 //!   "JPY" → both restricted to {GBP, JPY}; the model still chooses the order).
+//!
+//! [`ground_numbers`] goes one step further for numeric parameters: when the query states
+//! numbers, a number or integer parameter may only take one of them (`b = -3` → `-3`, `1e-9`),
+//! so the model chooses which number goes where instead of writing digits of its own.
 //!
 //! The narrowed schema only admits values the real schema admits; the runtime still validates
 //! every call against the tool's advertised schema.
@@ -41,6 +47,244 @@ fn mentions(query_words: &[String], value: &str) -> bool {
             .windows(many.len())
             .any(|win| win.iter().zip(many).all(|(a, b)| a == b)),
     }
+}
+
+/// Words of a parameter name too generic to say that the query means this parameter.
+const GENERIC: [&str; 16] = [
+    "type", "value", "name", "id", "num", "number", "unit", "units", "mode", "format", "kind",
+    "count", "flag", "data", "info", "the",
+];
+
+/// The words of a parameter name: `atm_pressure`, `returnType` → `atm`, `pressure` / `return`, `type`.
+fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Whether two words differ by at most one edit (insert, delete or substitute).
+fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let prefix = short
+        .iter()
+        .zip(long.iter())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let rest_short = short.get(prefix..).unwrap_or_default();
+    if short.len() == long.len() {
+        rest_short.get(1..).unwrap_or_default() == long.get(prefix + 1..).unwrap_or_default()
+    } else {
+        rest_short == long.get(prefix + 1..).unwrap_or_default()
+    }
+}
+
+/// Whether the query names a parameter by its distinctive words: each word of the name that is
+/// not [`GENERIC`] and has 3 characters or more is a query word, starts one (`atm` →
+/// "atmospheric"), or (5 characters or more) is one edit away from one ("acceleeration").
+fn names_loosely(query_words: &[String], name: &str) -> bool {
+    let parts: Vec<String> = name_words(name)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
+        .collect();
+    !parts.is_empty()
+        && parts.iter().all(|p| {
+            query_words.iter().any(|w| {
+                w == p
+                    || w.starts_with(p.as_str())
+                    || (p.chars().count() >= 5 && w.chars().count() >= 5 && one_edit(p, w))
+            })
+        })
+}
+
+/// The numbers a query states, in order, without repeats: `-3`, `9.8`, `1e-9`, `1,000`. Digits
+/// glued to a letter before them (`x2`) or after a `^` (`x^2`) are not numbers of their own.
+pub fn query_numbers(query: &str) -> Vec<Value> {
+    let chars: Vec<char> = query.chars().collect();
+    let mut out: Vec<Value> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars.get(i).copied().unwrap_or(' ');
+        let prev = if i == 0 {
+            None
+        } else {
+            chars.get(i - 1).copied()
+        };
+        let starts_number =
+            c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit));
+        if !starts_number
+            || prev.is_some_and(|p| p.is_alphanumeric() || p == '^' || p == '_' || p == '.')
+        {
+            i += 1;
+            continue;
+        }
+        let negative = prev == Some('-')
+            && (i < 2
+                || chars
+                    .get(i - 2)
+                    .is_some_and(|p| !p.is_alphanumeric() && *p != ')'));
+        let start = i;
+        let mut text = String::new();
+        let mut seen_dot = false;
+        while let Some(&d) = chars.get(i) {
+            if d.is_ascii_digit() {
+                text.push(d);
+            } else if d == ','
+                && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+                && chars.get(i + 2).is_some_and(char::is_ascii_digit)
+                && chars.get(i + 3).is_some_and(char::is_ascii_digit)
+                && !chars.get(i + 4).is_some_and(char::is_ascii_digit)
+                && !seen_dot
+            {
+                // thousands separator
+            } else if d == '.' && !seen_dot && chars.get(i + 1).is_some_and(char::is_ascii_digit) {
+                seen_dot = true;
+                text.push(d);
+            } else if (d == 'e' || d == 'E')
+                && (chars.get(i + 1).is_some_and(char::is_ascii_digit)
+                    || (matches!(chars.get(i + 1), Some('-' | '+'))
+                        && chars.get(i + 2).is_some_and(char::is_ascii_digit)))
+            {
+                text.push('e');
+                i += 1;
+                if let Some(&sign) = chars.get(i).filter(|s| **s == '-' || **s == '+') {
+                    text.push(sign);
+                    i += 1;
+                }
+                while let Some(&d) = chars.get(i).filter(|d| d.is_ascii_digit()) {
+                    text.push(d);
+                    i += 1;
+                }
+                break;
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        if i == start {
+            i += 1;
+            continue;
+        }
+        let signed = if negative { format!("-{text}") } else { text };
+        let v = if signed.contains(['.', 'e']) {
+            signed
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+        } else {
+            signed.parse::<i64>().ok().map(|n| Value::Number(n.into()))
+        };
+        if let Some(v) = v
+            && !out.iter().any(|o| o.as_f64() == v.as_f64())
+        {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// `schema` with numeric parameters restricted to `numbers` (integers only for `integer`
+/// parameters; arrays of numbers item by item). A parameter stays as it is when no number fits
+/// its type, bounds or enum.
+fn ground_schema(schema: &Value, numbers: &[Value], report: &mut Vec<String>, path: &str) -> Value {
+    let Some(obj) = schema.as_object() else {
+        return schema.clone();
+    };
+    let ty = obj.get("type").and_then(Value::as_str);
+    match ty {
+        Some("number" | "integer") if !obj.contains_key("enum") && !obj.contains_key("const") => {
+            let fits: Vec<Value> = numbers
+                .iter()
+                .filter(|n| ty != Some("integer") || n.is_i64() || n.is_u64())
+                .filter(|n| {
+                    let x = n.as_f64().unwrap_or(f64::NAN);
+                    let ge = |k: &str| obj.get(k).and_then(Value::as_f64).is_none_or(|m| x >= m);
+                    let le = |k: &str| obj.get(k).and_then(Value::as_f64).is_none_or(|m| x <= m);
+                    let gt = |k: &str| obj.get(k).and_then(Value::as_f64).is_none_or(|m| x > m);
+                    let lt = |k: &str| obj.get(k).and_then(Value::as_f64).is_none_or(|m| x < m);
+                    ge("minimum")
+                        && le("maximum")
+                        && gt("exclusiveMinimum")
+                        && lt("exclusiveMaximum")
+                })
+                .cloned()
+                .collect();
+            if fits.is_empty() {
+                return schema.clone();
+            }
+            report.push(path.to_string());
+            let mut m = Map::new();
+            if let Some(t) = obj.get("type") {
+                m.insert("type".into(), t.clone());
+            }
+            m.insert("enum".into(), Value::Array(fits));
+            if let Some(d) = obj.get("description") {
+                m.insert("description".into(), d.clone());
+            }
+            Value::Object(m)
+        }
+        Some("array") => match obj.get("items") {
+            Some(items) => {
+                let mut m = obj.clone();
+                m.insert(
+                    "items".into(),
+                    ground_schema(items, numbers, report, &format!("{path}[]")),
+                );
+                Value::Object(m)
+            }
+            None => schema.clone(),
+        },
+        _ => schema.clone(),
+    }
+}
+
+/// `spec` (already narrowed) with its number and integer parameters restricted to the numbers
+/// the query states (see the module docs); the names of the restricted parameters. Without a
+/// number in the query, nothing changes.
+pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
+    let numbers = query_numbers(query);
+    let mut report = Vec::new();
+    if numbers.is_empty() {
+        return (spec.clone(), report);
+    }
+    let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
+        return (spec.clone(), report);
+    };
+    let grounded: Map<String, Value> = props
+        .iter()
+        .map(|(k, v)| (k.clone(), ground_schema(v, &numbers, &mut report, k)))
+        .collect();
+    let mut out = spec.clone();
+    if let Some(root) = out.parameters.as_object_mut() {
+        root.insert("properties".into(), Value::Object(grounded));
+    }
+    (out, report)
 }
 
 /// The allowed string values of a property (its `enum`, or the consts/enums of its `anyOf`/`oneOf`).
@@ -132,7 +376,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     for (name, p) in props {
         let is_required = required.contains(&name.as_str());
         let values = enum_values(p);
-        let name_mentioned = mentions(&qw, &name.replace('_', " "));
+        let name_mentioned = mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name);
         let value_mentioned = values
             .as_ref()
             .is_some_and(|v| v.iter().any(|x| mentions(&qw, x)));
@@ -236,6 +480,84 @@ mod tests {
         assert_eq!(r.dropped, vec!["units".to_string()]);
         let (s, _) = narrow_for_query(&weather, "Weather in Tokyo in fahrenheit");
         assert!(s.parameters["properties"].get("units").is_some());
+    }
+
+    #[test]
+    fn optional_parameters_named_by_their_distinctive_words_are_kept() {
+        let s = ToolSpec::new(
+            "calc",
+            "Calc.",
+            json!({"type": "object", "properties": {
+                "gauge_pressure": {"type": "number"},
+                "atm_pressure": {"type": "number"},
+                "acceleration": {"type": "number"},
+                "return_type": {"type": "string"},
+                "unit": {"type": "string"},
+                "initial_velocity": {"type": "number"}},
+              "required": ["gauge_pressure"]}),
+        );
+        let (n, r) = narrow_for_query(
+            &s,
+            "Gauge pressure 2 atm, atmospheric pressure 1 atm, acceleeration of 9.8, final velocity. Return a dict.",
+        );
+        let props = n.parameters["properties"].as_object().unwrap();
+        assert_eq!(
+            props.keys().collect::<Vec<_>>(),
+            vec![
+                "gauge_pressure",
+                "atm_pressure",
+                "acceleration",
+                "return_type"
+            ]
+        );
+        assert_eq!(
+            r.dropped,
+            vec!["unit".to_string(), "initial_velocity".to_string()]
+        );
+        assert!(one_edit("acceleration", "acceleeration"));
+        assert!(!one_edit("acceleration", "accumulation"));
+        assert_eq!(name_words("returnType_x"), vec!["return", "type", "x"]);
+    }
+
+    #[test]
+    fn numbers_of_the_query_ground_numeric_parameters() {
+        assert_eq!(
+            query_numbers("a=1, b=-3, c=2; x^2 + 2x, 1e-9 and 2.5E+3, 1,000 items, x2, 1-3"),
+            vec![
+                json!(1),
+                json!(-3),
+                json!(2),
+                json!(1e-9),
+                json!(2500.0),
+                json!(1000),
+                json!(3)
+            ]
+        );
+        let s = ToolSpec::new(
+            "f",
+            "F.",
+            json!({"type": "object", "properties": {
+                "n": {"type": "integer"},
+                "x": {"type": "number", "minimum": 0},
+                "interval": {"type": "array", "items": {"type": "number"}},
+                "name": {"type": "string"}}}),
+        );
+        let (g, r) = ground_numbers(&s, "between -2 and 3.5");
+        assert_eq!(g.parameters["properties"]["n"]["enum"], json!([-2]));
+        assert_eq!(g.parameters["properties"]["x"]["enum"], json!([3.5]));
+        assert_eq!(
+            g.parameters["properties"]["interval"]["items"]["enum"],
+            json!([-2, 3.5])
+        );
+        assert_eq!(
+            g.parameters["properties"]["name"],
+            json!({"type": "string"})
+        );
+        assert_eq!(r, vec!["n", "x", "interval[]"]);
+        // no number in the query: unchanged
+        let (g, r) = ground_numbers(&s, "no numbers here");
+        assert_eq!(g.parameters, s.parameters);
+        assert!(r.is_empty());
     }
 
     #[test]

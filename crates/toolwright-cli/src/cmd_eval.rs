@@ -88,6 +88,27 @@ pub struct EvalArgs {
     pub baseline: Option<PathBuf>,
 }
 
+/// The embedded model's settings in guided mode: [`LocalConfig`]'s defaults, with the router's
+/// decisions calibrated on BFCL slices that the reported runs do not use (the `--limit` runs take
+/// the first tasks of each file; calibration used `simple_python` 50–399, `irrelevance` 20–239
+/// and `multiple` 20–199, router scores only, no model):
+/// - relevance floor 0.9: a best BM25 score below it means no tool fits (11% of relevant and 13%
+///   of irrelevant queries on the wrong side); at or above it the model must call a tool, since
+///   the 135M model's own "none" choice was worse than the score;
+/// - candidates within 85% of the best score: the top-ranked tool was right 176/180 times, so the
+///   model chooses only between near ties.
+///
+/// [`LocalConfig`]: toolwright_eval::toolwright_agent::providers::local::LocalConfig
+fn guided_local_config(
+    path: PathBuf,
+) -> toolwright_eval::toolwright_agent::providers::local::LocalConfig {
+    let mut c = toolwright_eval::toolwright_agent::providers::local::LocalConfig::new(path);
+    c.min_score = 0.9;
+    c.confident_score = 0.9;
+    c.close_ratio = 0.85;
+    c
+}
+
 /// The providers of naive and guided mode.
 type ProviderPair = (Arc<dyn Provider>, Arc<dyn Provider>);
 
@@ -95,9 +116,7 @@ fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
     use toolwright_eval::toolwright_agent::Secret;
     match args.provider {
         ProviderArg::Local => {
-            use toolwright_eval::toolwright_agent::providers::local::{
-                LocalChat, LocalConfig, LocalProvider,
-            };
+            use toolwright_eval::toolwright_agent::providers::local::{LocalChat, LocalProvider};
             let path = match &args.model {
                 Some(p) => PathBuf::from(p),
                 None => {
@@ -110,7 +129,7 @@ fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
                 }
             };
             let local =
-                Arc::new(LocalProvider::new(LocalConfig::new(path)).map_err(|e| e.to_string())?);
+                Arc::new(LocalProvider::new(guided_local_config(path)).map_err(|e| e.to_string())?);
             // Naive: the same model as a plain chat, given BFCL's prompt (toolwright_eval::naive).
             let naive: Arc<dyn Provider> = Arc::new(LocalChat(local.clone()));
             Ok((naive, local))

@@ -204,9 +204,9 @@ mod tests {
             ]
         };
         // naive: BFCL's Python call format, the same wrong enum value
-        let naive: Arc<dyn Provider> = Arc::new(ScriptedProvider::from_replies(vec![
-            Reply::text("[query_users(role='admins', limit=5)]"),
-        ]));
+        let naive: Arc<dyn Provider> = Arc::new(ScriptedProvider::from_replies(vec![Reply::text(
+            "[query_users(role='admins', limit=5)]",
+        )]));
         let guided: Arc<dyn Provider> = Arc::new(ScriptedProvider::from_replies(replies()));
         let solver = AgentSolver::new(naive, guided);
         let rt = tokio::runtime::Builder::new_current_thread()

@@ -191,7 +191,9 @@ impl Expr {
             Expr::Bool(b) => Value::Bool(b),
             Expr::None => Value::Null,
             Expr::Ellipsis => Value::String("...".into()),
-            Expr::List(v) | Expr::Tuple(v) => Value::Array(v.into_iter().map(Expr::value).collect()),
+            Expr::List(v) | Expr::Tuple(v) => {
+                Value::Array(v.into_iter().map(Expr::value).collect())
+            }
             Expr::Dict(kv) => Value::Object(
                 kv.into_iter()
                     .map(|(k, v)| {
@@ -242,7 +244,12 @@ impl<'a> Py<'a> {
     }
 
     fn rest(&self, n: usize) -> String {
-        self.src.get(self.pos..).unwrap_or("").chars().take(n).collect()
+        self.src
+            .get(self.pos..)
+            .unwrap_or("")
+            .chars()
+            .take(n)
+            .collect()
     }
 
     fn peek(&self) -> Option<char> {
@@ -316,9 +323,8 @@ impl<'a> Py<'a> {
                     };
                     self.pos += op.len();
                     let right = self.expr(level + 1)?;
-                    left = arith(op, left, right).ok_or_else(|| {
-                        format!("unsupported operation {op} at {}", self.pos)
-                    })?;
+                    left = arith(op, left, right)
+                        .ok_or_else(|| format!("unsupported operation {op} at {}", self.pos))?;
                 }
             }
             2 => {
@@ -358,7 +364,9 @@ impl<'a> Py<'a> {
                 Some('.') if matches!(e, Expr::Name(_)) => {
                     self.bump();
                     self.skip_ws();
-                    let attr = self.ident().ok_or_else(|| format!("attribute at {}", self.pos))?;
+                    let attr = self
+                        .ident()
+                        .ok_or_else(|| format!("attribute at {}", self.pos))?;
                     if let Expr::Name(n) = e {
                         e = Expr::Name(format!("{n}.{attr}"));
                     }
@@ -401,7 +409,12 @@ impl<'a> Py<'a> {
                         }
                         return self.err("expected , or ) in a call");
                     }
-                    let src = self.src.get(start..self.pos).unwrap_or("").trim().to_string();
+                    let src = self
+                        .src
+                        .get(start..self.pos)
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
                     e = Expr::Call(name, kwargs, src);
                 }
                 Some('[') => {
@@ -494,7 +507,11 @@ impl<'a> Py<'a> {
                 }
                 Ok(Expr::Dict(kv))
             }
-            '.' if self.src.get(self.pos..).is_some_and(|r| r.starts_with("...")) => {
+            '.' if self
+                .src
+                .get(self.pos..)
+                .is_some_and(|r| r.starts_with("...")) =>
+            {
                 self.pos += 3;
                 Ok(Expr::Ellipsis)
             }
@@ -559,11 +576,18 @@ impl<'a> Py<'a> {
                 break;
             };
             let triple: String = std::iter::repeat_n(q, 3).collect();
-            let is_triple = self.src.get(self.pos..).is_some_and(|r| r.starts_with(&triple));
+            let is_triple = self
+                .src
+                .get(self.pos..)
+                .is_some_and(|r| r.starts_with(&triple));
             self.pos += if is_triple { 3 } else { 1 };
             loop {
                 if is_triple {
-                    if self.src.get(self.pos..).is_some_and(|r| r.starts_with(&triple)) {
+                    if self
+                        .src
+                        .get(self.pos..)
+                        .is_some_and(|r| r.starts_with(&triple))
+                    {
                         self.pos += 3;
                         break;
                     }
@@ -620,10 +644,17 @@ impl<'a> Py<'a> {
             if lower.starts_with(prefix) {
                 self.pos += 2;
                 let digits_start = self.pos;
-                while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                while self
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
                     self.bump();
                 }
-                let digits = self.src.get(digits_start..self.pos).unwrap_or("").replace('_', "");
+                let digits = self
+                    .src
+                    .get(digits_start..self.pos)
+                    .unwrap_or("")
+                    .replace('_', "");
                 return i128::from_str_radix(&digits, radix)
                     .map(Expr::Int)
                     .or_else(|_| self.err("bad number"));
@@ -738,9 +769,7 @@ pub async fn solve(provider: &dyn Provider, task: &PreparedTask) -> Attempt {
     if let Some(e) = decode {
         output.insert(
             "decode_error".into(),
-            Value::String(format!(
-                "not a Python list of calls (BFCL: no call): {e}"
-            )),
+            Value::String(format!("not a Python list of calls (BFCL: no call): {e}")),
         );
     }
     let usage = reply.usage.unwrap_or_default();
@@ -774,7 +803,9 @@ mod tests {
             json!({"base": 10, "height": 5, "unit": "units"})
         );
         // no brackets, code fences, dotted names, several calls
-        let calls = one("```\nmath.hypot(x=4, y=-5.5), spotify.play(artist=\"Taylor Swift\", duration=20)\n```");
+        let calls = one(
+            "```\nmath.hypot(x=4, y=-5.5), spotify.play(artist=\"Taylor Swift\", duration=20)\n```",
+        );
         assert_eq!(calls.len(), 2);
         assert_eq!(calls[0].name, "math.hypot");
         assert_eq!(calls[0].arguments, json!({"x": 4, "y": -5.5}));

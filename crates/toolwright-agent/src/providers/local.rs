@@ -7,7 +7,10 @@
 //!    no candidate at all means the query needs no tool, and the model answers in text;
 //! 2. the call is generated under a GBNF grammar built from the candidates' schemas with the tool
 //!    name first ([`crate::gbnf`]), so it always parses and matches a schema; with one clear
-//!    candidate the grammar fixes the name and the model only fills the arguments;
+//!    candidate the grammar fixes the name and the model only fills the arguments. The schemas
+//!    are narrowed to the query first ([`crate::narrow`]): unmentioned optional parameters left
+//!    out, enums and numbers restricted to the values the query states. In its first turn the
+//!    model may write a list of calls (parallel calls, [`LocalConfig::max_parallel_calls`]);
 //! 3. after the results, the model writes the answer; when its text does not state the result
 //!    (the main value and the date), the answer is composed from the envelopes instead
 //!    ([`crate::compose`]) and a note says so.
@@ -18,7 +21,7 @@
 use crate::compose::{compose_answer, states_result};
 use crate::gbnf::{GrammarLimits, tool_call_grammar};
 use crate::message::{Message, Reply, Role, Usage};
-use crate::narrow::narrow_for_query;
+use crate::narrow::{ground_numbers, narrow_for_query};
 use crate::prompt::tool_text;
 use crate::provider::{Provider, ProviderError, Turn};
 use futures::future::BoxFuture;
@@ -56,6 +59,16 @@ pub struct LocalConfig {
     /// A best router score below this is a weak match: the model may then decline every tool
     /// (`{"tool": "none"}`) and answer directly. At or above it, a tool is called.
     pub confident_score: f32,
+    /// A best router score below this means no tool fits the query: the model answers directly
+    /// without being offered any (0: only when nothing matched at all). Router scores are
+    /// BM25, comparable within one toolset only; calibrate on your own data.
+    pub min_score: f32,
+    /// Restrict number and integer parameters to the numbers the query states, when it states
+    /// some ([`crate::narrow::ground_numbers`]).
+    pub ground_numbers: bool,
+    /// Most calls the model may make in its first turn for a query (parallel calls: the same
+    /// tool for several items, or several tools). 1 keeps the single-call grammar.
+    pub max_parallel_calls: usize,
 }
 
 impl LocalConfig {
@@ -75,6 +88,9 @@ impl LocalConfig {
             close_ratio: 0.5,
             max_corrections: 2,
             confident_score: 3.0,
+            max_parallel_calls: 4,
+            min_score: 0.0,
+            ground_numbers: true,
         }
     }
 }
@@ -273,6 +289,8 @@ enum Job {
         id: String,
         notes: Vec<String>,
         direct: Option<Vec<(String, String)>>,
+        /// The user's request, to check the values of extra calls against.
+        query: String,
     },
     /// A reply that needs no model.
     Fixed(Reply),
@@ -397,7 +415,7 @@ impl LocalProvider {
                         .map(|c| c.arguments.to_string())
                         .unwrap_or_default();
                     let error = env.get("error").cloned().unwrap_or(Value::Null);
-                    let mut job = self.call_job(&query, &[spec], msgs.len(), None);
+                    let mut job = self.call_job(&query, &[spec], msgs.len(), None, 1);
                     if let Job::Call {
                         messages, notes, ..
                     } = &mut job
@@ -472,7 +490,11 @@ impl LocalProvider {
                 let top = ranked.first().map_or(0.0, |c| c.score);
                 ranked
                     .iter()
-                    .filter(|c| c.score > 0.0 && c.score >= top * self.config.close_ratio)
+                    .filter(|c| {
+                        c.score > 0.0
+                            && c.score >= self.config.min_score
+                            && c.score >= top * self.config.close_ratio
+                    })
                     .filter_map(|c| turn.tools.iter().find(|s| s.name == c.name))
                     .take(self.config.candidates.max(1))
                     .collect()
@@ -485,13 +507,18 @@ impl LocalProvider {
         };
         if candidates.is_empty() {
             let why = if turn.tools.is_empty() {
-                "no tools offered: the model answered in text"
+                "no tools offered: the model answered in text".to_string()
+            } else if let Some(best) = turn.ranking.and_then(|r| r.first()) {
+                format!(
+                    "the router's best match {} ({:.2}) is below the relevance floor {:.2}: no tool fits, the model answered directly",
+                    best.name, best.score, self.config.min_score
+                )
             } else {
-                "the router matched no tool for this query: the model answered directly"
+                "the router matched no tool for this query: the model answered directly".to_string()
             };
             return Job::Text {
                 messages: direct_messages(turn),
-                notes: vec![why.to_string()],
+                notes: vec![why],
             };
         }
         let top = turn
@@ -509,6 +536,7 @@ impl LocalProvider {
             &candidates,
             turn.messages.len(),
             weak.then(|| direct_messages(turn)),
+            self.config.max_parallel_calls,
         );
         if let Job::Call { notes, .. } = &mut job {
             if weak {
@@ -546,6 +574,7 @@ impl LocalProvider {
         tools: &[&ToolSpec],
         n: usize,
         direct: Option<Vec<(String, String)>>,
+        max_calls: usize,
     ) -> Job {
         let mut notes = Vec::new();
         let narrowed: Vec<ToolSpec> = tools
@@ -553,13 +582,25 @@ impl LocalProvider {
             .map(|s| {
                 let (t, report) = narrow_for_query(s, query);
                 notes.extend(report.describe(&s.name));
-                t
+                if !self.config.ground_numbers {
+                    return t;
+                }
+                let (g, grounded) = ground_numbers(&t, query);
+                if !grounded.is_empty() {
+                    notes.push(format!(
+                        "{}: {} may only take numbers the query states",
+                        s.name,
+                        grounded.join(", ")
+                    ));
+                }
+                g
             })
             .collect();
         let limits = GrammarLimits {
             max_string: 80,
             plain_strings: true,
             allow_none: direct.is_some(),
+            max_calls: max_calls.max(1),
             ..GrammarLimits::default()
         };
         let grammar = tool_call_grammar(&narrowed, &limits).unwrap_or_default();
@@ -567,6 +608,12 @@ impl LocalProvider {
             "You are a function-calling assistant. Call the tool that does what the user asks, \
              with argument values taken from the user's request. Reply with JSON only.",
         );
+        if max_calls > 1 {
+            system.push_str(
+                " Reply with a list of calls: usually one call; when the user asks for the same \
+                 thing for several items, one call per item.",
+            );
+        }
         if direct.is_some() {
             system.push_str(
                 " If the message is small talk, or no tool below fits it, reply {\"tool\": \"none\"}.",
@@ -583,8 +630,43 @@ impl LocalProvider {
             id: format!("local_{n}"),
             notes,
             direct,
+            query: query.to_string(),
         }
     }
+}
+
+/// The calls of a list to run: the first always; each further one only when it differs from
+/// every kept call and each of its text values occurs in the request (case-insensitively), so
+/// a small model that repeats itself or invents items to fill the list adds nothing. Returns the
+/// kept calls and how many were dropped.
+fn keep_distinct_grounded(
+    calls: Vec<(String, Value)>,
+    query: &str,
+) -> (Vec<(String, Value)>, usize) {
+    fn strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let q = query.to_lowercase();
+    let mut kept: Vec<(String, Value)> = Vec::new();
+    let mut dropped = 0;
+    for (name, args) in calls {
+        let first = kept.is_empty();
+        let repeat = kept.iter().any(|(n, a)| *n == name && *a == args);
+        let mut texts = Vec::new();
+        strings(&args, &mut texts);
+        let grounded = texts.iter().all(|t| q.contains(&t.trim().to_lowercase()));
+        if first || (!repeat && grounded) {
+            kept.push((name, args));
+        } else {
+            dropped += 1;
+        }
+    }
+    (kept, dropped)
 }
 
 /// The conversation as plain text turns for a direct answer.
@@ -623,20 +705,58 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             id,
             mut notes,
             direct,
+            query,
         } => {
-            let g = engine.generate(&messages, Some(&grammar), config.max_call_tokens, false)?;
+            let g = engine.generate(
+                &messages,
+                Some(&grammar),
+                config.max_call_tokens * config.max_parallel_calls.clamp(1, 4),
+                false,
+            )?;
             let v: Value = serde_json::from_str(&g.text).map_err(|e| {
                 ProviderError::Model(format!(
                     "the grammar-constrained output did not parse ({e}): {}",
                     crate::http::shorten(&g.text, 200)
                 ))
             })?;
-            let name = v
-                .get("tool")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            if let (Some(direct), "none") = (direct, name.as_str()) {
+            // One call `{tool, arguments}`, or a list of them; `{"tool": "none"}` declines.
+            let items = match v {
+                Value::Array(items) => items,
+                one => vec![one],
+            };
+            let wanted: Vec<(String, Value)> = items
+                .iter()
+                .filter_map(|c| {
+                    let name = c.get("tool").and_then(Value::as_str).unwrap_or_default();
+                    (name != "none").then(|| {
+                        (
+                            name.to_string(),
+                            c.get("arguments")
+                                .cloned()
+                                .unwrap_or(Value::Object(Default::default())),
+                        )
+                    })
+                })
+                .collect();
+            let (kept, dropped) = keep_distinct_grounded(wanted, &query);
+            if dropped > 0 {
+                notes.push(format!(
+                    "{dropped} extra call(s) dropped: a repeat of an earlier call, or a text value the request does not contain"
+                ));
+            }
+            let calls: Vec<ToolCall> = kept
+                .into_iter()
+                .enumerate()
+                .map(|(i, (name, args))| {
+                    let call_id = if i == 0 {
+                        id.clone()
+                    } else {
+                        format!("{id}_{i}")
+                    };
+                    ToolCall::new(call_id, name, args)
+                })
+                .collect();
+            if let (Some(direct), true) = (direct, calls.is_empty()) {
                 notes.push(
                     "the model declined every tool ({\"tool\": \"none\"}); it answered directly"
                         .to_string(),
@@ -657,16 +777,12 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     ..Reply::default()
                 });
             }
-            let args = v
-                .get("arguments")
-                .cloned()
-                .unwrap_or(Value::Object(Default::default()));
             notes.push(format!(
                 "generated under the grammar: {}",
                 crate::http::shorten(&g.text, 300)
             ));
             Ok(Reply {
-                tool_calls: vec![ToolCall::new(id, name, args)],
+                tool_calls: calls,
                 usage: Some(g.usage),
                 notes,
                 ..Reply::default()
@@ -762,5 +878,42 @@ impl Provider for LocalChat {
             r.usage = Some(usage);
             Ok(r)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn extra_calls_must_be_new_and_grounded_in_the_request() {
+        let q = "Play Taylor Swift for 20 minutes and Maroon 5 for 15 minutes";
+        let calls = vec![
+            (
+                "play".to_string(),
+                json!({"artist": "Taylor Swift", "duration": 20}),
+            ),
+            (
+                "play".to_string(),
+                json!({"artist": "Maroon 5", "duration": 15}),
+            ),
+            (
+                "play".to_string(),
+                json!({"artist": "Maroon 5", "duration": 15}),
+            ),
+            (
+                "play".to_string(),
+                json!({"artist": "Sterkie", "duration": 20}),
+            ),
+        ];
+        let (kept, dropped) = keep_distinct_grounded(calls, q);
+        assert_eq!(dropped, 2);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[1].1["artist"], "Maroon 5");
+        // the first call is kept whatever it holds
+        let (kept, dropped) =
+            keep_distinct_grounded(vec![("f".to_string(), json!({"x": "invented"}))], q);
+        assert_eq!((kept.len(), dropped), (1, 0));
     }
 }
