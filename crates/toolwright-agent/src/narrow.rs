@@ -14,7 +14,9 @@
 //!
 //! [`ground_numbers`] goes one step further for numeric parameters: when the query states
 //! numbers, a number or integer parameter may only take one of them (`b = -3` → `-3`, `1e-9`),
-//! so the model chooses which number goes where instead of writing digits of its own.
+//! so the model chooses which number goes where instead of writing digits of its own; a
+//! parameter the query names takes the number written next to its name ("a charge of 0.01"),
+//! and the others the numbers no named parameter took.
 //!
 //! The narrowed schema only admits values the real schema admits; the runtime still validates
 //! every call against the tool's advertised schema.
@@ -125,8 +127,19 @@ fn names_loosely(query_words: &[String], name: &str) -> bool {
 /// The numbers a query states, in order, without repeats: `-3`, `9.8`, `1e-9`, `1,000`. Digits
 /// glued to a letter before them (`x2`) or after a `^` (`x^2`) are not numbers of their own.
 pub fn query_numbers(query: &str) -> Vec<Value> {
-    let chars: Vec<char> = query.chars().collect();
     let mut out: Vec<Value> = Vec::new();
+    for (_, _, v) in numbers_at(query) {
+        if !out.iter().any(|o| o.as_f64() == v.as_f64()) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Every number of the query with its character span (start, end), in order.
+fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
+    let chars: Vec<char> = query.chars().collect();
+    let mut out: Vec<(usize, usize, Value)> = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars.get(i).copied().unwrap_or(' ');
@@ -200,10 +213,80 @@ pub fn query_numbers(query: &str) -> Vec<Value> {
         } else {
             signed.parse::<i64>().ok().map(|n| Value::Number(n.into()))
         };
-        if let Some(v) = v
+        if let Some(v) = v {
+            out.push((start, i, v));
+        }
+    }
+    out
+}
+
+/// Alphabetic words of the query with their character start.
+fn words_at(query: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut start = 0;
+    for (i, c) in query.chars().enumerate() {
+        if c.is_alphabetic() {
+            if cur.is_empty() {
+                start = i;
+            }
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push((start, std::mem::take(&mut cur)));
+        }
+    }
+    if !cur.is_empty() {
+        out.push((start, cur));
+    }
+    out
+}
+
+/// Whether the query word `w` stands for the name word `p` (see [`names_loosely`]).
+fn word_matches(p: &str, w: &str) -> bool {
+    w == p
+        || w.starts_with(p)
+        || (p.chars().count() >= 5 && w.chars().count() >= 5 && one_edit(p, w))
+}
+
+/// The numbers the query attaches to parameter `name`: after a mention of the name's last
+/// distinctive word, the first number with at most 3 words between ("initial velocity of 10",
+/// "budgets not exceeding $100"), else a number just before it with at most 1 word between
+/// ("7 days"). Every mention counts ("time of 4 s, then … time of 10 s" → 4 and 10).
+fn attached_numbers(
+    name: &str,
+    words: &[(usize, String)],
+    numbers: &[(usize, usize, Value)],
+) -> Vec<Value> {
+    let parts: Vec<String> = name_words(name)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
+        .collect();
+    let Some(last) = parts.last() else {
+        return Vec::new();
+    };
+    let ws: Vec<String> = words.iter().map(|(_, w)| w.clone()).collect();
+    if !names_loosely(&ws, name) {
+        return Vec::new();
+    }
+    let between = |a: usize, b: usize| words.iter().filter(|(s, _)| *s > a && *s < b).count();
+    let mut out: Vec<Value> = Vec::new();
+    for (pos, w) in words {
+        if !word_matches(last, w) {
+            continue;
+        }
+        let after = numbers
+            .iter()
+            .find(|(s, _, _)| *s > *pos && between(*pos, *s) <= 3);
+        let before = || {
+            numbers
+                .iter()
+                .rev()
+                .find(|(_, e, _)| *e <= *pos && between(*e, *pos) <= 1)
+        };
+        if let Some((_, _, v)) = after.or_else(before)
             && !out.iter().any(|o| o.as_f64() == v.as_f64())
         {
-            out.push(v);
+            out.push(v.clone());
         }
     }
     out
@@ -276,9 +359,46 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
         return (spec.clone(), report);
     };
+    // Numbers the query attaches to a parameter by naming it go to that parameter; the others
+    // keep every number the query states, except those attached elsewhere (when any remain).
+    let spans = numbers_at(query);
+    let words = words_at(query);
+    let attached: Vec<(String, Vec<Value>)> = props
+        .keys()
+        .map(|k| (k.clone(), attached_numbers(k, &words, &spans)))
+        .collect();
+    let claimed: Vec<&Value> = attached.iter().flat_map(|(_, v)| v.iter()).collect();
+    let free: Vec<Value> = numbers
+        .iter()
+        .filter(|n| !claimed.iter().any(|c| c.as_f64() == n.as_f64()))
+        .cloned()
+        .collect();
     let grounded: Map<String, Value> = props
         .iter()
-        .map(|(k, v)| (k.clone(), ground_schema(v, &numbers, &mut report, k)))
+        .map(|(k, v)| {
+            let own = attached
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, a)| a.clone())
+                .unwrap_or_default();
+            let mut r = Vec::new();
+            let mut g = Value::Null;
+            for candidates in [&own, &free, &numbers] {
+                if candidates.is_empty() {
+                    continue;
+                }
+                r.clear();
+                g = ground_schema(v, candidates, &mut r, k);
+                if !r.is_empty() {
+                    break;
+                }
+            }
+            if r.is_empty() {
+                g = v.clone();
+            }
+            report.extend(r);
+            (k.clone(), g)
+        })
         .collect();
     let mut out = spec.clone();
     if let Some(root) = out.parameters.as_object_mut() {
@@ -542,6 +662,31 @@ mod tests {
                 "interval": {"type": "array", "items": {"type": "number"}},
                 "name": {"type": "string"}}}),
         );
+        // a parameter the query names takes the number next to that name; the others the rest
+        let (g, _) = ground_numbers(
+            &ToolSpec::new(
+                "field",
+                "F.",
+                json!({"type": "object", "properties": {
+                    "charge": {"type": "number"}, "distance": {"type": "number"},
+                    "days": {"type": "integer"}, "daily_budget": {"type": "number"}}}),
+            ),
+            "4 meters away from a charge of 0.01 Coulombs, 7 days, daily budgets not exceeding $100",
+        );
+        let p = &g.parameters["properties"];
+        assert_eq!(p["charge"]["enum"], json!([0.01]));
+        assert_eq!(p["distance"]["enum"], json!([4]));
+        assert_eq!(p["days"]["enum"], json!([7]));
+        assert_eq!(p["daily_budget"]["enum"], json!([100]));
+        let (g, _) = ground_numbers(
+            &ToolSpec::new(
+                "em",
+                "F.",
+                json!({"type": "object", "properties": {"d_time": {"type": "integer"}}}),
+            ),
+            "a change in time of 4 seconds, then repeat with a change in time of 10 seconds",
+        );
+        assert_eq!(g.parameters["properties"]["d_time"]["enum"], json!([4, 10]));
         let (g, r) = ground_numbers(&s, "between -2 and 3.5");
         assert_eq!(g.parameters["properties"]["n"]["enum"], json!([-2]));
         assert_eq!(g.parameters["properties"]["x"]["enum"], json!([3.5]));

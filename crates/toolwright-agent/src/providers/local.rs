@@ -635,32 +635,42 @@ impl LocalProvider {
     }
 }
 
-/// The calls of a list to run: the first always; each further one only when it differs from
-/// every kept call and each of its text values occurs in the request (case-insensitively), so
-/// a small model that repeats itself or invents items to fill the list adds nothing. Returns the
-/// kept calls and how many were dropped.
+/// The calls of a list to run: the first always; each further one only when it brings a value
+/// no kept call has (a text not inside a kept text, or a number no kept call uses) and each of
+/// its text values occurs in the request (case-insensitively). A small model that repeats
+/// itself, shuffles the same numbers or invents items to fill the list adds nothing. Returns
+/// the kept calls and how many were dropped.
 fn keep_distinct_grounded(
     calls: Vec<(String, Value)>,
     query: &str,
 ) -> (Vec<(String, Value)>, usize) {
-    fn strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+    fn scalars(v: &Value, texts: &mut Vec<String>, numbers: &mut Vec<f64>) {
         match v {
-            Value::String(s) => out.push(s),
-            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
-            Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+            Value::String(s) => texts.push(s.trim().to_lowercase()),
+            Value::Number(n) => numbers.extend(n.as_f64()),
+            Value::Array(a) => a.iter().for_each(|x| scalars(x, texts, numbers)),
+            Value::Object(m) => m.values().for_each(|x| scalars(x, texts, numbers)),
             _ => {}
         }
     }
     let q = query.to_lowercase();
     let mut kept: Vec<(String, Value)> = Vec::new();
+    let (mut seen_texts, mut seen_numbers) = (Vec::new(), Vec::new());
     let mut dropped = 0;
     for (name, args) in calls {
-        let first = kept.is_empty();
-        let repeat = kept.iter().any(|(n, a)| *n == name && *a == args);
-        let mut texts = Vec::new();
-        strings(&args, &mut texts);
-        let grounded = texts.iter().all(|t| q.contains(&t.trim().to_lowercase()));
-        if first || (!repeat && grounded) {
+        let (mut texts, mut numbers) = (Vec::new(), Vec::new());
+        scalars(&args, &mut texts, &mut numbers);
+        let keep = kept.is_empty() || {
+            let grounded = texts.iter().all(|t| q.contains(t.as_str()));
+            let new_text = texts
+                .iter()
+                .any(|t| !seen_texts.iter().any(|s: &String| s.contains(t.as_str())));
+            let new_number = numbers.iter().any(|n| !seen_numbers.contains(n));
+            grounded && (new_text || new_number)
+        };
+        if keep {
+            seen_texts.extend(texts);
+            seen_numbers.extend(numbers);
             kept.push((name, args));
         } else {
             dropped += 1;
@@ -741,7 +751,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             let (kept, dropped) = keep_distinct_grounded(wanted, &query);
             if dropped > 0 {
                 notes.push(format!(
-                    "{dropped} extra call(s) dropped: a repeat of an earlier call, or a text value the request does not contain"
+                    "{dropped} extra call(s) dropped: nothing new in them, or a text value the request does not contain"
                 ));
             }
             let calls: Vec<ToolCall> = kept
