@@ -29,7 +29,12 @@ pub fn canonical_string(v: &Value) -> String {
 
 /// SHA-256 of the canonical serialization, hex.
 pub fn hash(v: &Value) -> String {
-    let digest = Sha256::digest(canonical_string(v).as_bytes());
+    hash_bytes(canonical_string(v).as_bytes())
+}
+
+/// SHA-256 of `bytes`, lowercase hex.
+pub fn hash_bytes(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 

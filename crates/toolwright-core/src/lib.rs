@@ -22,7 +22,7 @@ pub use envelope::{Coercion, Meta, Outcome, Status, Truncation};
 pub use error::{ErrorCode, FieldError, Problem, ToolError};
 pub use registry::{
     InvokeOptions, Registry, RegistryError, ToolEntry, approval_id, finish, is_valid_tool_name,
-    run_guarded,
+    run_guarded, run_guarded_shared,
 };
 pub use spec::{DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, SideEffects, ToolMeta, ToolSpec};
 pub use suggest::closest;

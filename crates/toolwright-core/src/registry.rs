@@ -355,21 +355,36 @@ pub fn approval_id(tool: &str, args: &Value) -> String {
 
 /// Runs the tool, turning its result, an error or a panic into an envelope (meta not filled).
 pub async fn run_guarded(entry: &ToolEntry, args: Value, ctx: ToolContext) -> Outcome {
-    let name = entry.spec().name.clone();
-    let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| entry.tool.call(args, ctx))) {
+    let started = std::panic::catch_unwind(AssertUnwindSafe(|| entry.tool.call(args, ctx)));
+    settle(entry, started).await
+}
+
+/// [`run_guarded`] with arguments that may be shared (see [`Tool::call_shared`]).
+pub async fn run_guarded_shared(entry: &ToolEntry, args: Arc<Value>, ctx: ToolContext) -> Outcome {
+    let started = std::panic::catch_unwind(AssertUnwindSafe(|| entry.tool.call_shared(args, ctx)));
+    settle(entry, started).await
+}
+
+/// Awaits a started tool future with panics caught; the tool's name is only looked at when
+/// something went wrong.
+async fn settle(
+    entry: &ToolEntry,
+    started: std::thread::Result<crate::tool::ToolFuture>,
+) -> Outcome {
+    let fut = match started {
         Ok(f) => f,
-        Err(p) => return panic_outcome(&name, &p),
+        Err(p) => return panic_outcome(&entry.spec().name, &p),
     };
     match AssertUnwindSafe(fut).catch_unwind().await {
         Ok(Ok(ToolOutput::Data(data))) => Outcome::success(data),
         Ok(Ok(ToolOutput::Outcome(o))) => o,
         Ok(Err(e)) => {
             if let Some(d) = &e.detail {
-                tracing::warn!(tool = %name, code = %e.code, detail = %d, "tool error");
+                tracing::warn!(tool = %entry.spec().name, code = %e.code, detail = %d, "tool error");
             }
             Outcome::from_error(e)
         }
-        Err(p) => panic_outcome(&name, &p),
+        Err(p) => panic_outcome(&entry.spec().name, &p),
     }
 }
 

@@ -97,13 +97,22 @@ impl Default for ToolContext {
 impl ToolContext {
     /// A context for one call, not approved, with a fresh cancellation token.
     pub fn new(call_id: impl Into<String>, tool: impl Into<String>) -> Self {
+        ToolContext::for_call(call_id, tool, CancellationToken::new())
+    }
+
+    /// A context for call `call_id` of `tool` that watches `cancel` (no other token is made).
+    pub fn for_call(
+        call_id: impl Into<String>,
+        tool: impl Into<String>,
+        cancel: CancellationToken,
+    ) -> Self {
         ToolContext {
             call_id: call_id.into(),
             tool: tool.into(),
             session_id: None,
             step: 0,
             approved: false,
-            cancel: CancellationToken::new(),
+            cancel,
             invoker: None,
         }
     }
@@ -152,6 +161,15 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Runs the tool. `args` has been validated against the spec's schema.
     fn call(&self, args: Value, ctx: ToolContext) -> ToolFuture;
+
+    /// Runs the tool with arguments that may be shared (a retry policy keeps a handle on them
+    /// to run the call again). The default takes the value when no one else holds it and clones
+    /// it otherwise; `#[tool]` overrides it to deserialize straight from the shared value, so a
+    /// retryable call never deep-copies its arguments.
+    fn call_shared(&self, args: Arc<Value>, ctx: ToolContext) -> ToolFuture {
+        let args = Arc::try_unwrap(args).unwrap_or_else(|shared| Value::clone(&shared));
+        self.call(args, ctx)
+    }
 
     /// What would happen if the call ran, for the confirmation gate. The default describes the
     /// call with its arguments.

@@ -582,34 +582,58 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let dependencies = &attrs.dependencies;
     let lint_allow = &attrs.lint_allow;
 
-    // Deserialization: flattened single struct or the wrapper.
-    let parse_args = if single {
-        let p = params.first().map(|p| (&p.ident, &p.ty));
-        match p {
-            Some((ident, ty)) => quote! {
-                if flat {
-                    ::toolwright::__private::serde_json::from_value::<#ty>(args)
-                        .map(|v| #args_ident { #ident: v })
-                } else {
-                    ::toolwright::__private::serde_json::from_value::<#args_ident>(args)
+    // Deserialization: flattened single struct or the wrapper; from an owned `Value` (`call`)
+    // or from a shared one (`call_shared`, no copy of the arguments).
+    let parse_with = |shared: bool| {
+        let de = |ty: TokenStream2| {
+            if shared {
+                quote!(<#ty as ::toolwright::__private::serde::Deserialize>::deserialize(&*args))
+            } else {
+                quote!(::toolwright::__private::serde_json::from_value::<#ty>(args))
+            }
+        };
+        if single {
+            match params.first().map(|p| (&p.ident, &p.ty)) {
+                Some((ident, ty)) => {
+                    let flat_de = de(quote!(#ty));
+                    let wrap_de = de(quote!(#args_ident));
+                    quote! {
+                        if flat {
+                            #flat_de.map(|v| #args_ident { #ident: v })
+                        } else {
+                            #wrap_de
+                        }
+                    }
                 }
-            },
-            None => quote!(::toolwright::__private::serde_json::from_value::<#args_ident>(args)),
-        }
-    } else {
-        quote! {
-            {
-                let _ = flat;
-                ::toolwright::__private::serde_json::from_value::<#args_ident>(args)
+                None => de(quote!(#args_ident)),
+            }
+        } else {
+            let wrap_de = de(quote!(#args_ident));
+            quote! {
+                {
+                    let _ = flat;
+                    #wrap_de
+                }
             }
         }
     };
+    let parse_args = parse_with(false);
+    let parse_args_shared = parse_with(true);
 
     let has_validators = params.iter().any(|p| p.attrs.validate.is_some());
-    let keep_raw = if has_validators {
-        quote!(let raw = args.clone();)
+    // Validators report the value the model sent, so they keep the raw arguments.
+    let (keep_raw, keep_raw_shared) = if has_validators {
+        (
+            quote!(::core::option::Option::Some(::std::sync::Arc::new(
+                args.clone()
+            ))),
+            quote!(::core::option::Option::Some(::std::sync::Arc::clone(&args))),
+        )
     } else {
-        quote!()
+        (
+            quote!(::core::option::Option::None),
+            quote!(::core::option::Option::None),
+        )
     };
     let validators: Vec<TokenStream2> = params
         .iter()
@@ -620,7 +644,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             Some(quote_spanned! {v.span()=>
                 if let ::core::result::Result::Err(e) = #v(&parsed.#ident) {
                     failures.push(::toolwright::__private::validator_failure(
-                        #name, raw.get(#name).cloned(), e));
+                        #name, raw.as_ref().and_then(|r| r.get(#name)).cloned(), e));
                 }
             })
         })
@@ -774,6 +798,24 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                     (::toolwright::ToolSpec::new(#tool_name, #description, parameters).with_meta(meta), flat)
                 })
             }
+
+            #[allow(unused_variables)]
+            fn __toolwright_run(
+                parsed: ::core::result::Result<#args_ident, ::toolwright::__private::serde_json::Error>,
+                raw: ::core::option::Option<
+                    ::std::sync::Arc<::toolwright::__private::serde_json::Value>>,
+                ctx: ::toolwright::ToolContext,
+            ) -> ::toolwright::ToolFuture {
+                let parsed = parsed.map_err(::toolwright::__private::deserialize_failure);
+                ::std::boxed::Box::pin(async move {
+                    let parsed = parsed?;
+                    #run_validators
+                    #ctx_binding
+                    let #args_ident { #(#field_idents),* } = parsed;
+                    #invoke
+                    #convert
+                })
+            }
         }
 
         impl ::toolwright::Tool for #struct_ident {
@@ -789,16 +831,23 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                 ctx: ::toolwright::ToolContext,
             ) -> ::toolwright::ToolFuture {
                 let flat = Self::__toolwright_spec().1;
-                #keep_raw
-                let parsed = (#parse_args).map_err(::toolwright::__private::deserialize_failure);
-                ::std::boxed::Box::pin(async move {
-                    let parsed = parsed?;
-                    #run_validators
-                    #ctx_binding
-                    let #args_ident { #(#field_idents),* } = parsed;
-                    #invoke
-                    #convert
-                })
+                let raw = #keep_raw;
+                Self::__toolwright_run(#parse_args, raw, ctx)
+            }
+
+            fn call_shared(
+                &self,
+                args: ::std::sync::Arc<::toolwright::__private::serde_json::Value>,
+                ctx: ::toolwright::ToolContext,
+            ) -> ::toolwright::ToolFuture {
+                // Sole owner: move the strings out instead of copying them.
+                let args = match ::std::sync::Arc::try_unwrap(args) {
+                    ::core::result::Result::Ok(owned) => return self.call(owned, ctx),
+                    ::core::result::Result::Err(shared) => shared,
+                };
+                let flat = Self::__toolwright_spec().1;
+                let raw = #keep_raw_shared;
+                Self::__toolwright_run(#parse_args_shared, raw, ctx)
             }
         }
     })

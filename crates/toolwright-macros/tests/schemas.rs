@@ -310,3 +310,37 @@ async fn output_budget_cuts_to_valid_json() {
     assert!(data.len() <= 1024);
     assert!(out.instruction.unwrap().contains("Narrow"));
 }
+
+/// `call_shared` (what the runtime uses when a retry policy holds the arguments) answers like
+/// `call`, whether or not someone else holds the arguments, custom validators included.
+#[tokio::test]
+async fn shared_arguments_give_the_same_results_as_owned_ones() {
+    use std::sync::Arc;
+    let cases = [
+        (
+            &ConvertCurrencyTool as &dyn Tool,
+            json!({"amount": 5, "from_currency": "USD", "to_currency": "EUR"}),
+        ),
+        (
+            &OrderTool as &dyn Tool,
+            json!({"customer_id": "C-1", "items": [{"sku": "A", "quantity": 1}], "user_context": "anything"}),
+        ),
+        (
+            &OrderTool as &dyn Tool,
+            json!({"customer_id": "C-1", "items": [{"sku": "A", "quantity": 1}], "user_context": "a buyer"}),
+        ),
+        (&CreateUserTool as &dyn Tool, json!({"login": "ada"})),
+        (&CreateUserTool as &dyn Tool, json!({"login": 7})),
+    ];
+    for (tool, args) in cases {
+        let owned = tool.call(args.clone(), ToolContext::default()).await;
+        let sole = tool
+            .call_shared(Arc::new(args.clone()), ToolContext::default())
+            .await;
+        let held = Arc::new(args.clone());
+        let shared = tool.call_shared(held.clone(), ToolContext::default()).await;
+        assert_eq!(owned, sole, "{args}");
+        assert_eq!(owned, shared, "{args}");
+        assert_eq!(*held, args, "the shared arguments are left as they were");
+    }
+}

@@ -34,7 +34,15 @@ pub struct Attempt {
 /// Budgets of every (session, tool), for the step each was last used in.
 #[derive(Debug, Default)]
 pub struct Budgets {
-    map: Mutex<HashMap<(String, String), State>>,
+    /// session → tool → state; only failures create entries, so a successful call neither
+    /// allocates nor writes.
+    map: Mutex<Tracked>,
+}
+
+#[derive(Debug, Default)]
+struct Tracked {
+    sessions: HashMap<String, HashMap<String, State>>,
+    entries: usize,
 }
 
 /// Upper bound on tracked (session, tool) pairs before old ones are dropped.
@@ -46,7 +54,7 @@ impl Budgets {
         Budgets::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), State>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tracked> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -62,24 +70,16 @@ impl Budgets {
         tool: &str,
         max: u32,
     ) -> Result<Attempt, Box<Outcome>> {
-        let mut map = self.lock();
-        if map.len() >= MAX_TRACKED {
-            map.clear();
-        }
-        let st = map
-            .entry((session.to_string(), tool.to_string()))
-            .or_insert(State {
-                step,
-                failures: 0,
-                last: None,
-            });
-        if st.step != step {
-            *st = State {
-                step,
-                failures: 0,
-                last: None,
-            };
-        }
+        let map = self.lock();
+        let fresh = State {
+            step,
+            failures: 0,
+            last: None,
+        };
+        let st = match map.sessions.get(session).and_then(|m| m.get(tool)) {
+            Some(st) if st.step == step => st,
+            _ => &fresh,
+        };
         if max > 0 && st.failures >= max {
             let (code, last) = st
                 .last
@@ -115,14 +115,31 @@ impl Budgets {
         let counts = out.status == Status::Error && out.error_code() != Some(ErrorCode::Cancelled);
         let mut failures = attempt.number.saturating_sub(1);
         if counts {
-            let mut map = self.lock();
-            let st = map
-                .entry((session.to_string(), tool.to_string()))
-                .or_insert(State {
+            let mut guard = self.lock();
+            let map = &mut *guard;
+            if map.entries >= MAX_TRACKED {
+                map.sessions.clear();
+                map.entries = 0;
+            }
+            let tools = map.sessions.entry(session.to_string()).or_default();
+            let st = match tools.get_mut(tool) {
+                Some(st) => st,
+                None => {
+                    map.entries += 1;
+                    tools.entry(tool.to_string()).or_insert(State {
+                        step,
+                        failures: 0,
+                        last: None,
+                    })
+                }
+            };
+            if st.step != step {
+                *st = State {
                     step,
                     failures: 0,
                     last: None,
-                });
+                };
+            }
             if st.step == step {
                 st.failures = st.failures.saturating_add(1);
                 st.last = out.error.as_ref().map(|e| (e.code, e.message.clone()));

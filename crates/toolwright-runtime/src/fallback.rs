@@ -68,15 +68,15 @@ struct Fallback {
 
 impl Service for Fallback {
     fn call(&self, req: Request) -> BoxFuture<'static, Outcome> {
+        // Without a fallback: straight through, the request is not kept.
+        let Some(to) = req.entry.spec().meta.fallback.clone() else {
+            return self.inner.call(req);
+        };
         let inner = self.inner.clone();
         let registry = self.registry.clone();
         let mappers = self.mappers.clone();
         Box::pin(async move {
             let from = req.tool_name().to_string();
-            // Without a fallback the request is not kept: no copy of its arguments.
-            let Some(to) = req.entry.spec().meta.fallback.clone() else {
-                return inner.call(req).await;
-            };
             let out = inner.call(req.clone()).await;
             if out.error_code() != Some(ErrorCode::DependencyUnavailable) {
                 return out;
@@ -89,7 +89,7 @@ impl Service for Fallback {
                 return out;
             }
             // Same arguments when the fallback's schema accepts them, else the mapping hook.
-            let args = match entry.prepare(req.args.clone(), true) {
+            let args = match entry.prepare(Value::clone(&req.args), true) {
                 Ok((a, _)) => Some(a),
                 Err(_) => mappers
                     .get(&(from.clone(), to.clone()))
@@ -103,7 +103,7 @@ impl Service for Fallback {
             let reason = out.message.clone();
             let mut freq = req.clone();
             freq.entry = entry;
-            freq.args = args;
+            freq.args = Arc::new(args);
             let mut fout = inner.call(freq).await;
             if fout.is_error() {
                 let mut out = out;
@@ -168,7 +168,7 @@ mod tests {
 
     fn run_tool() -> BoxService {
         service_fn(|req: Request| async move {
-            toolwright_core::run_guarded(&req.entry, req.args.clone(), req.context()).await
+            toolwright_core::run_guarded_shared(&req.entry, req.args.clone(), req.context()).await
         })
     }
 

@@ -186,7 +186,8 @@ impl RuntimeBuilder {
         self
     }
 
-    /// Whether each call runs on its own task (default true; see [`ToolService`]).
+    /// Whether each call runs on its own task (default false: polled in the caller's task;
+    /// see [`ToolService`]).
     pub fn isolate_tools(mut self, yes: bool) -> Self {
         self.isolate_tools = yes;
         self
@@ -213,7 +214,16 @@ impl RuntimeBuilder {
         stack = ConfirmationLayer::new(approvals.clone()).layer(stack);
         let (events, _) = broadcast::channel(1024);
         Runtime {
-            inner: Arc::new(Inner {
+            inner: Arc::new_cyclic(|weak| Inner {
+                // One invoker per depth, made once: a call does not allocate one.
+                invokers: (1..=MAX_CALL_DEPTH + 1)
+                    .map(|depth| {
+                        Arc::new(ChildInvoker {
+                            runtime: weak.clone(),
+                            depth,
+                        }) as Arc<dyn Invoker>
+                    })
+                    .collect(),
                 registry: self.registry,
                 stack,
                 approvals,
@@ -229,6 +239,7 @@ impl RuntimeBuilder {
 }
 
 struct Inner {
+    invokers: Vec<Arc<dyn Invoker>>,
     registry: Arc<Registry>,
     stack: BoxService,
     approvals: Arc<Approvals>,
@@ -273,7 +284,7 @@ impl Runtime {
             idempotency: IdempotencyConfig::default(),
             approval_ttl: confirm::DEFAULT_APPROVAL_TTL,
             mappers: Vec::new(),
-            isolate_tools: true,
+            isolate_tools: false,
         }
     }
 
@@ -354,29 +365,33 @@ impl Runtime {
             .await
     }
 
-    fn invoke_at<'a>(
-        &'a self,
-        mut call: ToolCall,
-        opts: &'a CallOptions,
-        depth: u32,
-    ) -> BoxFuture<'a, Outcome> {
-        Box::pin(async move {
+    // Not boxed: a call moves through here once, and recursion (tools calling tools) goes
+    // through the boxed `Invoker` future.
+    async fn invoke_at(&self, mut call: ToolCall, opts: &CallOptions, depth: u32) -> Outcome {
+        {
             let start = Instant::now();
             if call.id.is_empty() {
                 let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
                 call.id = format!("call-{n}");
             }
             let entry = self.inner.registry.get(&call.name);
-            let label = entry
-                .as_ref()
-                .map_or_else(|| call.name.clone(), |e| e.spec().label().to_string());
-            let _ = self.inner.events.send(ToolEvent::Started {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                display_label: label.clone(),
-                session_id: opts.session_id.clone(),
-                step: opts.step,
+            let called = entry.clone();
+            // Events are built only when someone listens: no copies on the hot path otherwise.
+            let listening = self.inner.events.receiver_count() > 0;
+            let label = listening.then(|| {
+                entry
+                    .as_ref()
+                    .map_or_else(|| call.name.clone(), |e| e.spec().label().to_string())
             });
+            if let Some(label) = &label {
+                let _ = self.inner.events.send(ToolEvent::Started {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    display_label: label.clone(),
+                    session_id: opts.session_id.clone(),
+                    step: opts.step,
+                });
+            }
             let span = tracing::info_span!(
                 "execute_tool",
                 otel.name = %format!("execute_tool {}", call.name),
@@ -387,16 +402,24 @@ impl Runtime {
                 toolwright.status = tracing::field::Empty,
                 error.type = tracing::field::Empty,
             );
-            let out = self
-                .run(call, opts, depth, start)
-                .instrument(span.clone())
-                .await;
-            span.record("toolwright.status", out.status.as_str());
-            if let Some(code) = out.error_code() {
-                span.record("error.type", code.as_str());
-            }
+            let out = if span.is_disabled() {
+                self.run(call, entry, opts, depth, start).await
+            } else {
+                let out = self
+                    .run(call, entry, opts, depth, start)
+                    .instrument(span.clone())
+                    .await;
+                span.record("toolwright.status", out.status.as_str());
+                if let Some(code) = out.error_code() {
+                    span.record("error.type", code.as_str());
+                }
+                out
+            };
             // Names the model made up share one series, so they cannot blow up the label set.
-            let known = self.inner.registry.get(&out.meta.tool);
+            let known = match called {
+                Some(e) if e.spec().name == out.meta.tool => Some(e),
+                _ => self.inner.registry.get(&out.meta.tool),
+            };
             let sla = known.as_ref().and_then(|e| e.spec().meta.sla_ms);
             let series = if known.is_some() {
                 out.meta.tool.as_str()
@@ -404,23 +427,26 @@ impl Runtime {
                 UNKNOWN_TOOL_SERIES
             };
             self.inner.metrics.record(series, sla, &out);
-            let _ = self.inner.events.send(ToolEvent::Finished {
-                call_id: out.meta.call_id.clone(),
-                tool: out.meta.tool.clone(),
-                display_label: label,
-                duration_ms: out.meta.duration_ms,
-                status: out.status,
-                code: out.error_code(),
-                replayed: out.meta.replayed,
-                retries: out.meta.retries,
-            });
+            if let Some(display_label) = label {
+                let _ = self.inner.events.send(ToolEvent::Finished {
+                    call_id: out.meta.call_id.clone(),
+                    tool: out.meta.tool.clone(),
+                    display_label,
+                    duration_ms: out.meta.duration_ms,
+                    status: out.status,
+                    code: out.error_code(),
+                    replayed: out.meta.replayed,
+                    retries: out.meta.retries,
+                });
+            }
             out
-        })
+        }
     }
 
     async fn run(
         &self,
         mut call: ToolCall,
+        entry: Option<Arc<toolwright_core::ToolEntry>>,
         opts: &CallOptions,
         depth: u32,
         start: Instant,
@@ -436,40 +462,46 @@ impl Runtime {
             );
             return finish(Outcome::from_error(e), None, &call, start, Vec::new());
         }
-        let host_cancel = opts.cancel.clone().unwrap_or_default();
-        if host_cancel.is_cancelled() {
+        if opts
+            .cancel
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+        {
             let e = ToolError::cancelled("The call was cancelled by the host before it started.");
             return finish(Outcome::from_error(e), None, &call, start, Vec::new());
         }
-        let entry = inner.registry.resolve(&call.name);
+        let entry = match entry {
+            Some(e) => Ok(e),
+            None => inner.registry.resolve(&call.name),
+        };
         let max = entry
             .as_ref()
             .map_or(DEFAULT_MAX_RETRIES, |e| e.spec().max_retries());
         let session = opts.session_id.as_deref().unwrap_or("");
         let spec = entry.as_ref().ok().map(|e| e.spec());
+        // The arguments move into validation and on into the request (no copy); the request
+        // shares the call's id and name.
+        let arguments = std::mem::take(&mut call.arguments);
+        let call = Arc::new(call);
         let attempt = match inner.budgets.begin(session, opts.step, &call.name, max) {
             Ok(a) => a,
             Err(out) => return finish(*out, spec, &call, start, Vec::new()),
         };
         let (out, coerced) = match &entry {
             Err(e) => (Outcome::from_error(e.clone()), Vec::new()),
-            Ok(entry) => match entry.prepare(call.arguments.clone(), !opts.strict) {
+            Ok(entry) => match entry.prepare(arguments, !opts.strict) {
                 Err(e) => (Outcome::from_error(e), Vec::new()),
                 Ok((args, coerced)) => {
-                    // The request takes the call (no copy of its arguments); what follows
-                    // only needs the call's id and name.
-                    let stub =
-                        ToolCall::new(call.id.clone(), call.name.clone(), serde_json::Value::Null);
-                    let raw = std::mem::replace(&mut call, stub);
-                    let mut req = Request::new(raw, entry.clone(), args);
+                    let mut req = Request::new(call.clone(), entry.clone(), args);
                     req.session_id = opts.session_id.clone();
                     req.step = opts.step;
                     req.approved = opts.approved;
-                    req.cancel = host_cancel;
-                    req.invoker = Some(Arc::new(ChildInvoker {
-                        runtime: self.clone(),
-                        depth: depth + 1,
-                    }));
+                    match &opts.cancel {
+                        Some(host) => req.cancel = host.clone(),
+                        // No host token: the request's own one, which the deadline may cancel.
+                        None => req.own_cancel = true,
+                    }
+                    req.invoker = inner.invokers.get(depth as usize).cloned();
                     (inner.stack.call(req).await, coerced)
                 }
             },
@@ -489,9 +521,10 @@ impl Runtime {
     }
 }
 
-/// What [`ToolContext::call_tool`] reaches: the runtime, one level deeper.
+/// What [`ToolContext::call_tool`] reaches: the runtime, one level deeper. It holds the runtime
+/// weakly (the runtime holds it).
 struct ChildInvoker {
-    runtime: Runtime,
+    runtime: std::sync::Weak<Inner>,
     depth: u32,
 }
 
@@ -508,10 +541,15 @@ fn child_options(parent: &ToolContext) -> CallOptions {
 
 impl Invoker for ChildInvoker {
     fn invoke_call(&self, call: ToolCall, parent: &ToolContext) -> BoxFuture<'static, Outcome> {
-        let rt = self.runtime.clone();
+        let rt = self.runtime.upgrade().map(|inner| Runtime { inner });
         let depth = self.depth;
         let opts = child_options(parent);
-        Box::pin(async move { rt.invoke_at(call, &opts, depth).await })
+        Box::pin(async move {
+            match rt {
+                Some(rt) => rt.invoke_at(call, &opts, depth).await,
+                None => Outcome::from_error(ToolError::internal("the runtime was shut down")),
+            }
+        })
     }
 }
 

@@ -296,7 +296,12 @@ impl Metrics {
     /// Records one finished call of `tool` (with its `sla_ms`, if any).
     pub fn record(&self, tool: &str, sla_ms: Option<u64>, out: &Outcome) {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let m = g.tools.entry(tool.to_string()).or_default();
+        if !g.tools.contains_key(tool) {
+            g.tools.insert(tool.to_string(), ToolMetrics::default());
+        }
+        let Some(m) = g.tools.get_mut(tool) else {
+            return;
+        };
         m.calls += 1;
         if let Some(code) = out.error_code() {
             *m.errors.entry(code.as_str().to_string()).or_default() += 1;

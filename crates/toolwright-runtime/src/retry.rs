@@ -114,14 +114,14 @@ struct Retry {
 
 impl Service for Retry {
     fn call(&self, req: Request) -> BoxFuture<'static, Outcome> {
+        let safe = safe_to_rerun(&req);
+        if !safe || self.policy.max_retries == 0 {
+            // Never re-run: straight through, the request is not kept.
+            return self.inner.call(req);
+        }
         let inner = self.inner.clone();
         let policy = self.policy;
         Box::pin(async move {
-            let safe = safe_to_rerun(&req);
-            if !safe || policy.max_retries == 0 {
-                // Never re-run: the request need not be kept (no copy of its arguments).
-                return inner.call(req).await;
-            }
             let has_fallback = req.entry.spec().meta.fallback.is_some();
             let mut retries = 0u32;
             loop {

@@ -12,17 +12,23 @@ use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-use toolwright_core::{Invoker, Outcome, ToolCall, ToolContext, ToolEntry, ToolError, run_guarded};
+use toolwright_core::{
+    Invoker, Outcome, ToolCall, ToolContext, ToolEntry, ToolError, run_guarded_shared,
+};
 
 /// One call after name resolution and argument validation, on its way through the policies.
-#[derive(Clone)]
+///
+/// A clone shares the host's cancellation token; a request whose token is its own (no host
+/// token) gets a fresh one, so a deadline that cancelled one attempt does not cancel the next.
 pub struct Request {
-    /// The call as the model wrote it (id, name, raw arguments).
-    pub call: ToolCall,
+    /// The call's id and name as the model wrote them (its arguments are in `args`), shared
+    /// with the runtime and with retries of the same call.
+    pub call: Arc<ToolCall>,
     /// The tool that runs (a fallback replaces it).
     pub entry: Arc<ToolEntry>,
-    /// The validated (and possibly coerced) arguments.
-    pub args: Value,
+    /// The validated (and possibly coerced) arguments, shared: a policy that may run the call
+    /// again keeps a handle instead of a copy.
+    pub args: Arc<Value>,
     /// Session (conversation) the call belongs to.
     pub session_id: Option<String>,
     /// Agent step.
@@ -36,6 +42,9 @@ pub struct Request {
     pub invoker: Option<Arc<dyn Invoker>>,
     /// The idempotency key in force, once the idempotency policy has settled it.
     pub idempotency_key: Option<String>,
+    /// `cancel` was made for this request (no host holds it), so the deadline may cancel it
+    /// directly instead of a child token.
+    pub(crate) own_cancel: bool,
 }
 
 impl fmt::Debug for Request {
@@ -52,19 +61,50 @@ impl fmt::Debug for Request {
     }
 }
 
+impl Clone for Request {
+    fn clone(&self) -> Self {
+        Request {
+            call: self.call.clone(),
+            entry: self.entry.clone(),
+            args: self.args.clone(),
+            session_id: self.session_id.clone(),
+            step: self.step,
+            approved: self.approved,
+            cancel: if self.own_cancel {
+                CancellationToken::new()
+            } else {
+                self.cancel.clone()
+            },
+            invoker: self.invoker.clone(),
+            idempotency_key: self.idempotency_key.clone(),
+            own_cancel: self.own_cancel,
+        }
+    }
+}
+
 impl Request {
-    /// A request for `entry` with validated `args`, no session, step 0, not approved.
-    pub fn new(call: ToolCall, entry: Arc<ToolEntry>, args: Value) -> Self {
+    /// A request for `entry` with validated `args`, no session, step 0, not approved. The
+    /// call's own `arguments` are dropped (the request carries `args`).
+    pub fn new(
+        call: impl Into<Arc<ToolCall>>,
+        entry: Arc<ToolEntry>,
+        args: impl Into<Arc<Value>>,
+    ) -> Self {
+        let mut call = call.into();
+        if !call.arguments.is_null() {
+            Arc::make_mut(&mut call).arguments = Value::Null;
+        }
         Request {
             call,
             entry,
-            args,
+            args: args.into(),
             session_id: None,
             step: 0,
             approved: false,
             cancel: CancellationToken::new(),
             invoker: None,
             idempotency_key: None,
+            own_cancel: false,
         }
     }
 
@@ -80,11 +120,14 @@ impl Request {
 
     /// The context the tool receives.
     pub fn context(&self) -> ToolContext {
-        let mut ctx = ToolContext::new(self.call.id.clone(), self.entry.spec().name.clone());
+        let mut ctx = ToolContext::for_call(
+            self.call.id.clone(),
+            self.entry.spec().name.clone(),
+            self.cancel.clone(),
+        );
         ctx.session_id = self.session_id.clone();
         ctx.step = self.step;
         ctx.approved = self.approved;
-        ctx.cancel = self.cancel.clone();
         match &self.invoker {
             Some(inv) => ctx.with_invoker(inv.clone()),
             None => ctx,
@@ -143,31 +186,27 @@ where
     }
 }
 
-/// The innermost service: runs the tool with panics caught by [`run_guarded`].
+/// The innermost service: runs the tool with panics caught by [`run_guarded_shared`].
 ///
-/// By default ([`ToolService::isolated`]) each call runs on its own tokio task, so an async tool
-/// that blocks its thread cannot hold up the deadline around it (another worker answers on
-/// time); dropping the returned future aborts the task. [`ToolService::inline`] polls the tool
-/// in the caller's task instead: about 20 µs cheaper per call on a loaded 2-core machine, for
-/// hosts whose tools never block (sync `#[tool]` functions already run in `spawn_blocking`).
-#[derive(Debug, Clone, Copy)]
+/// By default ([`ToolService::inline`]) the tool is polled in the caller's task, like a tower or
+/// axum handler: the deadline around it cancels an async tool by dropping its future, and sync
+/// `#[tool]` functions already run on the blocking pool, so neither can hold up the answer.
+/// [`ToolService::isolated`] (the runtime builder's `isolate_tools(true)`) runs each call on its
+/// own tokio task instead, for hosts that run async tools which may block their thread: another
+/// worker then answers at the deadline, and dropping the returned future aborts the task. It
+/// costs one task spawn per call (about 2 µs here).
+#[derive(Debug, Clone, Copy, Default)]
 pub struct ToolService {
     isolate: bool,
 }
 
-impl Default for ToolService {
-    fn default() -> Self {
-        ToolService::isolated()
-    }
-}
-
 impl ToolService {
-    /// Each call on its own task (the default).
+    /// Each call on its own task.
     pub fn isolated() -> Self {
         ToolService { isolate: true }
     }
 
-    /// Each call polled in the caller's task.
+    /// Each call polled in the caller's task (the default).
     pub fn inline() -> Self {
         ToolService { isolate: false }
     }
@@ -178,14 +217,13 @@ impl Service for ToolService {
         let ctx = req.context();
         let entry = req.entry;
         let args = req.args;
-        let isolate = self.isolate;
+        if !self.isolate {
+            return Box::pin(async move { run_guarded_shared(&entry, args, ctx).await });
+        }
         Box::pin(async move {
-            if !isolate {
-                return run_guarded(&entry, args, ctx).await;
-            }
-            let task = AbortOnDrop(tokio::spawn(
-                async move { run_guarded(&entry, args, ctx).await },
-            ));
+            let task = AbortOnDrop(tokio::spawn(async move {
+                run_guarded_shared(&entry, args, ctx).await
+            }));
             task.join().await
         })
     }

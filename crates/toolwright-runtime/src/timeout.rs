@@ -8,7 +8,9 @@
 use crate::service::{BoxService, Layer, Request, Service};
 use futures::future::BoxFuture;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 use toolwright_core::{Outcome, ToolError, ToolSpec};
 
 /// The deadline used when a tool declares neither `timeout_ms` nor `sla_ms`.
@@ -58,25 +60,43 @@ struct Timeout {
 impl Service for Timeout {
     fn call(&self, mut req: Request) -> BoxFuture<'static, Outcome> {
         let limit = deadline_for(req.entry.spec(), self.default);
-        let host = req.cancel.clone();
-        // The tool sees a child token: cancelled by the host or by us at the deadline.
-        let token = host.child_token();
-        req.cancel = token.clone();
-        let name = req.tool_name().to_string();
-        let fut = self.inner.call(req);
+        let deadline = tokio::time::Instant::now() + limit;
+        // The tool sees a token cancelled at the deadline: the request's own one when no host
+        // holds it, else a child of the host's (cancelled by the host or by us).
+        let (host, token) = if req.own_cancel {
+            (None, req.cancel.clone())
+        } else {
+            let host = req.cancel.clone();
+            let token = host.child_token();
+            req.cancel = token.clone();
+            (Some(host), token)
+        };
+        let entry = req.entry.clone();
+        let mut fut = self.inner.call(req);
         Box::pin(async move {
-            if host.is_cancelled() {
+            if host.as_ref().is_some_and(CancellationToken::is_cancelled) {
                 return cancelled_outcome();
             }
+            // A tool that answers on its first poll needs no timer.
+            if let Poll::Ready(out) = futures::poll!(&mut fut) {
+                return out;
+            }
+            let host_cancelled = async {
+                match &host {
+                    Some(h) => h.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 biased;
-                () = host.cancelled() => {
+                () = host_cancelled => {
                     token.cancel();
                     cancelled_outcome()
                 }
                 out = fut => out,
-                () = tokio::time::sleep(limit) => {
+                () = tokio::time::sleep_until(deadline) => {
                     token.cancel();
+                    let name = &entry.spec().name;
                     tracing::warn!(tool = %name, limit_ms = limit.as_millis() as u64, "tool timed out");
                     Outcome::from_error(
                         ToolError::timeout(format!(

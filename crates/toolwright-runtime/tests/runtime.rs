@@ -758,3 +758,134 @@ async fn calls_without_ids_get_one() {
         .await;
     assert!(out.meta.call_id.starts_with("call-"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_read_tool_is_retried_with_a_token_that_is_not_cancelled() {
+    let reg = Registry::new();
+    let attempts = Arc::new(AtomicU32::new(0));
+    let seen_cancelled = Arc::new(AtomicU32::new(0));
+    let (a, c) = (attempts.clone(), seen_cancelled.clone());
+    reg.register(FnTool::new(
+        spec(
+            "flaky_slow",
+            json!({"type": "object"}),
+            ToolMeta {
+                timeout_ms: Some(60),
+                side_effects: SideEffects::Read,
+                ..ToolMeta::default()
+            },
+        ),
+        move |_, ctx| {
+            let (a, c) = (a.clone(), c.clone());
+            async move {
+                if ctx.cancel.is_cancelled() {
+                    c.fetch_add(1, Ordering::SeqCst);
+                }
+                if a.fetch_add(1, Ordering::SeqCst) == 0 {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+                Ok(ToolOutput::Data(json!("second try")))
+            }
+        },
+    ))
+    .unwrap();
+    let rt = Runtime::builder(Arc::new(reg))
+        .retry_policy(toolwright_runtime::RetryPolicy {
+            max_retries: 1,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(5),
+        })
+        .build();
+    let out = rt
+        .invoke(call("f", "flaky_slow", json!({})), &CallOptions::default())
+        .await;
+    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.data, Some(json!("second try")));
+    assert_eq!(out.meta.retries, 1);
+    assert_eq!(attempts.load(Ordering::SeqCst), 2);
+    assert_eq!(seen_cancelled.load(Ordering::SeqCst), 0);
+}
+
+/// An async tool that blocks its thread (a bug in the tool) is polled inline by default, so its
+/// deadline can only fire once it yields; `isolate_tools(true)` runs it on its own task and the
+/// caller is answered on time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn isolated_tools_answer_on_time_even_when_an_async_tool_blocks_its_thread() {
+    let reg = Registry::new();
+    reg.register(FnTool::new(
+        spec(
+            "blocks_thread",
+            json!({"type": "object"}),
+            ToolMeta {
+                timeout_ms: Some(50),
+                side_effects: SideEffects::Write,
+                ..ToolMeta::default()
+            },
+        ),
+        |_, _| async {
+            std::thread::sleep(Duration::from_millis(400));
+            Ok(ToolOutput::Data(json!(null)))
+        },
+    ))
+    .unwrap();
+    let reg = Arc::new(reg);
+    let isolated = Runtime::builder(reg.clone()).isolate_tools(true).build();
+    let start = Instant::now();
+    let out = isolated
+        .invoke(
+            call("i", "blocks_thread", json!({})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(out.error_code(), Some(ErrorCode::Timeout));
+    assert!(
+        start.elapsed() < Duration::from_millis(300),
+        "{:?}",
+        start.elapsed()
+    );
+
+    let inline = Runtime::new(reg);
+    let start = Instant::now();
+    let out = inline
+        .invoke(
+            call("n", "blocks_thread", json!({})),
+            &CallOptions::default(),
+        )
+        .await;
+    // Inline, the blocked poll finishes first: the tool's own answer wins, late.
+    assert_eq!(out.status, Status::Success);
+    assert!(start.elapsed() >= Duration::from_millis(400));
+}
+
+#[tokio::test]
+async fn tools_calling_tools_still_reach_the_runtime_through_the_shared_invokers() {
+    let reg = Registry::new();
+    reg.register(FnTool::new(
+        spec("leaf", json!({"type": "object"}), ToolMeta::default()),
+        |_, ctx| async move { Ok(ToolOutput::Data(json!({"leaf_call": ctx.call_id}))) },
+    ))
+    .unwrap();
+    reg.register(FnTool::new(
+        spec("parent", json!({"type": "object"}), ToolMeta::default()),
+        |_, ctx| async move {
+            let child = ctx.call_tool("leaf", json!({})).await;
+            Ok(ToolOutput::Data(
+                json!({"child_status": child.status.as_str()}),
+            ))
+        },
+    ))
+    .unwrap();
+    let rt = Runtime::new(Arc::new(reg));
+    let out = rt
+        .invoke(call("p", "parent", json!({})), &CallOptions::default())
+        .await;
+    assert_eq!(
+        out.data,
+        Some(json!({"child_status": "success"})),
+        "{out:?}"
+    );
+    // Dropping the last handle of the runtime frees it (the invokers hold it weakly).
+    let weak = Arc::downgrade(rt.registry());
+    drop(rt);
+    assert!(weak.upgrade().is_none());
+}

@@ -33,6 +33,7 @@ use crate::retry::random_u64;
 use crate::service::{BoxService, Layer, Request, Service, explicit_key};
 use crate::timeout::{DEFAULT_TIMEOUT, deadline_for};
 use futures::future::BoxFuture;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -196,20 +197,29 @@ pub(crate) fn millis(d: Duration) -> i64 {
 pub fn key_for(req: &Request) -> Option<(String, String)> {
     let spec = req.entry.spec();
     if let Some(k) = explicit_key(&req.args) {
-        let mut rest = req.args.clone();
+        let mut rest = Value::clone(&req.args);
         if let Some(m) = rest.as_object_mut() {
             m.remove("idempotency_key");
         }
-        let fp = canonical::hash(&serde_json::json!({"tool": spec.name, "args": rest}));
-        return Some((format!("key:{k}"), fp));
+        return Some((format!("key:{k}"), fingerprint(&spec.name, &rest)));
     }
     if spec.meta.idempotent {
-        let fp = canonical::hash(&serde_json::json!({"tool": spec.name, "args": req.args}));
+        let fp = fingerprint(&spec.name, &req.args);
         let session = req.session_id.as_deref().unwrap_or("nosession");
         let hash = canonical::hash(&req.args);
         return Some((format!("{}-{session}-{hash}", spec.name), fp));
     }
     None
+}
+
+/// The hash of the canonical `{"args": args, "tool": tool}` (keys sorted), without building it.
+fn fingerprint(tool: &str, args: &Value) -> String {
+    let text = format!(
+        "{{\"args\":{},\"tool\":{}}}",
+        canonical::canonical_string(args),
+        Value::String(tool.to_string())
+    );
+    canonical::hash_bytes(text.as_bytes())
 }
 
 /// Failures worth another try with the same key; they are not stored.

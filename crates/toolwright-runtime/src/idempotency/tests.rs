@@ -242,3 +242,13 @@ async fn tool_service_is_used_as_the_inner_service() {
     let out = svc.call(req(&entry(true), json!({"id": 3}))).await;
     assert_eq!(out.status, Status::Success);
 }
+
+/// Keys stored by earlier versions (which hashed a built `{"tool", "args"}` object) still match.
+#[test]
+fn the_fingerprint_is_the_hash_of_the_canonical_tool_and_args_object() {
+    let args = json!({"b": [1, {"y": 2, "x": "é\"q"}], "a": null});
+    assert_eq!(
+        super::fingerprint("send_email", &args),
+        canonical::hash(&json!({"tool": "send_email", "args": args}))
+    );
+}

@@ -1,0 +1,82 @@
+//! Heap allocations per call on each per-call path (small workload): a counting allocator
+//! around the system one. `cargo run --release -p toolwright-bench --example allocs`
+#![allow(clippy::expect_used, clippy::unwrap_used, unsafe_code)]
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+static BYTES: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(l.size() as u64, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(n as u64, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let reg = toolwright_bench::registry().unwrap();
+    let runtime = toolwright_bench::runtime().unwrap();
+    let iopts = toolwright_core::InvokeOptions::default();
+    let copts = toolwright_runtime::CallOptions::default();
+    for size in toolwright_bench::Size::ALL {
+        let args = size.args_json();
+        let name = size.tool_name();
+        rt.block_on(async {
+            let n = 1000u64;
+            for (what, path) in [("bare", 0), ("registry", 1), ("runtime", 2)] {
+                for _ in 0..10 {
+                    match path {
+                        0 => drop(toolwright_bench::bare_call(size, &args).await),
+                        1 => drop(toolwright_bench::registry_call(&reg, name, &args, &iopts).await),
+                        _ => drop(
+                            toolwright_bench::runtime_call(&runtime, name, &args, &copts).await,
+                        ),
+                    }
+                }
+                let (a0, b0) = (
+                    ALLOCS.load(Ordering::Relaxed),
+                    BYTES.load(Ordering::Relaxed),
+                );
+                for _ in 0..n {
+                    match path {
+                        0 => drop(toolwright_bench::bare_call(size, &args).await),
+                        1 => drop(toolwright_bench::registry_call(&reg, name, &args, &iopts).await),
+                        _ => drop(
+                            toolwright_bench::runtime_call(&runtime, name, &args, &copts).await,
+                        ),
+                    }
+                }
+                let (a1, b1) = (
+                    ALLOCS.load(Ordering::Relaxed),
+                    BYTES.load(Ordering::Relaxed),
+                );
+                println!(
+                    "{:<6} {:<8} {:>8.1} allocs/call {:>10.0} bytes/call",
+                    size.as_str(),
+                    what,
+                    (a1 - a0) as f64 / n as f64,
+                    (b1 - b0) as f64 / n as f64
+                );
+            }
+        });
+    }
+}
