@@ -1,10 +1,12 @@
 """FastMCP server exposing the same `convert_currency` tool as toolwright's demo (same rates table,
 same bounds and enums), for bench/mcp_compare.sh.
 
-    python fastmcp_server.py PORT [RATES_JSON] [EXTRA_TOOLS]
+    python fastmcp_server.py PORT [RATES_JSON] [EXTRA_TOOLS] [MODE]
 
-Serves Streamable HTTP on http://127.0.0.1:PORT/mcp with FastMCP's defaults (sessions, SSE
-responses). EXTRA_TOOLS > 0 registers that many more small tools (for the tools/list test).
+Serves Streamable HTTP on http://127.0.0.1:PORT/mcp. MODE `default` (the default): FastMCP's
+defaults (sessions, SSE responses); MODE `stateless`: `stateless_http=True, json_response=True`
+(no sessions, plain JSON answers), the counterpart of `toolwright serve --stateless
+--json-response`. EXTRA_TOOLS > 0 registers that many more small tools (for the tools/list test).
 """
 
 import json
@@ -18,6 +20,9 @@ from pydantic import Field
 PORT = int(sys.argv[1])
 RATES_FILE = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parent.parent / "crates/toolwright-demo/data/rates.json"
 EXTRA = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+MODE = sys.argv[4] if len(sys.argv) > 4 else "default"
+if MODE not in ("default", "stateless"):
+    sys.exit(f"MODE must be default or stateless, not {MODE!r}")
 TABLE = json.loads(RATES_FILE.read_text())
 
 Currency = Literal["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "CNY", "INR", "SEK", "NOK", "BRL", "MXN", "KRW", "SGD"]
@@ -58,4 +63,5 @@ for i in range(EXTRA):
     mcp.tool(_make_extra(i))
 
 if __name__ == "__main__":
-    mcp.run(transport="http", host="127.0.0.1", port=PORT, path="/mcp", show_banner=False, log_level="warning")
+    extra = {"stateless_http": True, "json_response": True} if MODE == "stateless" else {}
+    mcp.run(transport="http", host="127.0.0.1", port=PORT, path="/mcp", show_banner=False, log_level="warning", **extra)

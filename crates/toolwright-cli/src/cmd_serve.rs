@@ -55,6 +55,22 @@ pub struct ServeArgs {
     /// Largest accepted HTTP request body, in bytes.
     #[arg(long, default_value_t = 4 * 1024 * 1024, value_name = "BYTES")]
     pub max_body_bytes: usize,
+    /// HTTP without MCP sessions: every POST stands alone (no Mcp-Session-Id, no elicitation or
+    /// sampling, no per-session log level). Faster per request; the default keeps sessions.
+    #[arg(long, requires = "http")]
+    pub stateless: bool,
+    /// With --stateless: answer plain request/response calls with one application/json body
+    /// instead of an SSE stream (SSE is still used when a tool sends progress or logs first).
+    #[arg(long, requires = "stateless")]
+    pub json_response: bool,
+    /// Threads of the HTTP server's own async runtime; 1 runs it on one thread (no cross-thread
+    /// wake-ups per request: the lowest latency and CPU per call). 0 shares the process runtime.
+    #[arg(long, default_value_t = 1, value_name = "N", requires = "http")]
+    pub workers: usize,
+    /// At most N tools per tools/list answer; clients page on with nextCursor. Default: all
+    /// tools in one answer.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub page_size: Option<u64>,
 }
 
 /// Imports the tools of the `--mcp` servers into `registry` (names prefixed with
@@ -158,6 +174,9 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
     };
     let options = ServerOptions {
         approve_all: args.approve_all,
+        page_size: args
+            .page_size
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         ..ServerOptions::default()
     };
     let server = McpServer::new(runtime, options);
@@ -186,6 +205,46 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
     http.token = args.token.clone();
     http.allowed_hosts.extend(args.allow_hosts.iter().cloned());
     http.max_body_bytes = args.max_body_bytes;
+    http.stateless = args.stateless;
+    http.json_response = args.json_response;
+    if args.workers == 0 {
+        return serve_http(server, http).await;
+    }
+    // The HTTP server on its own runtime: with one thread, a request's tasks (connection,
+    // session, handler) never wake another thread.
+    let workers = args.workers;
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name("mcp-http".into())
+        .spawn(move || {
+            let rt = if workers == 1 {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+            } else {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(workers)
+                    .enable_all()
+                    .build()
+            };
+            let code = match rt {
+                Ok(rt) => rt.block_on(serve_http(server, http)),
+                Err(e) => {
+                    eprintln!("toolwright: cannot start the HTTP runtime: {e}");
+                    1
+                }
+            };
+            let _ = done_tx.send(code);
+        });
+    if let Err(e) = spawned {
+        eprintln!("toolwright: cannot start the HTTP server thread: {e}");
+        return 1;
+    }
+    done_rx.await.unwrap_or(1)
+}
+
+/// Binds and serves HTTP until SIGINT or SIGTERM; the exit code.
+async fn serve_http(server: McpServer, http: toolwright_mcp::HttpOptions) -> i32 {
     let bound = match toolwright_mcp::bind_http(server, http).await {
         Ok(b) => b,
         Err(e) => return usage_error(&e.to_string()),

@@ -11,8 +11,16 @@
 //! ```
 //!
 //! It speaks raw JSON-RPC over HTTP (reqwest, keep-alive), so the client costs the same for
-//! every server; responses may be JSON or SSE.
+//! every server; responses may be JSON or SSE. Responses are parsed only as far as the check
+//! needs (ids, `isError`, the number of tools, `nextCursor`), so the client's own parsing adds
+//! little to the latency it reports. In `list` mode one request is a whole tool list: the client
+//! follows `nextCursor` until the last page, and checks it saw `--expect-tools` tools.
+//!
+//! `--server-pid PID` reads the server's user+system CPU time (`/proc/PID/stat`) around the timed
+//! part and reports `server_cpu_us_per_req` (`--clk-tck`, default 100 ticks/s).
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,6 +38,42 @@ struct Opts {
     max_seconds: u64,
     label: String,
     token: Option<String>,
+    server_pid: Option<u32>,
+    clk_tck: f64,
+    expect_tools: Option<usize>,
+}
+
+/// The parts of a JSON-RPC response the checks look at.
+#[derive(Deserialize)]
+struct RpcMessage {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    result: Option<RpcResult>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct RpcResult {
+    #[serde(default)]
+    tools: Option<Vec<IgnoredAny>>,
+    #[serde(default, rename = "isError")]
+    is_error: Option<bool>,
+    #[serde(default, rename = "nextCursor")]
+    next_cursor: Option<String>,
+}
+
+/// User + system CPU time of `pid` in clock ticks.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line: 12 and 13 after the name.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some(utime + stime)
 }
 
 fn parse_opts() -> Result<Opts, String> {
@@ -44,6 +88,9 @@ fn parse_opts() -> Result<Opts, String> {
         max_seconds: 60,
         label: "server".into(),
         token: None,
+        server_pid: None,
+        clk_tck: 100.0,
+        expect_tools: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -65,6 +112,13 @@ fn parse_opts() -> Result<Opts, String> {
             }
             "--label" => o.label = val()?,
             "--token" => o.token = Some(val()?),
+            "--server-pid" => {
+                o.server_pid = Some(val()?.parse().map_err(|e| format!("--server-pid: {e}"))?)
+            }
+            "--clk-tck" => o.clk_tck = val()?.parse().map_err(|e| format!("--clk-tck: {e}"))?,
+            "--expect-tools" => {
+                o.expect_tools = Some(val()?.parse().map_err(|e| format!("--expect-tools: {e}"))?)
+            }
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -90,7 +144,11 @@ struct Session {
 }
 
 impl Session {
-    async fn post(&mut self, body: &Value, want_id: Option<u64>) -> Result<Option<Value>, String> {
+    async fn post(
+        &mut self,
+        body: &Value,
+        want_id: Option<u64>,
+    ) -> Result<Option<RpcMessage>, String> {
         let mut req = self
             .http
             .post(&self.url)
@@ -113,36 +171,33 @@ impl Session {
         {
             self.sid = Some(s.to_string());
         }
-        let text = resp.text().await.map_err(|e| e.to_string())?;
+        let bytes = resp.bytes().await.map_err(|e| e.to_string())?;
+        let snippet = || String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
         if !status.is_success() {
-            return Err(format!(
-                "HTTP {status}: {}",
-                text.chars().take(200).collect::<String>()
-            ));
+            return Err(format!("HTTP {status}: {}", snippet()));
         }
         let Some(id) = want_id else { return Ok(None) };
+        let is_id = |m: &RpcMessage| m.id.as_ref().and_then(Value::as_u64) == Some(id);
         // JSON body, or SSE events whose data lines carry JSON-RPC messages.
-        let candidates: Vec<Value> = if text.trim_start().starts_with('{') {
-            serde_json::from_str(&text).into_iter().collect()
-        } else {
-            text.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-                .collect()
-        };
-        candidates
-            .into_iter()
-            .find(|m| m.get("id").and_then(Value::as_u64) == Some(id))
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first == Some(&b'{') {
+            let m: RpcMessage = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+            return if is_id(&m) {
+                Ok(Some(m))
+            } else {
+                Err(format!("no response with id {id} in: {}", snippet()))
+            };
+        }
+        let text = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<RpcMessage>(d.trim()).ok())
+            .find(|m| is_id(m))
             .map(Some)
-            .ok_or_else(|| {
-                format!(
-                    "no response with id {id} in: {}",
-                    text.chars().take(200).collect::<String>()
-                )
-            })
+            .ok_or_else(|| format!("no response with id {id} in: {}", snippet()))
     }
 
-    async fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
+    async fn request(&mut self, method: &str, params: Value) -> Result<RpcResult, String> {
         self.next_id += 1;
         let id = self.next_id;
         let msg = self
@@ -152,11 +207,10 @@ impl Session {
             )
             .await?
             .ok_or("empty response")?;
-        if let Some(e) = msg.get("error") {
+        if let Some(e) = msg.error {
             return Err(format!("JSON-RPC error: {e}"));
         }
-        msg.get("result")
-            .cloned()
+        msg.result
             .ok_or_else(|| "response without result".to_string())
     }
 
@@ -184,9 +238,25 @@ impl Session {
 
     async fn one(&mut self, opts: &Opts) -> Result<(), String> {
         if opts.mode == "list" {
-            let r = self.request("tools/list", json!({})).await?;
-            if r.get("tools").and_then(Value::as_array).is_none() {
-                return Err("tools/list without tools".into());
+            // The whole list: page on with nextCursor until the server says it is complete.
+            let mut cursor: Option<String> = None;
+            let mut seen = 0usize;
+            for _ in 0..100_000 {
+                let params = match &cursor {
+                    Some(c) => json!({"cursor": c}),
+                    None => json!({}),
+                };
+                let r = self.request("tools/list", params).await?;
+                seen += r.tools.ok_or("tools/list without tools")?.len();
+                match r.next_cursor {
+                    Some(c) => cursor = Some(c),
+                    None => break,
+                }
+            }
+            if let Some(n) = opts.expect_tools
+                && seen != n
+            {
+                return Err(format!("tools/list gave {seen} tools, expected {n}"));
             }
         } else {
             let r = self
@@ -195,8 +265,8 @@ impl Session {
                     json!({"name": opts.tool, "arguments": opts.args}),
                 )
                 .await?;
-            if r.get("isError").and_then(Value::as_bool) == Some(true) {
-                return Err(format!("isError: {r}"));
+            if r.is_error == Some(true) {
+                return Err("tools/call answered isError: true".into());
             }
         }
         Ok(())
@@ -234,6 +304,7 @@ async fn run(opts: Opts) -> Result<Value, String> {
     let left = Arc::new(AtomicU64::new(opts.requests));
     let errors = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + Duration::from_secs(opts.max_seconds);
+    let cpu_before = opts.server_pid.and_then(cpu_ticks);
     let start = Instant::now();
     let mut tasks = Vec::new();
     for mut s in sessions {
@@ -270,10 +341,19 @@ async fn run(opts: Opts) -> Result<Value, String> {
         }
     }
     let elapsed = start.elapsed().as_secs_f64();
+    let cpu_after = opts.server_pid.and_then(cpu_ticks);
     all.sort_by(f64::total_cmp);
     let done = all.len() as f64;
+    let server_cpu_us = match (cpu_before, cpu_after) {
+        (Some(a), Some(b)) if !all.is_empty() => {
+            let us = (b.saturating_sub(a)) as f64 * 1e6 / opts.clk_tck / done;
+            Value::from((us * 10.0).round() / 10.0)
+        }
+        _ => Value::Null,
+    };
     Ok(json!({
         "label": opts.label,
+        "server_cpu_us_per_req": server_cpu_us,
         "mode": opts.mode,
         "concurrency": opts.concurrency,
         "requests": all.len(),

@@ -98,30 +98,60 @@ pub(crate) fn result_json(out: &Outcome) -> Value {
     })
 }
 
-/// [`result_json`] as rmcp's type.
+/// [`result_json`] as rmcp's type, built directly (no JSON round trip for the envelope).
 pub(crate) fn to_call_result(out: &Outcome) -> rmcp::model::CallToolResult {
-    match serde_json::from_value(result_json(out)) {
-        Ok(r) => r,
-        Err(e) => {
-            tracing::error!(error = %e, "tool result is not a valid MCP result");
-            let fallback =
-                Outcome::from_error(ToolError::internal(format!("invalid MCP content: {e}")));
-            rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
-                envelope_text(&fallback),
-            )])
-        }
+    if raw_blocks(out).is_some() {
+        return match serde_json::from_value(result_json(out)) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(error = %e, "tool result is not a valid MCP result");
+                let fallback =
+                    Outcome::from_error(ToolError::internal(format!("invalid MCP content: {e}")));
+                rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                    envelope_text(&fallback),
+                )])
+            }
+        };
     }
+    let mut result = rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(
+        envelope_text(out),
+    )]);
+    result.structured_content = Some(out.to_json());
+    result.is_error = Some(out.status == Status::Error);
+    result
 }
 
-/// [`tool_json`] as rmcp's type.
+/// [`tool_json`] as rmcp's type, built directly (the schema is copied once, no JSON round
+/// trip). `None` is never returned today; the `Option` keeps the signature of a fallible
+/// conversion.
 pub(crate) fn to_mcp_tool(spec: &ToolSpec) -> Option<rmcp::model::Tool> {
-    match serde_json::from_value(tool_json(spec)) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            tracing::warn!(tool = %spec.name, error = %e, "tool cannot be listed over MCP");
-            None
+    let read_only = spec.meta.side_effects.is_read_only();
+    let mut annotations = match &spec.meta.display_label {
+        Some(label) => rmcp::model::ToolAnnotations::with_title(label.clone()),
+        None => rmcp::model::ToolAnnotations::new(),
+    };
+    annotations = annotations
+        .read_only(read_only)
+        .destructive(
+            spec.needs_confirmation() || spec.meta.side_effects == SideEffects::Destructive,
+        )
+        .idempotent(read_only || spec.meta.idempotent);
+    let schema = match &spec.parameters {
+        Value::Object(m) => m.clone(),
+        // MCP requires an object schema; a tool without parameters takes an empty object.
+        _ => {
+            let mut m = Map::new();
+            m.insert("type".into(), json!("object"));
+            m.insert("properties".into(), json!({}));
+            m
         }
+    };
+    let mut tool = rmcp::model::Tool::new(spec.name.clone(), spec.description.clone(), schema)
+        .with_annotations(annotations);
+    if let Some(label) = &spec.meta.display_label {
+        tool = tool.with_title(label.clone());
     }
+    Some(tool)
 }
 
 /// A [`ToolSpec`] for a tool an MCP server lists (`def` is its `tools/list` entry), registered
@@ -288,6 +318,43 @@ mod tests {
         let typed = to_mcp_tool(&spec).unwrap();
         let back = serde_json::to_value(&typed).unwrap();
         assert_eq!(back["inputSchema"], schema);
+    }
+
+    #[test]
+    fn typed_conversions_match_the_json_shapes() {
+        let specs = [
+            ToolSpec::new(
+                "a",
+                "d",
+                json!({"type": "object", "properties": {"x": {"type": "integer"}}}),
+            )
+            .side_effects(SideEffects::Read),
+            ToolSpec::new("b", "", Value::Null).side_effects(SideEffects::Destructive),
+            ToolSpec::new("c", "write", json!({"type": "object"})).with_meta(ToolMeta {
+                display_label: Some("Cee".into()),
+                idempotent: true,
+                ..ToolMeta::default()
+            }),
+        ];
+        for spec in &specs {
+            let typed = serde_json::to_value(to_mcp_tool(spec).unwrap()).unwrap();
+            assert_eq!(typed, tool_json(spec), "{}", spec.name);
+        }
+        let outs = [
+            Outcome::success(json!({"x": [1, 2.5, "s"]})),
+            Outcome::from_error(ToolError::validation("bad", "fix")),
+        ];
+        for out in &outs {
+            let typed = serde_json::to_value(to_call_result(out)).unwrap();
+            let mut want = result_json(out);
+            // rmcp adds the SEP-2322 result type; the server drops it for older peers.
+            if let (Value::Object(t), Value::Object(w)) = (&typed, &mut want)
+                && let Some(rt) = t.get("resultType")
+            {
+                w.insert("resultType".into(), rt.clone());
+            }
+            assert_eq!(typed, want);
+        }
     }
 
     #[test]

@@ -36,6 +36,16 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// Largest accepted request body (413 above).
     pub max_body_bytes: usize,
+    /// Stateless mode: no MCP sessions (no `Mcp-Session-Id`); every POST is answered on its own,
+    /// so server-to-client requests (elicitation, sampling) and per-session state (log level,
+    /// retry budgets across calls) are not available. Default off (sessions, as the spec's
+    /// stateful profile and the conformance suite expect).
+    pub stateless: bool,
+    /// With [`stateless`](Self::stateless): answer a request whose handler sends nothing before
+    /// its result with one `application/json` body instead of an SSE stream (the server falls
+    /// back to SSE when a tool sends progress or log notifications first). Ignored without
+    /// `stateless`.
+    pub json_response: bool,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -47,6 +57,8 @@ impl std::fmt::Debug for HttpOptions {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("stateless", &self.stateless)
+            .field("json_response", &self.json_response)
             .finish()
     }
 }
@@ -67,6 +79,8 @@ impl HttpOptions {
                 "https://127.0.0.1:*".into(),
             ],
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            stateless: false,
+            json_response: false,
         }
     }
 }
@@ -151,7 +165,9 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
         .with_allowed_origins(options.allowed_origins.clone())
         .enforce_origin_validation()
         .with_max_request_body_bytes(options.max_body_bytes)
-        .with_cancellation_token(ct.clone());
+        .with_cancellation_token(ct.clone())
+        .with_legacy_session_mode(!options.stateless)
+        .with_json_response(options.stateless && options.json_response);
     let service = StreamableHttpService::new(
         move || Ok(server.new_session()),
         Arc::new(LocalSessionManager::default()),

@@ -12,7 +12,7 @@ use crate::error::McpError;
 use crate::notify::{CallScope, Outgoing, level_rank};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use toolwright_core::{Outcome, Status, ToolCall, ToolError};
+use toolwright_core::{Outcome, Status, ToolCall, ToolEntry, ToolError};
 use toolwright_runtime::{CallOptions, Runtime};
 
 /// The newest protocol revision served: the last one with the `initialize` handshake, sessions
@@ -46,6 +46,9 @@ pub struct ServerOptions {
     pub heartbeat: Option<Duration>,
     /// `instructions` sent at initialization.
     pub instructions: Option<String>,
+    /// Most tools in one `tools/list` page; the rest follow through `nextCursor` (MCP
+    /// pagination). `None` (the default): every tool in one answer.
+    pub page_size: Option<usize>,
 }
 
 impl Default for ServerOptions {
@@ -57,8 +60,17 @@ impl Default for ServerOptions {
             elicit_confirmation: true,
             heartbeat: Some(Duration::from_secs(1)),
             instructions: None,
+            page_size: None,
         }
     }
+}
+
+/// The converted `tools/list` entries, kept until the registry changes.
+struct ToolCache {
+    /// The registry entries the list was built from (pointer identity tells a change: a
+    /// registration, a removal or a replacement all change this list).
+    entries: Vec<Arc<ToolEntry>>,
+    tools: Arc<Vec<Tool>>,
 }
 
 struct Shared {
@@ -66,6 +78,8 @@ struct Shared {
     options: ServerOptions,
     /// Connected clients, told when the tool list changes.
     peers: std::sync::Mutex<Vec<Peer<RoleServer>>>,
+    /// The last `tools/list` conversion.
+    tools: std::sync::Mutex<Option<ToolCache>>,
 }
 
 /// Per-session state: the log level the client set, and the step used for retry budgets.
@@ -124,6 +138,7 @@ impl McpServer {
                 runtime,
                 options,
                 peers: std::sync::Mutex::new(Vec::new()),
+                tools: std::sync::Mutex::new(None),
             }),
             session: Session::new(),
         }
@@ -172,6 +187,60 @@ impl McpServer {
             .iter()
             .map(crate::convert::tool_json)
             .collect()
+    }
+
+    /// The MCP tool list in registration order, converted once and reused until the registry
+    /// changes (checked on every call: comparing the entries is far cheaper than converting
+    /// every schema again).
+    fn mcp_tools(&self) -> Arc<Vec<Tool>> {
+        let entries = self.runtime().registry().entries();
+        let mut cache = self.shared.tools.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cache.as_ref()
+            && c.entries.len() == entries.len()
+            && c.entries
+                .iter()
+                .zip(&entries)
+                .all(|(a, b)| Arc::ptr_eq(a, b))
+        {
+            return c.tools.clone();
+        }
+        let tools: Arc<Vec<Tool>> = Arc::new(
+            entries
+                .iter()
+                .filter_map(|e| to_mcp_tool(e.spec()))
+                .collect(),
+        );
+        *cache = Some(ToolCache {
+            entries,
+            tools: tools.clone(),
+        });
+        tools
+    }
+
+    /// One `tools/list` page: the tools from `cursor` on (at most `page_size`), and the cursor
+    /// of the next page when there is one.
+    ///
+    /// # Errors
+    /// A cursor this server did not hand out (JSON-RPC invalid params).
+    fn tool_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+        let tools = self.mcp_tools();
+        let start = match cursor {
+            None => 0,
+            Some(c) => parse_cursor(c)
+                .filter(|&n| n <= tools.len())
+                .ok_or_else(|| ErrorData::invalid_params(format!("unknown cursor `{c}`"), None))?,
+        };
+        let page = self.shared.options.page_size.unwrap_or(usize::MAX).max(1);
+        let end = start.saturating_add(page).min(tools.len());
+        let items = tools
+            .get(start..end)
+            .map(<[Tool]>::to_vec)
+            .unwrap_or_default();
+        let mut result = ListToolsResult::with_all_items(items);
+        if end < tools.len() {
+            result.next_cursor = Some(format!("{CURSOR_PREFIX}{end}"));
+        }
+        Ok(result)
     }
 
     fn call_options(
@@ -411,17 +480,11 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self
-            .runtime()
-            .registry()
-            .specs()
-            .iter()
-            .filter_map(to_mcp_tool)
-            .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        self.tool_page(cursor)
     }
 
     async fn call_tool(
@@ -459,6 +522,13 @@ impl ServerHandler for McpServer {
     }
 }
 
+/// Cursors are `o<offset>`: opaque to clients, checked on the way back.
+const CURSOR_PREFIX: &str = "o";
+
+fn parse_cursor(cursor: &str) -> Option<usize> {
+    cursor.strip_prefix(CURSOR_PREFIX)?.parse().ok()
+}
+
 /// Serves `server` over stdin/stdout until the client closes the connection or SIGINT.
 ///
 /// # Errors
@@ -491,4 +561,86 @@ where
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolwright_core::{FnTool, Registry, ToolOutput, ToolSpec};
+
+    fn server_with(n: usize, page_size: Option<usize>) -> McpServer {
+        let reg = Arc::new(Registry::new());
+        for i in 0..n {
+            let spec = ToolSpec::new(format!("t{i}"), "d", json!({"type": "object"}));
+            reg.register(FnTool::new(spec, |_, _| async move {
+                Ok(ToolOutput::Data(json!({})))
+            }))
+            .unwrap();
+        }
+        let options = ServerOptions {
+            page_size,
+            ..ServerOptions::default()
+        };
+        McpServer::new(Runtime::new(reg), options)
+    }
+
+    #[test]
+    fn pages_cover_the_list_once_and_end_without_a_cursor() {
+        for (n, size) in [(0, 3), (1, 3), (9, 3), (10, 3), (10, 1), (5, 100)] {
+            let server = server_with(n, Some(size));
+            let mut seen = Vec::new();
+            let mut cursor: Option<String> = None;
+            let mut pages = 0;
+            loop {
+                let page = server.tool_page(cursor.as_deref()).unwrap();
+                assert!(page.tools.len() <= size);
+                seen.extend(page.tools.iter().map(|t| t.name.to_string()));
+                pages += 1;
+                match page.next_cursor {
+                    Some(c) => cursor = Some(c),
+                    None => break,
+                }
+            }
+            let want: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+            assert_eq!(seen, want, "n={n} size={size}");
+            assert_eq!(pages, n.div_ceil(size).max(1), "n={n} size={size}");
+        }
+    }
+
+    #[test]
+    fn without_a_page_size_everything_comes_at_once() {
+        let page = server_with(50, None).tool_page(None).unwrap();
+        assert_eq!(page.tools.len(), 50);
+        assert!(page.next_cursor.is_none());
+    }
+
+    #[test]
+    fn foreign_cursors_are_invalid_params() {
+        let server = server_with(4, Some(2));
+        for bad in ["", "x", "o", "o-1", "o99", "2"] {
+            let err = server.tool_page(Some(bad)).unwrap_err();
+            assert_eq!(err.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_cache_is_reused_until_the_registry_changes() {
+        let server = server_with(3, None);
+        let a = server.mcp_tools();
+        let b = server.mcp_tools();
+        assert!(Arc::ptr_eq(&a, &b));
+        let spec = ToolSpec::new("late", "d", json!({"type": "object"}));
+        server
+            .runtime()
+            .registry()
+            .register(FnTool::new(spec, |_, _| async move {
+                Ok(ToolOutput::Data(json!({})))
+            }))
+            .unwrap();
+        let c = server.mcp_tools();
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(c.len(), 4);
+        let fresh: Vec<Value> = c.iter().map(|t| serde_json::to_value(t).unwrap()).collect();
+        assert_eq!(fresh, server.tool_list());
+    }
 }

@@ -396,3 +396,68 @@ async fn progress_reaches_the_client_from_the_tool_or_as_a_heartbeat() {
     assert!(beats.len() >= 2, "heartbeats: {beats:?}");
     assert!(beats[0]["message"].as_str().unwrap().contains("running"));
 }
+
+/// The listed tools as JSON, the way `tools/list` answered them.
+async fn listed(conn: &McpConnection) -> Vec<Value> {
+    conn.list_tools().await.unwrap()
+}
+
+#[tokio::test]
+async fn cached_tool_list_follows_registrations_removals_and_replacements() {
+    let reg = Arc::new(Registry::new());
+    reg.register(echo("alpha")).unwrap();
+    let (server, conn) = pair(reg.clone()).await;
+    assert_eq!(listed(&conn).await, server.tool_list());
+    // Served from the cache: the same answer again.
+    assert_eq!(listed(&conn).await, server.tool_list());
+
+    reg.register(echo("beta")).unwrap();
+    let after_add = listed(&conn).await;
+    assert_eq!(after_add.len(), 2);
+    assert_eq!(after_add, server.tool_list());
+
+    assert!(reg.remove("alpha"));
+    let after_remove = listed(&conn).await;
+    assert_eq!(after_remove.len(), 1);
+    assert_eq!(after_remove[0]["name"], "beta");
+    assert_eq!(after_remove, server.tool_list());
+
+    // A replacement under the same name (as a re-import does) is seen too.
+    let replaced = FnTool::new(
+        ToolSpec::new("beta", "A new description.", json!({"type": "object"})),
+        |_, _| async move { Ok(ToolOutput::Data(json!({}))) },
+    );
+    reg.upsert_arc(Arc::new(replaced)).unwrap();
+    let after_upsert = listed(&conn).await;
+    assert_eq!(after_upsert[0]["description"], "A new description.");
+    assert_eq!(after_upsert, server.tool_list());
+}
+
+#[tokio::test]
+async fn paginated_tool_list_gives_every_tool_exactly_once() {
+    let reg = Arc::new(Registry::new());
+    for i in 0..10 {
+        reg.register(echo(&format!("tool_{i:02}"))).unwrap();
+    }
+    let options = ServerOptions {
+        page_size: Some(3),
+        ..ServerOptions::default()
+    };
+    let server = McpServer::new(Runtime::new(reg.clone()), options);
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    let s = server.clone();
+    tokio::spawn(async move {
+        let _ = serve_io(s, sr, sw).await;
+    });
+    let (cr, cw) = tokio::io::split(client_end);
+    let conn = connect_io(cr, cw, "in-process", &ClientOptions::default())
+        .await
+        .unwrap();
+    // The client follows nextCursor (4 pages of at most 3).
+    let tools = listed(&conn).await;
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let want: Vec<String> = (0..10).map(|i| format!("tool_{i:02}")).collect();
+    assert_eq!(names, want);
+    assert_eq!(tools, server.tool_list());
+}
