@@ -548,7 +548,7 @@ mod tests {
             max_calls: 4,
             ..GrammarLimits::default()
         };
-        let g = tool_call_grammar(&[a.clone()], &limits).unwrap();
+        let g = tool_call_grammar(std::slice::from_ref(&a), &limits).unwrap();
         assert!(
             g.lines()
                 .next()

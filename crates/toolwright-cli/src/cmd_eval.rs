@@ -183,6 +183,11 @@ fn write(path: &std::path::Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// What naive mode is, for the summary.
+const NAIVE_NOTE: &str = "naive = BFCL's own single shot for prompt-based models: its default system prompt \
+(bfcl_eval formulate_system_prompt, ret_fmt=python) with every tool, greedy, answer decoded like its AST decoder; \
+no grammar, feedback, routing or retries (toolwright_eval::naive)";
+
 /// Runs `toolwright eval`.
 pub async fn run(args: EvalArgs, _global: &Global) -> i32 {
     let tasks = match load_tasks(&args) {
@@ -251,6 +256,9 @@ pub async fn run(args: EvalArgs, _global: &Global) -> i32 {
         println!("{json}");
     } else {
         print!("{}", report.summary_text());
+        if report.summary(Mode::Naive).is_some() {
+            println!("{NAIVE_NOTE}");
+        }
     }
     0
 }
