@@ -178,12 +178,8 @@ fn strip_times(v: &mut Value) {
             m.values_mut().for_each(strip_times);
         }
         Value::Array(a) => a.iter_mut().for_each(strip_times),
-        Value::String(s) => {
-            // envelopes and transcripts carry durations
-            if s.contains("duration_ms") || s.contains("_ms\"") {
-                *s = String::new();
-            }
-        }
+        // transcripts that carry durations
+        Value::String(s) if s.contains("_ms\"") => s.clear(),
         _ => {}
     }
 }
