@@ -26,9 +26,21 @@ const MAX_SCHEMA_DEPTH: usize = 32;
 /// assert_eq!(coerced.len(), 1);
 /// assert!(v.check(serde_json::json!({"limit": "5"}), false).is_err());
 /// ```
+///
+/// The schema is compiled once when the validator is made, to reject a bad schema at
+/// registration, and then dropped; it is compiled again on the first call and kept. A server
+/// holding a thousand tools of which a few are called pays the memory of the few (about 4 KiB
+/// per compiled schema here).
 pub struct ArgValidator {
     schema: Value,
-    compiled: jsonschema::Validator,
+    compiled: std::sync::OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(schema)
+        .map_err(|e| format!("invalid JSON Schema: {e}"))
 }
 
 impl std::fmt::Debug for ArgValidator {
@@ -45,14 +57,19 @@ impl ArgValidator {
     /// # Errors
     /// The schema itself is invalid.
     pub fn new(schema: &Value) -> Result<Self, String> {
-        let compiled = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(schema)
-            .map_err(|e| format!("invalid JSON Schema: {e}"))?;
+        drop(compile(schema)?);
         Ok(ArgValidator {
             schema: schema.clone(),
-            compiled,
+            compiled: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The compiled schema (compiled on first use).
+    fn compiled(&self) -> Result<&jsonschema::Validator, ToolError> {
+        self.compiled
+            .get_or_init(|| compile(&self.schema))
+            .as_ref()
+            .map_err(|e| ToolError::internal(format!("the tool's schema does not compile: {e}")))
     }
 
     /// The schema this validator checks.
@@ -66,7 +83,7 @@ impl ArgValidator {
     /// A `VALIDATION_ERROR` with every violation in `fields`.
     pub fn check(&self, args: Value, lenient: bool) -> Result<(Value, Vec<Coercion>), ToolError> {
         // Valid arguments (the common case) are checked once, not once more after coercion.
-        if self.compiled.is_valid(&args) {
+        if self.compiled()?.is_valid(&args) {
             return Ok((args, Vec::new()));
         }
         let (args, coerced) = if lenient {
@@ -87,12 +104,13 @@ impl ArgValidator {
     /// # Errors
     /// A `VALIDATION_ERROR` with every violation in `fields`.
     pub fn validate(&self, args: &Value) -> Result<(), ToolError> {
-        if self.compiled.is_valid(args) {
+        let compiled = self.compiled()?;
+        if compiled.is_valid(args) {
             return Ok(());
         }
         let mut fields = Vec::new();
         let mut total = 0usize;
-        for err in self.compiled.iter_errors(args) {
+        for err in compiled.iter_errors(args) {
             let path = err.instance_path().as_str().to_string();
             let received = err.instance().clone().into_owned();
             for fe in self.describe(&path, err.kind(), received) {
@@ -754,6 +772,23 @@ mod tests {
             Err(e) => e,
             Ok(_) => unreachable!("expected an error"),
         }
+    }
+
+    #[test]
+    fn a_bad_schema_is_rejected_when_made_and_a_good_one_compiles_on_first_use() {
+        let bad = json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "(unclosed"}}});
+        assert!(ArgValidator::new(&bad).is_err());
+        assert!(ArgValidator::new(&json!({"type": "nope"})).is_err());
+        let v =
+            ArgValidator::new(&json!({"type": "object", "properties": {"a": {"type": "integer"}}}))
+                .unwrap();
+        assert!(
+            v.compiled.get().is_none(),
+            "not compiled before the first call"
+        );
+        assert!(v.validate(&json!({"a": 1})).is_ok());
+        assert!(v.compiled.get().is_some());
+        assert!(v.validate(&json!({"a": "x"})).is_err());
     }
 
     #[test]
