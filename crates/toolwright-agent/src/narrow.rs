@@ -57,7 +57,8 @@ const GENERIC: [&str; 16] = [
     "count", "flag", "data", "info", "the",
 ];
 
-/// The words of a parameter name: `atm_pressure`, `returnType` → `atm`, `pressure` / `return`, `type`.
+/// The words of a parameter name: `atm_pressure`, `returnType`, `side1` → `atm`, `pressure` /
+/// `return`, `type` / `side`, `1`.
 fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -70,7 +71,12 @@ fn name_words(name: &str) -> Vec<String> {
             prev_lower = false;
             continue;
         }
-        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+        let boundary = (c.is_uppercase() && prev_lower)
+            || cur
+                .chars()
+                .last()
+                .is_some_and(|l| l.is_ascii_digit() != c.is_ascii_digit());
+        if boundary && !cur.is_empty() {
             out.push(std::mem::take(&mut cur));
         }
         prev_lower = c.is_lowercase();
@@ -363,9 +369,24 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     // keep every number the query states, except those attached elsewhere (when any remain).
     let spans = numbers_at(query);
     let words = words_at(query);
+    // Parameters told apart only by a number (`side1`, `side2`) cannot be named apart.
+    let key = |k: &str| -> Vec<String> {
+        name_words(k)
+            .into_iter()
+            .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
+            .collect()
+    };
     let attached: Vec<(String, Vec<Value>)> = props
         .keys()
-        .map(|k| (k.clone(), attached_numbers(k, &words, &spans)))
+        .map(|k| {
+            let ambiguous = props.keys().any(|o| o != k && key(o) == key(k));
+            let numbers = if ambiguous {
+                Vec::new()
+            } else {
+                attached_numbers(k, &words, &spans)
+            };
+            (k.clone(), numbers)
+        })
         .collect();
     let claimed: Vec<&Value> = attached.iter().flat_map(|(_, v)| v.iter()).collect();
     let free: Vec<Value> = numbers
@@ -637,6 +658,7 @@ mod tests {
         assert!(one_edit("acceleration", "acceleeration"));
         assert!(!one_edit("acceleration", "accumulation"));
         assert_eq!(name_words("returnType_x"), vec!["return", "type", "x"]);
+        assert_eq!(name_words("side12b"), vec!["side", "12", "b"]);
     }
 
     #[test]
@@ -687,6 +709,17 @@ mod tests {
             "a change in time of 4 seconds, then repeat with a change in time of 10 seconds",
         );
         assert_eq!(g.parameters["properties"]["d_time"]["enum"], json!([4, 10]));
+        // siblings told apart only by a number are not attached by name
+        let (g, _) = ground_numbers(
+            &ToolSpec::new(
+                "tri",
+                "F.",
+                json!({"type": "object", "properties": {
+                    "side1": {"type": "integer"}, "side2": {"type": "integer"}}}),
+            ),
+            "its sides are 5 units and 4 units",
+        );
+        assert_eq!(g.parameters["properties"]["side2"]["enum"], json!([5, 4]));
         let (g, r) = ground_numbers(&s, "between -2 and 3.5");
         assert_eq!(g.parameters["properties"]["n"]["enum"], json!([-2]));
         assert_eq!(g.parameters["properties"]["x"]["enum"], json!([3.5]));

@@ -291,6 +291,9 @@ enum Job {
         direct: Option<Vec<(String, String)>>,
         /// The user's request, to check the values of extra calls against.
         query: String,
+        /// The (narrowed) tools the grammar was built from, and its limits, for a second try.
+        tools: Vec<ToolSpec>,
+        limits: GrammarLimits,
     },
     /// A reply that needs no model.
     Fixed(Reply),
@@ -624,6 +627,11 @@ impl LocalProvider {
             system.push_str(&tool_text(t, false, false));
             system.push('\n');
         }
+        let limits = GrammarLimits {
+            allow_none: false,
+            max_calls: 1,
+            ..limits
+        };
         Job::Call {
             messages: vec![pair("system", system), pair("user", query.to_string())],
             grammar,
@@ -631,6 +639,8 @@ impl LocalProvider {
             notes,
             direct,
             query: query.to_string(),
+            tools: narrowed,
+            limits,
         }
     }
 }
@@ -679,6 +689,59 @@ fn keep_distinct_grounded(
     (kept, dropped)
 }
 
+/// When `args` give several number parameters of `tool` (among `tools`, narrowed to the
+/// request's numbers: their schemas carry an `enum`) the same number while a later one could
+/// take a number no parameter of the call took: that tool with the repeated numbers taken out of
+/// the later parameters' `enum`s (the first parameter keeps its number), and the parameters
+/// changed.
+fn repeated_numbers(
+    tools: &[ToolSpec],
+    tool: &str,
+    args: &Value,
+) -> Option<(ToolSpec, Vec<String>)> {
+    let spec = tools.iter().find(|s| s.name == tool)?;
+    let props = spec.parameters.get("properties")?.as_object()?;
+    let args = args.as_object()?;
+    let used: Vec<f64> = args.values().filter_map(Value::as_f64).collect();
+    let numeric: Vec<(&String, f64, &Vec<Value>)> = props
+        .iter()
+        .filter_map(|(k, p)| {
+            let v = args.get(k).and_then(Value::as_f64)?;
+            let e = p.get("enum")?.as_array()?;
+            Some((k, v, e))
+        })
+        .collect();
+    let mut out = spec.clone();
+    let mut changed = Vec::new();
+    for (j, (param, value, allowed)) in numeric.iter().enumerate() {
+        let repeated = numeric
+            .iter()
+            .take(j)
+            .any(|(_, earlier, _)| earlier == value);
+        let unused = allowed
+            .iter()
+            .any(|a| a.as_f64().is_some_and(|x| !used.contains(&x)));
+        if !(repeated && unused) {
+            continue;
+        }
+        let rest: Vec<Value> = allowed
+            .iter()
+            .filter(|a| a.as_f64() != Some(*value))
+            .cloned()
+            .collect();
+        if let Some(p) = out
+            .parameters
+            .get_mut("properties")
+            .and_then(|p| p.get_mut(param.as_str()))
+            .and_then(Value::as_object_mut)
+        {
+            p.insert("enum".into(), Value::Array(rest));
+            changed.push((*param).clone());
+        }
+    }
+    (!changed.is_empty()).then_some((out, changed))
+}
+
 /// The conversation as plain text turns for a direct answer.
 fn direct_messages(turn: &Turn<'_>) -> Vec<(String, String)> {
     let mut messages = vec![pair("system", DIRECT_SYSTEM)];
@@ -716,6 +779,8 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             mut notes,
             direct,
             query,
+            tools,
+            limits,
         } => {
             let g = engine.generate(
                 &messages,
@@ -754,6 +819,38 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     "{dropped} extra call(s) dropped: nothing new in them, or a text value the request does not contain"
                 ));
             }
+            let mut usage = g.usage;
+            let mut kept = kept;
+            // One call that gave several parameters the same number while other numbers of the
+            // request went unused: asked again (at most twice), the later parameters without it.
+            let mut current = tools.clone();
+            for _ in 0..2 {
+                let [(name, args)] = kept.as_slice() else {
+                    break;
+                };
+                let Some((spec, params)) = repeated_numbers(&current, name, args) else {
+                    break;
+                };
+                let Ok(grammar) = tool_call_grammar(std::slice::from_ref(&spec), &limits) else {
+                    break;
+                };
+                let again =
+                    engine.generate(&messages, Some(&grammar), config.max_call_tokens, false)?;
+                usage.add(again.usage);
+                let Some(a) = serde_json::from_str::<Value>(&again.text)
+                    .ok()
+                    .and_then(|v| v.get("arguments").filter(|a| a.is_object()).cloned())
+                else {
+                    break;
+                };
+                notes.push(format!(
+                    "{name}: the model repeated a number in {} while the request states others; asked again without it there: {}",
+                    params.join(", "),
+                    crate::http::shorten(&again.text, 300)
+                ));
+                kept = vec![(name.clone(), a)];
+                current = vec![spec];
+            }
             let calls: Vec<ToolCall> = kept
                 .into_iter()
                 .enumerate()
@@ -771,7 +868,6 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     "the model declined every tool ({\"tool\": \"none\"}); it answered directly"
                         .to_string(),
                 );
-                let mut usage = g.usage;
                 let t = engine.generate(&direct, None, config.max_answer_tokens, false)?;
                 usage.add(t.usage);
                 let text = if t.text.is_empty() {
@@ -793,7 +889,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             ));
             Ok(Reply {
                 tool_calls: calls,
-                usage: Some(g.usage),
+                usage: Some(usage),
                 notes,
                 ..Reply::default()
             })
@@ -895,6 +991,32 @@ impl Provider for LocalChat {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_number_given_twice_while_another_is_unused_is_asked_again() {
+        let spec = ToolSpec::new(
+            "tri",
+            "Triangle.",
+            json!({"type": "object", "properties": {
+                "a": {"type": "number", "enum": [5, 4, 3]},
+                "b": {"type": "number", "enum": [5, 4, 3]},
+                "c": {"type": "number", "enum": [5, 4, 3]},
+                "unit": {"type": "string"}}}),
+        );
+        let tools = [spec];
+        let (s, changed) = repeated_numbers(
+            &tools,
+            "tri",
+            &json!({"a": 5, "b": 5, "c": 5, "unit": "cm"}),
+        )
+        .unwrap();
+        assert_eq!(changed, vec!["b", "c"]);
+        assert_eq!(s.parameters["properties"]["a"]["enum"], json!([5, 4, 3]));
+        assert_eq!(s.parameters["properties"]["b"]["enum"], json!([4, 3]));
+        assert_eq!(s.parameters["properties"]["c"]["enum"], json!([4, 3]));
+        assert!(repeated_numbers(&tools, "tri", &json!({"a": 5, "b": 4, "c": 3})).is_none());
+        assert!(repeated_numbers(&tools, "other", &json!({"a": 6, "b": 6})).is_none());
+    }
 
     #[test]
     fn extra_calls_must_be_new_and_grounded_in_the_request() {
