@@ -4,8 +4,10 @@
 //!   system prompt with every tool, the model as a plain chat, the answer decoded like BFCL's
 //!   AST decoder; no grammar, no validation feedback, no routing, no retries. The calls scored
 //!   are the ones the model wrote, as it wrote them.
-//! - `guided`: the agent's loop: routing, the provider's narrow schemas (a grammar for the
-//!   embedded model), validation feedback and retry budgets. The calls scored are the ones the
+//! - `guided`: the agent's loop: routing, the provider's narrow schemas (for the embedded
+//!   model: a relevance floor on the router score, schemas narrowed to the query with numbers
+//!   grounded in it, a GBNF grammar for one call or a list of parallel calls, a second try when
+//!   a call repeats a number), validation feedback and retry budgets. The calls scored are the ones the
 //!   runtime accepted, with the arguments it validated (lenient coercions applied), without
 //!   duplicates: what a tool would really have been called with.
 

@@ -18,6 +18,11 @@
 //!   not decode is no call (BFCL scores it wrong, except in `irrelevance`, where it counts as a
 //!   refusal).
 //!
+//! Not a native-tool-call variant: the embedded SmolLM2-135M-Instruct's chat template (in its
+//! GGUF) is plain ChatML without any tool syntax, so BFCL's prompt is the format this model
+//! gets. For a remote model behind `--provider openai|anthropic`, naive is the same prompt over
+//! plain chat (no `tools` in the request).
+//!
 //! One request, greedy decoding, every tool in the prompt; no grammar, no validation feedback, no
 //! routing, no retries. The calls are scored as the model wrote them. Each decoded call is also
 //! validated by the runtime, but only so the report can show its envelope: nothing goes back to

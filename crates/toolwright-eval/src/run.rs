@@ -21,8 +21,9 @@ use toolwright_runtime::Runtime;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
-    /// The classic single shot: all tools in the prompt, parse the calls; no validation feedback,
-    /// no routing, no retries.
+    /// The classic single shot, as the Berkeley Function Calling Leaderboard runs a prompt-based
+    /// model ([`crate::naive`]): its default system prompt with all tools, its AST decoding of
+    /// the answer; no grammar, no validation feedback, no routing, no retries.
     Naive,
     /// toolwright's loop: routing, narrow schemas, validation feedback, retry budgets.
     Guided,
