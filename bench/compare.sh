@@ -38,24 +38,50 @@ PIP_PKGS=(pydantic==2.14.4 langchain-core==1.8.3 pydantic-ai-slim==2.68.0 jsonsc
 PIP_PID=$!
 
 # --- Rust builds ---------------------------------------------------------------------------------
-log "building (release): toolwright-bench, toolwright CLI"
-cargo build --release -q -p toolwright-bench --bin bench-data
-cargo build --release -q -p toolwright-cli
-TW="$TARGET_DIR/release/toolwright"
-"$TARGET_DIR/release/bench-data" "$OUT/data"
+# One cargo invocation builds every binary the run needs (the CLI, bench-data, model-bench with
+# llama.cpp, the criterion benches, MCP's load generator) with one unified feature set, so no
+# later step rebuilds a crate with other features. The benches are then run as plain executables.
+phase() { log "$1 ($(( $(date +%s) - START )) s so far)"; }
+phase "building (release): toolwright CLI, toolwright-bench (benches, bench-data, model-bench), mcp_load"
+BUILD_JSON="$OUT/build.jsonl"
+cargo build --release --message-format=json-render-diagnostics \
+  -p toolwright-cli -p toolwright-bench -p toolwright-mcp \
+  --features toolwright-bench/model,toolwright-mcp/http-client \
+  --bins --benches --example mcp_load >"$BUILD_JSON"
+exe() { # target name → its executable from this build
+  python3 - "$BUILD_JSON" "$1" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == sys.argv[2]:
+        print(m["executable"])
+        break
+PY
+}
+TW="$(exe toolwright)"
+OVERHEAD_BIN="$(exe overhead)"
+ROUTING_BIN="$(exe routing)"
+MODEL_BENCH_BIN="$(exe model-bench)"
+export TW_BIN="$TW" MCP_LOAD_BIN="$(exe mcp_load)"
+"$(exe bench-data)" "$OUT/data"
+phase "builds done"
 
 # --- criterion ---------------------------------------------------------------------------------
+export CRITERION_HOME="$TARGET_DIR/criterion"
 CRIT_ARGS=()
 if [ "${QUICK:-0}" = 1 ]; then CRIT_ARGS=(--warm-up-time 0.2 --measurement-time 0.5); fi
-log "criterion: per-call overhead and validation"
-cargo bench -q -p toolwright-bench --bench overhead -- "${CRIT_ARGS[@]}" >"$OUT/criterion-overhead.txt" 2>&1 \
+phase "criterion: per-call overhead and validation"
+"$OVERHEAD_BIN" --bench "${CRIT_ARGS[@]}" >"$OUT/criterion-overhead.txt" 2>&1 \
   || log "overhead bench failed (see $OUT/criterion-overhead.txt)"
-log "criterion: routing"
-cargo bench -q -p toolwright-bench --bench routing -- "${CRIT_ARGS[@]}" >"$OUT/criterion-routing.txt" 2>&1 \
+phase "criterion: routing"
+"$ROUTING_BIN" --bench "${CRIT_ARGS[@]}" >"$OUT/criterion-routing.txt" 2>&1 \
   || log "routing bench failed (see $OUT/criterion-routing.txt)"
 
 # --- Python peers --------------------------------------------------------------------------------
-log "waiting for the peers' venv"
+phase "waiting for the peers' venv"
 if wait "$PIP_PID"; then
   log "peers: running"
   "$VENV/bin/python" bench/peers.py "$OUT/data" "$OUT/peers.json" || log "peers.py failed"
@@ -85,8 +111,27 @@ if os.path.exists("/usr/bin/time"):
 print(json.dumps({"wall_s": statistics.median(walls), "rss_kb": rss}))
 PY
 }
-log "start-up and memory"
+phase "start-up and memory"
 TOOLS_LIST=$(measure tools_list "$TW" tools list)
+# `serve` start-up: spawn → the answer to `initialize` over stdio (median of 21), demo toolset.
+SERVE_START=$(python3 - "$TW" <<'PY'
+import json, statistics, subprocess, sys, time
+init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+        "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+walls = []
+for _ in range(21):
+    t = time.perf_counter()
+    p = subprocess.Popen([sys.argv[1], "serve", "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    p.stdin.write(json.dumps(init) + "\n"); p.stdin.flush()
+    line = p.stdout.readline()
+    walls.append(time.perf_counter() - t)
+    p.kill(); p.wait()
+    if '"result"' not in line:
+        print(json.dumps({})); sys.exit(0)
+print(json.dumps({"wall_s": statistics.median(walls)}))
+PY
+) || SERVE_START='{}'
 PY_LC='{}'
 PY_PAI='{}'
 if [ -x "$VENV/bin/python" ]; then
@@ -151,7 +196,7 @@ fi
 # --- MCP (owned by the MCP work) ---------------------------------------------------------------------
 MCP_OUT=""
 if [ -x bench/mcp_compare.sh ] || [ -f bench/mcp_compare.sh ]; then
-  log "MCP: bench/mcp_compare.sh"
+  phase "MCP: bench/mcp_compare.sh"
   MCP_OUT=$(env -u BENCH_VENV -u OUT timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
 fi
 
@@ -159,22 +204,23 @@ fi
 # Prompt and generation tokens/s through toolwright's LocalProvider next to llama.cpp's own
 # counters (same model, prompt, context, threads): crates/toolwright-bench/src/bin/model-bench.rs.
 MODEL_JSON='{"note": "model-bench did not run (see model.log)"}'
-log "embedded model: fetch (if needed), build model-bench (llama.cpp), run"
-if "$TW" model fetch >"$OUT/model.log" 2>&1 \
-   && cargo build --release -q -p toolwright-bench --features model --bin model-bench >>"$OUT/model.log" 2>&1; then
-  MODEL_JSON=$(timeout 900 "$TARGET_DIR/release/model-bench" --json 2>>"$OUT/model.log" || echo "$MODEL_JSON")
+phase "embedded model: fetch (if needed), run model-bench"
+if "$TW" model fetch >"$OUT/model.log" 2>&1 && [ -n "$MODEL_BENCH_BIN" ]; then
+  MODEL_JSON=$(timeout 900 "$MODEL_BENCH_BIN" --json 2>>"$OUT/model.log" || echo "$MODEL_JSON")
 fi
 
-python3 - "$OUT/extras.json" "$TOOLS_LIST" "$PY_LC" "$PY_PAI" "$SERVE_RSS" "$SERVE_NOTE" "$MCP_OUT" "$MODEL_JSON" <<'PY'
+python3 - "$OUT/extras.json" "$TOOLS_LIST" "$PY_LC" "$PY_PAI" "$SERVE_RSS" "$SERVE_NOTE" "$MCP_OUT" "$MODEL_JSON" "$SERVE_START" <<'PY'
 import json, sys
-out, tl, lc, pai, serve, serve_note, mcp, model = sys.argv[1:]
+out, tl, lc, pai, serve, serve_note, mcp, model, serve_start = sys.argv[1:]
 tl, lc, pai = json.loads(tl), json.loads(lc or "{}"), json.loads(pai or "{}")
+serve_start = json.loads(serve_start or "{}")
 try:
     model = json.loads(model)
 except Exception:
     model = {"note": model.strip()[:300]}
 json.dump({
-    "startup": {"tools_list": tl, "python_langchain": lc, "python_pydantic_ai": pai},
+    "startup": {"tools_list": tl, "serve_stdio": serve_start, "python_langchain": lc,
+                "python_pydantic_ai": pai},
     "memory": {"tools_list_rss_kb": tl.get("rss_kb"), "python_langchain_rss_kb": lc.get("rss_kb"),
                "serve_1000_rss_kb": json.loads(serve), "serve_note": serve_note},
     "mcp_output": mcp.strip(),

@@ -97,7 +97,8 @@ def main() -> int:
             (lambda r: r["toolwright_s"] is not None and r["toolwright_s"] <= 0.5e-3) if n == "10000" else None)
 
     st = extras.get("startup", {})
-    for key, label in (("tools_list", "`toolwright tools list` wall time"),):
+    for key, label in (("tools_list", "`toolwright tools list` wall time"),
+                       ("serve_stdio", "`toolwright serve --stdio` spawn → initialize answered")):
         tw = st.get(key, {})
         py = st.get("python_langchain", {})
         row("start-up", label, tw.get("wall_s"), "python: import langchain-core + 1 tool + invoke", py.get("wall_s"),
