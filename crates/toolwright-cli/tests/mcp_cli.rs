@@ -489,3 +489,117 @@ fn unreachable_mcp_server_is_a_usage_error() {
     let (code, _, err) = run_cli(&["tools", "list", "--mcp", "http://127.0.0.1:9/mcp"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// One POST to `/mcp` (connection closed after it): status line, headers (lower-cased names) and
+/// body.
+fn raw_post(addr: &str, body: &str) -> (u16, Vec<(String, String)>, String) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split_whitespace().nth(1).unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (status.parse().unwrap(), headers, body.to_string())
+}
+
+#[tokio::test]
+async fn serve_http_stateless_answers_plain_json_and_pages_the_tool_list() {
+    let child = Command::new(bin())
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--stateless",
+            "--json-response",
+            "--page-size",
+            "2",
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Killed(child);
+    let url = wait_for_url(&mut child.0);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+
+    // No initialize needed and no session handed out: a call is one JSON answer.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "calculate", "arguments": {"expression": "6*7"}}});
+    let (status, headers, body) = raw_post(&addr, &call.to_string());
+    assert_eq!(status, 200, "{body}");
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert!(
+        header("content-type")
+            .unwrap()
+            .starts_with("application/json"),
+        "{headers:?}"
+    );
+    assert!(header("mcp-session-id").is_none(), "{headers:?}");
+    let msg: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(msg["id"], 7);
+    assert_eq!(msg["result"]["isError"], false, "{msg}");
+    assert_eq!(msg["result"]["structuredContent"]["status"], "success");
+
+    // tools/list in pages of 2: following nextCursor gives every demo tool exactly once.
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    for id in 1..100 {
+        let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
+        let req = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
+        let (status, _, body) = raw_post(&addr, &req.to_string());
+        assert_eq!(status, 200, "{body}");
+        let msg: Value = serde_json::from_str(&body).unwrap();
+        let tools = msg["result"]["tools"].as_array().unwrap();
+        assert!(tools.len() <= 2);
+        names.extend(
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_string()),
+        );
+        match msg["result"]["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    let reg = toolwright_demo::registry(toolwright_demo::DemoConfig::default()).unwrap();
+    assert_eq!(names, reg.names());
+
+    // A cursor the server did not hand out is invalid params.
+    let bad =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": "nope"}});
+    let (_, _, body) = raw_post(&addr, &bad.to_string());
+    let msg: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(msg["error"]["code"], -32602, "{msg}");
+
+    // An MCP client (rmcp over Streamable HTTP) works against the stateless server too.
+    let conn = connect(&McpSource::Http { url }, &ClientOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(conn.list_tools().await.unwrap().len(), reg.len());
+    let r = conn
+        .call_raw("calculate", json!({"expression": "2+2"}))
+        .await
+        .unwrap();
+    assert_eq!(r["isError"], false, "{r}");
+    conn.close().await;
+}

@@ -68,7 +68,7 @@ struct RpcResult {
 fn cpu_ticks(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name (which may hold spaces) start after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // utime and stime are fields 14 and 15 of the line: 12 and 13 after the name.
     let utime: u64 = fields.get(11)?.parse().ok()?;
@@ -172,7 +172,7 @@ impl Session {
             self.sid = Some(s.to_string());
         }
         let bytes = resp.bytes().await.map_err(|e| e.to_string())?;
-        let snippet = || String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+        let snippet = || String::from_utf8_lossy(bytes.get(..200).unwrap_or(&bytes)).into_owned();
         if !status.is_success() {
             return Err(format!("HTTP {status}: {}", snippet()));
         }
