@@ -153,7 +153,7 @@ fn overhead(c: &mut Criterion) {
     let rt = tokio_rt();
     let reg = noop_registry();
     let runtime = Runtime::new(reg.clone());
-    let inline = Runtime::builder(reg.clone()).isolate_tools(false).build();
+    let isolated = Runtime::builder(reg.clone()).isolate_tools(true).build();
     let mut g = c.benchmark_group("noop-call");
     g.measurement_time(Duration::from_secs(3));
     g.sample_size(30);
@@ -169,22 +169,25 @@ fn overhead(c: &mut Criterion) {
             }
         })
     });
-    g.bench_function("Runtime::invoke (full policy stack)", |b| {
+    g.bench_function(
+        "Runtime::invoke (full policy stack, tools inline: the default)",
+        |b| {
+            b.to_async(&rt).iter(|| {
+                let runtime = runtime.clone();
+                async move {
+                    runtime
+                        .invoke(
+                            ToolCall::new("c", "noop", json!({"n": 1})),
+                            &CallOptions::default(),
+                        )
+                        .await
+                }
+            })
+        },
+    );
+    g.bench_function("Runtime::invoke (full stack, isolate_tools)", |b| {
         b.to_async(&rt).iter(|| {
-            let runtime = runtime.clone();
-            async move {
-                runtime
-                    .invoke(
-                        ToolCall::new("c", "noop", json!({"n": 1})),
-                        &CallOptions::default(),
-                    )
-                    .await
-            }
-        })
-    });
-    g.bench_function("Runtime::invoke (full stack, tools inline)", |b| {
-        b.to_async(&rt).iter(|| {
-            let runtime = inline.clone();
+            let runtime = isolated.clone();
             async move {
                 runtime
                     .invoke(
