@@ -73,6 +73,11 @@ pub struct EvalArgs {
     /// Most model turns per task in guided mode.
     #[arg(long, default_value_t = 6)]
     pub max_steps: u32,
+    /// Embedded model, guided mode: a best router (BM25) score below this means no tool fits the
+    /// query. The default was calibrated on BFCL slices the `--limit` runs do not use; 0 turns
+    /// it off (then the model itself may decline weak matches).
+    #[arg(long, value_name = "SCORE", default_value_t = 0.9)]
+    pub relevance_floor: f32,
     /// Print the full JSON report on stdout instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -92,7 +97,7 @@ pub struct EvalArgs {
 /// decisions calibrated on BFCL slices that the reported runs do not use (the `--limit` runs take
 /// the first tasks of each file; calibration used `simple_python` 50–399, `irrelevance` 20–239
 /// and `multiple` 20–199, router scores only, no model):
-/// - relevance floor 0.9: a best BM25 score below it means no tool fits (11% of relevant and 13%
+/// - relevance floor 0.9 (`--relevance-floor`): a best BM25 score below it means no tool fits (11% of relevant and 13%
 ///   of irrelevant queries on the wrong side); at or above it the model must call a tool, since
 ///   the 135M model's own "none" choice was worse than the score;
 /// - candidates within 85% of the best score: the top-ranked tool was right 176/180 times, so the
@@ -101,10 +106,13 @@ pub struct EvalArgs {
 /// [`LocalConfig`]: toolwright_eval::toolwright_agent::providers::local::LocalConfig
 fn guided_local_config(
     path: PathBuf,
+    relevance_floor: f32,
 ) -> toolwright_eval::toolwright_agent::providers::local::LocalConfig {
     let mut c = toolwright_eval::toolwright_agent::providers::local::LocalConfig::new(path);
-    c.min_score = 0.9;
-    c.confident_score = 0.9;
+    if relevance_floor > 0.0 {
+        c.min_score = relevance_floor;
+        c.confident_score = relevance_floor;
+    }
     c.close_ratio = 0.85;
     c
 }
@@ -128,8 +136,10 @@ fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
                     })?
                 }
             };
-            let local =
-                Arc::new(LocalProvider::new(guided_local_config(path)).map_err(|e| e.to_string())?);
+            let local = Arc::new(
+                LocalProvider::new(guided_local_config(path, args.relevance_floor))
+                    .map_err(|e| e.to_string())?,
+            );
             // Naive: the same model as a plain chat, given BFCL's prompt (toolwright_eval::naive).
             let naive: Arc<dyn Provider> = Arc::new(LocalChat(local.clone()));
             Ok((naive, local))
