@@ -283,7 +283,22 @@ impl Registry {
         let names = self.names();
         let near = closest(name, names.iter().map(String::as_str), 3);
         let suggestion = if near.is_empty() {
-            format!("Call one of the available tools: {}.", names.join(", "))
+            // A large registry is not listed whole into the model's context.
+            const LISTED: usize = 20;
+            let shown = names
+                .iter()
+                .take(LISTED)
+                .map(String::as_str)
+                .collect::<Vec<_>>();
+            let more = names.len().saturating_sub(LISTED);
+            if more == 0 {
+                format!("Call one of the available tools: {}.", shown.join(", "))
+            } else {
+                format!(
+                    "Call one of the available tools: {}, and {more} more.",
+                    shown.join(", ")
+                )
+            }
         } else {
             format!(
                 "Did you mean {}? Call the tool by its exact name.",
@@ -435,5 +450,56 @@ pub fn finish(
     match spec {
         Some(s) => apply_output_budget(out, s.output_limit()),
         None => out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::DefinitionOnly;
+
+    fn registry_of(n: usize) -> Registry {
+        let reg = Registry::new();
+        for i in 0..n {
+            let spec = ToolSpec::new(
+                format!("tool_{i:04}"),
+                "A tool. Use this when testing.",
+                serde_json::json!({"type": "object"}),
+            );
+            reg.register(DefinitionOnly::new(spec)).unwrap();
+        }
+        reg
+    }
+
+    #[test]
+    fn an_unknown_name_lists_at_most_twenty_tools() {
+        let err = registry_of(1000).resolve("zzzzzzzz").unwrap_err();
+        assert_eq!(err.code, crate::ErrorCode::UnknownTool);
+        assert!(err.suggestion.contains("tool_0000"), "{}", err.suggestion);
+        assert!(err.suggestion.contains("tool_0019"));
+        assert!(!err.suggestion.contains("tool_0020"));
+        assert!(
+            err.suggestion.ends_with("and 980 more."),
+            "{}",
+            err.suggestion
+        );
+
+        let err = registry_of(3).resolve("zzzzzzzz").unwrap_err();
+        assert!(
+            err.suggestion.ends_with("tool_0000, tool_0001, tool_0002."),
+            "{}",
+            err.suggestion
+        );
+    }
+
+    #[test]
+    fn a_near_name_is_suggested_by_name() {
+        let err = registry_of(30).resolve("tool_0o12").unwrap_err();
+        assert!(
+            err.suggestion.starts_with("Did you mean"),
+            "{}",
+            err.suggestion
+        );
+        assert!(err.suggestion.contains("`tool_0012`"), "{}", err.suggestion);
     }
 }
