@@ -36,6 +36,16 @@ PIP_PKGS=(pydantic==2.14.4 langchain-core==1.8.3 pydantic-ai-slim==2.68.0 jsonsc
   "$VENV/bin/pip" install -q --disable-pip-version-check "${PIP_PKGS[@]}"
 ) >"$OUT/pip.log" 2>&1 &
 PIP_PID=$!
+# FastMCP for bench/mcp_compare.sh, in its own venv (the script reuses it when the version matches).
+MCP_VENV=/tmp/toolwright-bench-venv
+FASTMCP_VERSION="${FASTMCP_VERSION:-4.1.6}"
+(
+  if ! "$MCP_VENV/bin/python" -c "import fastmcp, sys; sys.exit(fastmcp.__version__ != '$FASTMCP_VERSION')" 2>/dev/null; then
+    rm -rf "$MCP_VENV" && python3 -m venv "$MCP_VENV" \
+      && "$MCP_VENV/bin/pip" install -q --disable-pip-version-check "fastmcp==$FASTMCP_VERSION"
+  fi
+) >"$OUT/pip-fastmcp.log" 2>&1 &
+FASTMCP_PID=$!
 
 # --- Rust builds ---------------------------------------------------------------------------------
 # One cargo invocation builds every binary the run needs (the CLI, bench-data, model-bench with
@@ -197,6 +207,7 @@ fi
 MCP_OUT=""
 if [ -x bench/mcp_compare.sh ] || [ -f bench/mcp_compare.sh ]; then
   phase "MCP: bench/mcp_compare.sh"
+  wait "$FASTMCP_PID" || log "fastmcp install failed (see $OUT/pip-fastmcp.log); mcp_compare.sh retries it"
   MCP_OUT=$(env -u BENCH_VENV -u OUT timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
 fi
 

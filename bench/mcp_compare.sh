@@ -34,11 +34,17 @@ mkdir -p "$OUT"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 CLK_TCK="$(getconf CLK_TCK 2>/dev/null || echo 100)"
 
-echo "== building (release): toolwright, mcp_load" >&2
-cargo build -q --release -p toolwright-cli
-cargo build -q --release -p toolwright-mcp --features http-client --example mcp_load
-TW="$TARGET/release/toolwright"
-LOAD="$TARGET/release/examples/mcp_load"
+# bench/compare.sh builds everything once and passes the binaries in TW_BIN / MCP_LOAD_BIN.
+if [[ -n "${TW_BIN:-}" && -n "${MCP_LOAD_BIN:-}" ]]; then
+  TW="$TW_BIN"
+  LOAD="$MCP_LOAD_BIN"
+else
+  echo "== building (release): toolwright, mcp_load" >&2
+  cargo build -q --release -p toolwright-cli
+  cargo build -q --release -p toolwright-mcp --features http-client --example mcp_load
+  TW="$TARGET/release/toolwright"
+  LOAD="$TARGET/release/examples/mcp_load"
+fi
 
 if ! "$VENV/bin/python" -c "import fastmcp, sys; sys.exit(fastmcp.__version__ != '$FASTMCP_VERSION')" 2>/dev/null; then
   echo "== installing fastmcp==$FASTMCP_VERSION into $VENV" >&2
