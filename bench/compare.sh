@@ -51,13 +51,14 @@ FASTMCP_PID=$!
 # One cargo invocation builds every binary the run needs (the CLI, bench-data, model-bench with
 # llama.cpp, the criterion benches, MCP's load generator) with one unified feature set, so no
 # later step rebuilds a crate with other features. The benches are then run as plain executables.
+# (Bench targets are named: `--benches` would also build every lib and bin as a bench harness.)
 phase() { log "$1 ($(( $(date +%s) - START )) s so far)"; }
 phase "building (release): toolwright CLI, toolwright-bench (benches, bench-data, model-bench), mcp_load"
 BUILD_JSON="$OUT/build.jsonl"
 cargo build --release --message-format=json-render-diagnostics \
   -p toolwright-cli -p toolwright-bench -p toolwright-mcp \
   --features toolwright-bench/model,toolwright-mcp/http-client \
-  --bins --benches --example mcp_load >"$BUILD_JSON"
+  --bins --bench overhead --bench routing --example mcp_load >"$BUILD_JSON"
 exe() { # target name → its executable from this build
   python3 - "$BUILD_JSON" "$1" <<'PY'
 import json, sys
