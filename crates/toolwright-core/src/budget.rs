@@ -4,9 +4,38 @@ use crate::envelope::{Outcome, Status, Truncation};
 use serde_json::Value;
 
 fn size(v: &Value) -> usize {
-    serde_json::to_string(v)
-        .map(|s| s.len())
-        .unwrap_or(usize::MAX)
+    serialized_len(v, usize::MAX)
+}
+
+/// The length of `v` serialized, counted without building the text; counting stops (and
+/// `limit + 1` comes back) once it passes `limit`, so a huge result is not walked whole.
+fn serialized_len(v: &Value, limit: usize) -> usize {
+    struct Count {
+        n: usize,
+        limit: usize,
+    }
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.n = self.n.saturating_add(buf.len());
+            if self.n > self.limit {
+                return Err(std::io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count { n: 0, limit };
+    match serde_json::to_writer(&mut c, v) {
+        Ok(()) => c.n,
+        Err(_) => limit.saturating_add(1),
+    }
+}
+
+/// Whether `v` serialized fits in `limit` bytes.
+fn fits_in(v: &Value, limit: usize) -> bool {
+    serialized_len(v, limit) <= limit
 }
 
 /// Pointers to the arrays inside `v` (depth-first), with their serialized sizes.
@@ -56,7 +85,7 @@ fn strings(v: &Value, path: String, out: &mut Vec<(usize, String)>, depth: usize
 /// array is shortened first (as few items dropped as possible), then the longest string. Returns
 /// `None` when `data` already fits.
 pub fn truncate_to_budget(data: &Value, limit: usize) -> Option<(Value, Truncation)> {
-    if size(data) <= limit {
+    if fits_in(data, limit) {
         return None;
     }
     let mut found = Vec::new();
@@ -74,7 +103,7 @@ pub fn truncate_to_budget(data: &Value, limit: usize) -> Option<(Value, Truncati
             if let Some(Value::Array(items)) = d.pointer_mut(path) {
                 items.truncate(keep);
             }
-            (size(&d) <= limit).then_some(d)
+            fits_in(&d, limit).then_some(d)
         };
         let mut best = fits(0);
         if best.is_none() {
@@ -117,7 +146,7 @@ pub fn truncate_to_budget(data: &Value, limit: usize) -> Option<(Value, Truncati
             s.truncate(cut);
             s.push('…');
         }
-        if size(&d) <= limit {
+        if fits_in(&d, limit) {
             return Some((
                 d,
                 Truncation {
@@ -176,6 +205,16 @@ pub fn apply_output_budget(mut outcome: Outcome, limit: usize) -> Outcome {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_counted_length_is_the_serialized_length() {
+        let v = json!({"a": [1, 2.5, "x\"y", null, {"é": true}], "b": "\u{1F600}"});
+        let text = serde_json::to_string(&v).unwrap();
+        assert_eq!(size(&v), text.len());
+        assert!(fits_in(&v, text.len()));
+        assert!(!fits_in(&v, text.len() - 1));
+        assert_eq!(serialized_len(&v, 3), 4, "counting stops past the limit");
+    }
 
     #[test]
     fn shortens_the_largest_array_to_fit() {
