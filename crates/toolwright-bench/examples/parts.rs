@@ -12,11 +12,17 @@ fn time<T>(what: &str, n: u32, mut f: impl FnMut() -> T) {
     for _ in 0..n {
         black_box(f());
     }
-    println!("{what:<40} {:>8.1} ns", t.elapsed().as_nanos() as f64 / f64::from(n));
+    println!(
+        "{what:<40} {:>8.1} ns",
+        t.elapsed().as_nanos() as f64 / f64::from(n)
+    );
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let reg = toolwright_bench::registry().unwrap();
     let size = toolwright_bench::Size::Small;
     let args = size.args_json();
@@ -24,20 +30,30 @@ fn main() {
     let n = 1_000_000;
     let value: serde_json::Value = serde_json::from_str(&args).unwrap();
     let entry = reg.get(name).unwrap();
-    time("parse args -> Value", n, || serde_json::from_str::<serde_json::Value>(&args).unwrap());
+    time("parse args -> Value", n, || {
+        serde_json::from_str::<serde_json::Value>(&args).unwrap()
+    });
     time("clone Value", n, || value.clone());
     time("registry.get", n, || reg.get(name));
-    time("validate (is_valid path)", n, || entry.prepare(value.clone(), true).is_ok());
+    time("validate (is_valid path)", n, || {
+        entry.prepare(value.clone(), true).is_ok()
+    });
     time("ToolContext::new", n, || ToolContext::new("c1", name));
     time("tool.call -> future (boxed)", n, || {
         entry.tool.call(value.clone(), ToolContext::new("c1", name))
     });
     time("tool.call + await", n, || {
-        rt.block_on(entry.tool.call(value.clone(), ToolContext::new("c1", name))).is_ok()
+        rt.block_on(entry.tool.call(value.clone(), ToolContext::new("c1", name)))
+            .is_ok()
     });
     time("block_on(ready)", n, || rt.block_on(async { 1 }));
-    let out = rt.block_on(reg.invoke(ToolCall::new("c1", name, value.clone()), &Default::default()));
-    time("serialize envelope", n, || serde_json::to_string(&out).unwrap());
+    let out = rt.block_on(reg.invoke(
+        ToolCall::new("c1", name, value.clone()),
+        &Default::default(),
+    ));
+    time("serialize envelope", n, || {
+        serde_json::to_string(&out).unwrap()
+    });
     println!("envelope: {}", serde_json::to_string(&out).unwrap());
     time("Outcome::success + finish", n, || {
         toolwright_core::finish(
@@ -49,6 +65,9 @@ fn main() {
         )
     });
     time("registry.invoke (Value in)", n, || {
-        rt.block_on(reg.invoke(ToolCall::new("c1", name, value.clone()), &Default::default()))
+        rt.block_on(reg.invoke(
+            ToolCall::new("c1", name, value.clone()),
+            &Default::default(),
+        ))
     });
 }
