@@ -164,53 +164,29 @@ def add(a: int, b: int) -> int:
 agent.run_sync("add 1 and 2")' || echo '{}')
 fi
 
-# `serve` with 1,000 tools (when the CLI has `serve` and accepts definitions).
-SERVE_RSS=null
-SERVE_NOTE="pending: \`toolwright serve\` is not available yet"
-if "$TW" serve --help >/dev/null 2>&1; then
-  python3 - "$OUT/defs_1000.json" <<'PY'
-import json, sys
-tools = [{"name": f"tool_{i}", "description": f"Tool number {i}. Use it to test listing many tools.",
-          "parameters": {"type": "object", "properties": {"x": {"type": "integer", "description": "A number"}},
-                         "required": ["x"], "additionalProperties": False}} for i in range(1000)]
-json.dump(tools, open(sys.argv[1], "w"))
-PY
-  if "$TW" serve --help 2>&1 | grep -q -- '--functions'; then
-    SERVE_RSS=$(python3 - "$TW" "$OUT/defs_1000.json" <<'PY'
-import json, subprocess, sys, time
-tw, defs = sys.argv[1], sys.argv[2]
-init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-        "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
-p = subprocess.Popen([tw, "serve", "--stdio", "--toolset", "none", "--functions", defs], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-try:
-    p.stdin.write(json.dumps(init) + "\n"); p.stdin.flush(); p.stdout.readline()
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n"); p.stdin.flush()
-    p.stdout.readline()
-    time.sleep(0.2)
-    rss = None
-    for line in open(f"/proc/{p.pid}/status"):
-        if line.startswith("VmHWM:"):
-            rss = int(line.split()[1])
-    print(json.dumps(rss))
-finally:
-    p.kill()
-PY
-) || SERVE_RSS=null
-    SERVE_NOTE="stdio, after initialize + tools/list (peak RSS, VmHWM)"
-  else
-    SERVE_NOTE="pending: \`serve\` does not take --functions (1,000 tools)"
-  fi
-fi
-
 # --- MCP (owned by the MCP work) ---------------------------------------------------------------------
 MCP_OUT=""
 if [ -x bench/mcp_compare.sh ] || [ -f bench/mcp_compare.sh ]; then
   phase "MCP: bench/mcp_compare.sh"
   wait "$FASTMCP_PID" || log "fastmcp install failed (see $OUT/pip-fastmcp.log); mcp_compare.sh retries it"
-  MCP_OUT=$(env -u BENCH_VENV -u OUT timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
+  MCP_OUT=$(env -u BENCH_VENV OUT="$OUT/mcp" timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
 fi
+# `serve --stdio` with 1,000 tools: the peak RSS mcp_compare.sh measured (after initialize +
+# tools/list).
+SERVE_RSS=$(python3 - "$OUT/mcp/results.jsonl" <<'PY' || echo null
+import json, sys
+rss = None
+try:
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        if r.get("label") == "toolwright-stdio-1000-tools":
+            rss = r.get("peak_rss_kb")
+except (OSError, ValueError):
+    pass
+print(json.dumps(rss))
+PY
+)
+SERVE_NOTE="stdio, after initialize + tools/list (peak RSS, VmHWM; from mcp_compare.sh)"
 
 # --- embedded model ------------------------------------------------------------------------------
 # Prompt and generation tokens/s through toolwright's LocalProvider next to llama.cpp's own

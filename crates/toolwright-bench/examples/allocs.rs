@@ -1,29 +1,7 @@
 //! Heap allocations per call on each per-call path (small workload): a counting allocator
 //! around the system one. `cargo run --release -p toolwright-bench --example allocs`
-#![allow(clippy::expect_used, clippy::unwrap_used, unsafe_code)]
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-static BYTES: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(l.size() as u64, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(n as u64, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+use toolwright_bench::counting::{Counting, stats};
 
 #[global_allocator]
 static A: Counting = Counting;
@@ -52,10 +30,7 @@ fn main() {
                         ),
                     }
                 }
-                let (a0, b0) = (
-                    ALLOCS.load(Ordering::Relaxed),
-                    BYTES.load(Ordering::Relaxed),
-                );
+                let (a0, b0) = (stats().allocs, stats().bytes);
                 for _ in 0..n {
                     match path {
                         0 => drop(toolwright_bench::bare_call(size, &args).await),
@@ -65,10 +40,7 @@ fn main() {
                         ),
                     }
                 }
-                let (a1, b1) = (
-                    ALLOCS.load(Ordering::Relaxed),
-                    BYTES.load(Ordering::Relaxed),
-                );
+                let (a1, b1) = (stats().allocs, stats().bytes);
                 println!(
                     "{:<6} {:<8} {:>8.1} allocs/call {:>10.0} bytes/call",
                     size.as_str(),

@@ -13,6 +13,8 @@
 //! Routing uses a synthetic but wordy toolset ([`routing_corpus`]) and fixed queries
 //! ([`ROUTING_QUERIES`]).
 
+pub mod counting;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

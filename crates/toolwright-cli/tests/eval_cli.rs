@@ -10,50 +10,10 @@
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::PathBuf;
 
-/// Serves `bodies` (Chat Completions JSON) to successive POSTs on 127.0.0.1; returns the base
-/// URL and a handle giving the request bodies received.
-fn fixture(bodies: Vec<Value>) -> (String, std::thread::JoinHandle<Vec<Value>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let handle = std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        for body in bodies {
-            let Ok((mut stream, _)) = listener.accept() else {
-                return seen;
-            };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut buf = vec![0u8; len];
-            let _ = reader.read_exact(&mut buf);
-            seen.push(serde_json::from_slice(&buf).unwrap_or(Value::Null));
-            let text = body.to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-                text.len()
-            );
-        }
-        seen
-    });
-    (format!("http://{addr}/v1"), handle)
-}
-
-fn completion(message: Value) -> Value {
-    json!({"choices": [{"index": 0, "message": message}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
-}
+mod common;
+use common::{completion, fixture};
 
 fn toolwright() -> Command {
     let mut c = Command::cargo_bin("toolwright").unwrap();

@@ -9,44 +9,13 @@
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 
-/// Serves `bodies` (Chat Completions JSON) to successive POSTs on 127.0.0.1; returns the base URL.
+mod common;
+use common::completion;
+
+/// The fixture's base URL (the requests it saw are not looked at here).
 fn fixture(bodies: Vec<Value>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for body in bodies {
-            let Ok((mut stream, _)) = listener.accept() else {
-                return;
-            };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut buf = vec![0u8; len];
-            let _ = reader.read_exact(&mut buf);
-            let text = body.to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-                text.len()
-            );
-        }
-    });
-    format!("http://{addr}/v1")
-}
-
-fn completion(message: Value) -> Value {
-    json!({"choices": [{"index": 0, "message": message}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+    common::fixture(bodies).0
 }
 
 fn toolwright() -> Command {
