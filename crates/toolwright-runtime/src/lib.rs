@@ -368,79 +368,72 @@ impl Runtime {
     // Not boxed: a call moves through here once, and recursion (tools calling tools) goes
     // through the boxed `Invoker` future.
     async fn invoke_at(&self, mut call: ToolCall, opts: &CallOptions, depth: u32) -> Outcome {
-        {
-            let start = Instant::now();
-            if call.id.is_empty() {
-                let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-                call.id = format!("call-{n}");
-            }
-            let entry = self.inner.registry.get(&call.name);
-            let called = entry.clone();
-            // Events are built only when someone listens: no copies on the hot path otherwise.
-            let listening = self.inner.events.receiver_count() > 0;
-            let label = listening.then(|| {
-                entry
-                    .as_ref()
-                    .map_or_else(|| call.name.clone(), |e| e.spec().label().to_string())
-            });
-            if let Some(label) = &label {
-                let _ = self.inner.events.send(ToolEvent::Started {
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    display_label: label.clone(),
-                    session_id: opts.session_id.clone(),
-                    step: opts.step,
-                });
-            }
-            let span = tracing::info_span!(
-                "execute_tool",
-                otel.name = %format!("execute_tool {}", call.name),
-                gen_ai.operation.name = "execute_tool",
-                gen_ai.tool.name = %call.name,
-                gen_ai.tool.call.id = %call.id,
-                gen_ai.tool.type = "function",
-                toolwright.status = tracing::field::Empty,
-                error.type = tracing::field::Empty,
-            );
-            let out = if span.is_disabled() {
-                self.run(call, entry, opts, depth, start).await
-            } else {
-                let out = self
-                    .run(call, entry, opts, depth, start)
-                    .instrument(span.clone())
-                    .await;
-                span.record("toolwright.status", out.status.as_str());
-                if let Some(code) = out.error_code() {
-                    span.record("error.type", code.as_str());
-                }
-                out
-            };
-            // Names the model made up share one series, so they cannot blow up the label set.
-            let known = match called {
-                Some(e) if e.spec().name == out.meta.tool => Some(e),
-                _ => self.inner.registry.get(&out.meta.tool),
-            };
-            let sla = known.as_ref().and_then(|e| e.spec().meta.sla_ms);
-            let series = if known.is_some() {
-                out.meta.tool.as_str()
-            } else {
-                UNKNOWN_TOOL_SERIES
-            };
-            self.inner.metrics.record(series, sla, &out);
-            if let Some(display_label) = label {
-                let _ = self.inner.events.send(ToolEvent::Finished {
-                    call_id: out.meta.call_id.clone(),
-                    tool: out.meta.tool.clone(),
-                    display_label,
-                    duration_ms: out.meta.duration_ms,
-                    status: out.status,
-                    code: out.error_code(),
-                    replayed: out.meta.replayed,
-                    retries: out.meta.retries,
-                });
-            }
-            out
+        let start = Instant::now();
+        if call.id.is_empty() {
+            let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+            call.id = format!("call-{n}");
         }
+        let entry = self.inner.registry.get(&call.name);
+        let called = entry.clone();
+        // Events are built only when someone listens: no copies on the hot path otherwise.
+        let listening = self.inner.events.receiver_count() > 0;
+        let label = listening.then(|| {
+            entry
+                .as_ref()
+                .map_or_else(|| call.name.clone(), |e| e.spec().label().to_string())
+        });
+        if let Some(label) = &label {
+            let _ = self.inner.events.send(ToolEvent::Started {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                display_label: label.clone(),
+                session_id: opts.session_id.clone(),
+                step: opts.step,
+            });
+        }
+        let span = tracing::info_span!(
+            "execute_tool",
+            otel.name = %format!("execute_tool {}", call.name),
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = %call.name,
+            gen_ai.tool.call.id = %call.id,
+            gen_ai.tool.type = "function",
+            toolwright.status = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+        );
+        let out = self
+            .run(call, entry, opts, depth, start)
+            .instrument(span.clone())
+            .await;
+        span.record("toolwright.status", out.status.as_str());
+        if let Some(code) = out.error_code() {
+            span.record("error.type", code.as_str());
+        }
+        // Names the model made up share one series, so they cannot blow up the label set.
+        let known = match called {
+            Some(e) if e.spec().name == out.meta.tool => Some(e),
+            _ => self.inner.registry.get(&out.meta.tool),
+        };
+        let sla = known.as_ref().and_then(|e| e.spec().meta.sla_ms);
+        let series = if known.is_some() {
+            out.meta.tool.as_str()
+        } else {
+            UNKNOWN_TOOL_SERIES
+        };
+        self.inner.metrics.record(series, sla, &out);
+        if let Some(display_label) = label {
+            let _ = self.inner.events.send(ToolEvent::Finished {
+                call_id: out.meta.call_id.clone(),
+                tool: out.meta.tool.clone(),
+                display_label,
+                duration_ms: out.meta.duration_ms,
+                status: out.status,
+                code: out.error_code(),
+                replayed: out.meta.replayed,
+                retries: out.meta.retries,
+            });
+        }
+        out
     }
 
     async fn run(
