@@ -120,6 +120,25 @@ impl Drop for Killed {
     }
 }
 
+/// Starts `toolwright serve --http 127.0.0.1:0 EXTRA…`; returns the process, its `/mcp` URL and
+/// its `host:port`.
+fn serve_http(extra: &[&str]) -> (Killed, String, String) {
+    let child = Command::new(bin())
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Killed(child);
+    let url = wait_for_url(&mut child.0);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    (child, url, addr)
+}
+
 fn demo_spec(name: &str) -> Value {
     let reg = toolwright_demo::registry(toolwright_demo::DemoConfig::default()).unwrap();
     reg.get(name).unwrap().spec().parameters.clone()
@@ -268,26 +287,7 @@ fn raw_http(addr: &str, headers: &[(&str, &str)], body: &str) -> u16 {
 
 #[tokio::test]
 async fn serve_http_checks_token_host_origin_and_body_size() {
-    let child = Command::new(bin())
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--token",
-            "s3cret",
-            "--max-body-bytes",
-            "2000",
-        ])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut child = Killed(child);
-    let url = wait_for_url(&mut child.0);
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_string();
+    let (mut child, url, addr) = serve_http(&["--token", "s3cret", "--max-body-bytes", "2000"]);
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
     .to_string();
@@ -516,26 +516,7 @@ fn raw_post(addr: &str, body: &str) -> (u16, Vec<(String, String)>, String) {
 
 #[tokio::test]
 async fn serve_http_stateless_answers_plain_json_and_pages_the_tool_list() {
-    let child = Command::new(bin())
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--stateless",
-            "--json-response",
-            "--page-size",
-            "2",
-        ])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut child = Killed(child);
-    let url = wait_for_url(&mut child.0);
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_string();
+    let (_child, url, addr) = serve_http(&["--stateless", "--json-response", "--page-size", "2"]);
 
     // No initialize needed and no session handed out: a call is one JSON answer.
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",

@@ -169,9 +169,14 @@ fn overhead(c: &mut Criterion) {
             }
         })
     });
-    g.bench_function(
-        "Runtime::invoke (full policy stack, tools inline: the default)",
-        |b| {
+    for (label, runtime) in [
+        (
+            "Runtime::invoke (full policy stack, tools inline: the default)",
+            &runtime,
+        ),
+        ("Runtime::invoke (full stack, isolate_tools)", &isolated),
+    ] {
+        g.bench_function(label, |b| {
             b.to_async(&rt).iter(|| {
                 let runtime = runtime.clone();
                 async move {
@@ -183,21 +188,8 @@ fn overhead(c: &mut Criterion) {
                         .await
                 }
             })
-        },
-    );
-    g.bench_function("Runtime::invoke (full stack, isolate_tools)", |b| {
-        b.to_async(&rt).iter(|| {
-            let runtime = isolated.clone();
-            async move {
-                runtime
-                    .invoke(
-                        ToolCall::new("c", "noop", json!({"n": 1})),
-                        &CallOptions::default(),
-                    )
-                    .await
-            }
-        })
-    });
+        });
+    }
     g.finish();
 }
 
