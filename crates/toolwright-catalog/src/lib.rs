@@ -13,6 +13,7 @@
 
 pub mod catalog;
 pub mod dialect;
+pub mod embed;
 pub mod lint;
 pub mod router;
 pub mod schema;
@@ -20,5 +21,6 @@ pub mod text;
 
 pub use catalog::{Catalog, CatalogError, CatalogTool, Change, ChangeKind};
 pub use dialect::{Dialect, Lowering, Portability, export_dialect};
+pub use embed::{EmbedError, Embedder};
 pub use lint::{Finding, LintOptions, Severity};
 pub use router::{Ranked, Router, Scorer, find_tools, select_tools};
