@@ -5,3 +5,6 @@
 //! for dense routing, answer composition, and the named passes that help a small model (schema
 //! narrowing, number grounding, re-asks, the selection policy). The agent crate knows none of
 //! this: it sees a `Provider`, and the catalog sees an `Embedder`.
+
+#[cfg(feature = "embed")]
+pub mod embed;

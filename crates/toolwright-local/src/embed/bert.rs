@@ -1,0 +1,227 @@
+//! A small BERT encoder over candle: embeddings, `num_hidden_layers` post-norm transformer
+//! layers, and the last hidden state (no pooler). It reads the Hugging Face `config.json` and
+//! the weight names of `BertModel` (`embeddings.*`, `encoder.layer.N.*`).
+//!
+//! Written by hand (about 150 lines) instead of pulling `candle-transformers`, whose hundred-odd
+//! model files add build time that this one architecture does not need.
+
+use candle_core::{DType, Device, Module, Tensor};
+use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+use serde::Deserialize;
+
+/// The fields of a Hugging Face BERT `config.json` that the encoder uses.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Config {
+    pub vocab_size: usize,
+    pub hidden_size: usize,
+    pub num_hidden_layers: usize,
+    pub num_attention_heads: usize,
+    pub intermediate_size: usize,
+    pub max_position_embeddings: usize,
+    #[serde(default = "default_type_vocab")]
+    pub type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    pub layer_norm_eps: f64,
+    #[serde(default = "default_act")]
+    pub hidden_act: String,
+}
+
+fn default_type_vocab() -> usize {
+    2
+}
+fn default_eps() -> f64 {
+    1e-12
+}
+fn default_act() -> String {
+    "gelu".to_string()
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Act {
+    /// The exact (erf) GELU, Hugging Face's `"gelu"`.
+    GeluErf,
+    /// The tanh approximation (`"gelu_new"`, `"gelu_pytorch_tanh"`).
+    GeluTanh,
+    Relu,
+}
+
+impl Act {
+    fn parse(s: &str) -> candle_core::Result<Self> {
+        match s {
+            "gelu" => Ok(Act::GeluErf),
+            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Act::GeluTanh),
+            "relu" => Ok(Act::Relu),
+            other => Err(candle_core::Error::Msg(format!(
+                "unsupported hidden_act {other:?}"
+            ))),
+        }
+    }
+    fn apply(self, x: &Tensor) -> candle_core::Result<Tensor> {
+        match self {
+            Act::GeluErf => x.gelu_erf(),
+            Act::GeluTanh => x.gelu(),
+            Act::Relu => x.relu(),
+        }
+    }
+}
+
+struct Layer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    attn_out: Linear,
+    attn_norm: LayerNorm,
+    intermediate: Linear,
+    out: Linear,
+    out_norm: LayerNorm,
+}
+
+/// The encoder: token ids and an attention mask in, the last hidden state out.
+pub(crate) struct Bert {
+    word: Embedding,
+    position: Tensor,
+    token_type0: Tensor,
+    norm: LayerNorm,
+    layers: Vec<Layer>,
+    heads: usize,
+    head_dim: usize,
+    act: Act,
+    device: Device,
+}
+
+fn linear(vb: &VarBuilder<'_>, name: &str, i: usize, o: usize) -> candle_core::Result<Linear> {
+    let vb = vb.pp(name);
+    Ok(Linear::new(
+        vb.get((o, i), "weight")?,
+        Some(vb.get(o, "bias")?),
+    ))
+}
+
+fn layer_norm(vb: &VarBuilder<'_>, name: &str, n: usize, eps: f64) -> candle_core::Result<LayerNorm> {
+    let vb = vb.pp(name);
+    Ok(LayerNorm::new(vb.get(n, "weight")?, vb.get(n, "bias")?, eps))
+}
+
+impl Bert {
+    /// Builds the encoder from `config` and the weights in `vb` (names without a `bert.` prefix;
+    /// one is tried as a fallback).
+    pub(crate) fn load(vb: VarBuilder<'_>, config: &Config) -> candle_core::Result<Self> {
+        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") {
+            vb
+        } else {
+            vb.pp("bert")
+        };
+        let h = config.hidden_size;
+        if config.num_attention_heads == 0 || h % config.num_attention_heads != 0 {
+            return Err(candle_core::Error::Msg(format!(
+                "hidden_size {h} is not a multiple of num_attention_heads {}",
+                config.num_attention_heads
+            )));
+        }
+        let act = Act::parse(&config.hidden_act)?;
+        let emb = vb.pp("embeddings");
+        let word = Embedding::new(
+            emb.get((config.vocab_size, h), "word_embeddings.weight")?,
+            h,
+        );
+        let position = emb.get(
+            (config.max_position_embeddings, h),
+            "position_embeddings.weight",
+        )?;
+        let token_type0 = emb
+            .get((config.type_vocab_size, h), "token_type_embeddings.weight")?
+            .get(0)?;
+        let norm = layer_norm(&emb, "LayerNorm", h, config.layer_norm_eps)?;
+        let mut layers = Vec::with_capacity(config.num_hidden_layers);
+        for i in 0..config.num_hidden_layers {
+            let l = vb.pp(format!("encoder.layer.{i}"));
+            let (eps, inter) = (config.layer_norm_eps, config.intermediate_size);
+            layers.push(Layer {
+                query: linear(&l, "attention.self.query", h, h)?,
+                key: linear(&l, "attention.self.key", h, h)?,
+                value: linear(&l, "attention.self.value", h, h)?,
+                attn_out: linear(&l, "attention.output.dense", h, h)?,
+                attn_norm: layer_norm(&l, "attention.output.LayerNorm", h, eps)?,
+                intermediate: linear(&l, "intermediate.dense", h, inter)?,
+                out: linear(&l, "output.dense", inter, h)?,
+                out_norm: layer_norm(&l, "output.LayerNorm", h, eps)?,
+            });
+        }
+        Ok(Bert {
+            word,
+            position,
+            token_type0,
+            norm,
+            layers,
+            heads: config.num_attention_heads,
+            head_dim: h / config.num_attention_heads,
+            act,
+            device: vb.device().clone(),
+        })
+    }
+
+    /// The device the weights live on.
+    pub(crate) fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// `ids`: `[batch, seq]` u32 token ids (single-segment input: token type 0 everywhere);
+    /// `mask`: `[batch, seq]` f32, 1 for real tokens and 0 for padding. Returns the last hidden
+    /// state, `[batch, seq, hidden]`. Padding positions are never attended to.
+    pub(crate) fn forward(&self, ids: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t) = ids.dims2()?;
+        let x = self
+            .word
+            .forward(ids)?
+            .broadcast_add(&self.position.narrow(0, 0, t)?)?
+            .broadcast_add(&self.token_type0)?;
+        let mut x = self.norm.forward(&x)?;
+        // Additive attention bias: 0 for real keys, -1e9 for padding; [b, 1, 1, t].
+        let bias = mask.affine(1e9, -1e9)?.reshape((b, 1, 1, t))?;
+        let scale = 1.0 / (self.head_dim as f64).sqrt();
+        for layer in &self.layers {
+            x = self.layer(layer, &x, &bias, scale)?;
+        }
+        Ok(x)
+    }
+
+    fn layer(&self, l: &Layer, x: &Tensor, bias: &Tensor, scale: f64) -> candle_core::Result<Tensor> {
+        let (b, t, h) = x.dims3()?;
+        let split = |y: Tensor| -> candle_core::Result<Tensor> {
+            y.reshape((b, t, self.heads, self.head_dim))?
+                .transpose(1, 2)?
+                .contiguous()
+        };
+        let q = split(l.query.forward(x)?)?;
+        let k = split(l.key.forward(x)?)?;
+        let v = split(l.value.forward(x)?)?;
+        let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(bias)?;
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let ctx = probs
+            .matmul(&v)?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((b, t, h))?;
+        let x = l.attn_norm.forward(&(l.attn_out.forward(&ctx)? + x)?)?;
+        let inner = self.act.apply(&l.intermediate.forward(&x)?)?;
+        l.out_norm.forward(&(l.out.forward(&inner)? + x)?)
+    }
+}
+
+/// Loads safetensors bytes into a [`VarBuilder`] on the CPU (f32).
+pub(crate) fn var_builder(bytes: &[u8]) -> candle_core::Result<VarBuilder<'static>> {
+    let device = Device::Cpu;
+    let tensors = candle_core::safetensors::load_buffer(bytes, &device)?;
+    let tensors = tensors
+        .into_iter()
+        .map(|(k, v)| {
+            let v = if v.dtype() == DType::F32 || !v.dtype().is_float() {
+                v
+            } else {
+                v.to_dtype(DType::F32)?
+            };
+            Ok((k, v))
+        })
+        .collect::<candle_core::Result<_>>()?;
+    Ok(VarBuilder::from_tensors(tensors, DType::F32, &device))
+}
