@@ -17,6 +17,8 @@
 //! assert_eq!(router.rank("is it raining in Paris", 1)[0].name, "get_weather");
 //! ```
 
+use crate::dense::DenseIndex;
+use crate::embed::Embedder;
 use crate::text;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -31,6 +33,12 @@ pub struct Ranked {
     pub name: String,
     /// Relevance score (higher is better; only comparable within one query).
     pub score: f32,
+    /// The lexical score, when the router computed one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<f32>,
+    /// The cosine similarity of the query and the tool, when the router has an embedder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
 }
 
 /// Scores every tool of an index for a query. Implement it to plug another ranking (embeddings)
@@ -285,17 +293,152 @@ impl Scorer for Bm25 {
     }
 }
 
+/// Which scorer a [`Router`] ranks with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScorerKind {
+    /// Lexical only ([`Bm25`], or the scorer given to [`Router::with_scorer`]).
+    Bm25,
+    /// Cosine similarity of sentence embeddings only ([`DenseScorer`]).
+    Dense,
+    /// Both, fused (see [`Fusion`]).
+    Hybrid,
+}
+
+impl ScorerKind {
+    /// Parses `bm25 | dense | hybrid`.
+    pub fn parse(s: &str) -> Option<ScorerKind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "bm25" | "lexical" => Some(ScorerKind::Bm25),
+            "dense" | "embedding" | "embeddings" => Some(ScorerKind::Dense),
+            "hybrid" => Some(ScorerKind::Hybrid),
+            _ => None,
+        }
+    }
+
+    /// The name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScorerKind::Bm25 => "bm25",
+            ScorerKind::Dense => "dense",
+            ScorerKind::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// How a hybrid [`Router`] fuses the lexical and dense rankings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// Weighted reciprocal-rank fusion: a tool ranked `r` (1-based) by a scorer earns
+    /// `weight / (k + r)` from it, counting only each scorer's best `depth` tools (and, for the
+    /// lexical side, tools that match at all).
+    Rrf {
+        /// The rank offset (60 in the original paper; smaller trusts the top ranks more).
+        k: f32,
+        /// Weight of the dense ranking; the lexical one weighs `1 - dense_weight`.
+        dense_weight: f32,
+        /// How many tools of each ranking take part.
+        depth: usize,
+    },
+    /// A weighted sum of the cosine similarity and the lexical score divided by the query's best
+    /// lexical score: `w · cos + (1 - w) · bm25 / max(bm25)`.
+    Linear {
+        /// Weight of the similarity.
+        dense_weight: f32,
+    },
+}
+
+/// Default [`Fusion`]: chosen on the MCP dev set (`crates/toolwright-eval/data/mcp`), see the
+/// eval crate's README for the measurements.
+pub const DEFAULT_FUSION: Fusion = Fusion::Rrf {
+    k: 10.0,
+    dense_weight: 0.6,
+    depth: 50,
+};
+
+impl Default for Fusion {
+    fn default() -> Self {
+        DEFAULT_FUSION
+    }
+}
+
+/// Dense scoring: a [`DenseIndex`] of the tools and the [`Embedder`] that embeds queries.
+#[derive(Clone)]
+pub struct DenseScorer {
+    index: Arc<DenseIndex>,
+    embedder: Arc<dyn Embedder>,
+}
+
+impl std::fmt::Debug for DenseScorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DenseScorer")
+            .field("model", &self.index.model_id())
+            .field("tools", &self.index.len())
+            .finish()
+    }
+}
+
+impl DenseScorer {
+    /// Scores with `index` (built with `embedder` over the router's specs, in order).
+    pub fn new(index: Arc<DenseIndex>, embedder: Arc<dyn Embedder>) -> Self {
+        DenseScorer { index, embedder }
+    }
+
+    /// The index.
+    pub fn index(&self) -> &DenseIndex {
+        &self.index
+    }
+
+    /// The query's vector, or `None` when the embedder fails (logged).
+    pub fn embed_query(&self, query: &str) -> Option<Vec<f32>> {
+        match self.embedder.embed(&[query]) {
+            Ok(mut v) if v.len() == 1 => v.pop(),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!("dense routing skipped: {e}");
+                None
+            }
+        }
+    }
+}
+
+impl Scorer for DenseScorer {
+    fn name(&self) -> &str {
+        "dense"
+    }
+
+    fn score_into(&self, query: &str, scores: &mut [f32]) {
+        if let Some(q) = self.embed_query(query) {
+            self.index.similarities(&q, scores);
+        }
+    }
+}
+
+/// Every tool's scores for one query: the fused score the router ranks by, and its parts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scores {
+    /// What the router ranks by (per tool; 0 or less = not a match).
+    pub fused: Vec<f32>,
+    /// The lexical scores (empty for a dense-only router).
+    pub lexical: Vec<f32>,
+    /// The cosine similarities (empty without an embedder, or when it failed).
+    pub similarity: Vec<f32>,
+}
+
 /// Ranks the tools of a toolset for a query.
 pub struct Router {
     specs: Vec<ToolSpec>,
     scorer: Box<dyn Scorer>,
+    dense: Option<DenseScorer>,
+    kind: ScorerKind,
+    fusion: Fusion,
 }
 
 impl std::fmt::Debug for Router {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Router")
             .field("tools", &self.specs.len())
-            .field("scorer", &self.scorer.name())
+            .field("scorer", &self.scorer_name())
             .finish()
     }
 }
@@ -309,15 +452,57 @@ impl Router {
     /// A BM25 router that takes ownership of `specs`.
     pub fn from_specs(specs: Vec<ToolSpec>) -> Router {
         let scorer = Box::new(Bm25::new(&specs));
-        Router { specs, scorer }
+        Router {
+            specs,
+            scorer,
+            dense: None,
+            kind: ScorerKind::Bm25,
+            fusion: Fusion::default(),
+        }
     }
 
-    /// A router with another scorer (which must have been built over the same `specs`, in order).
+    /// A router with another lexical scorer (which must have been built over the same `specs`,
+    /// in order).
     pub fn with_scorer(specs: &[ToolSpec], scorer: Box<dyn Scorer>) -> Router {
         Router {
             specs: specs.to_vec(),
             scorer,
+            dense: None,
+            kind: ScorerKind::Bm25,
+            fusion: Fusion::default(),
         }
+    }
+
+    /// Adds dense scoring (built over the same specs, in order) and ranks with `kind` from now
+    /// on ([`ScorerKind::Hybrid`] is what a router with an embedder should normally use).
+    pub fn with_dense(mut self, dense: DenseScorer, kind: ScorerKind) -> Router {
+        if dense.index.len() == self.specs.len() {
+            self.dense = Some(dense);
+            self.kind = kind;
+        } else {
+            tracing::warn!(
+                "dense index has {} tools, the router {}: dense scoring is off",
+                dense.index.len(),
+                self.specs.len()
+            );
+        }
+        self
+    }
+
+    /// Sets how a hybrid router fuses its rankings.
+    pub fn with_fusion(mut self, fusion: Fusion) -> Router {
+        self.fusion = fusion;
+        self
+    }
+
+    /// Ranks with `kind` from now on; a kind that needs the embedder falls back to BM25
+    /// when there is none.
+    pub fn set_kind(&mut self, kind: ScorerKind) {
+        self.kind = if self.dense.is_some() {
+            kind
+        } else {
+            ScorerKind::Bm25
+        };
     }
 
     /// The specs the router ranks.
@@ -325,44 +510,86 @@ impl Router {
         &self.specs
     }
 
-    /// The scorer's name.
-    pub fn scorer_name(&self) -> &str {
-        self.scorer.name()
+    /// What the router ranks with.
+    pub fn kind(&self) -> ScorerKind {
+        self.kind
     }
 
-    /// The `k` best tools for `query`, best first; tools that do not match at all are left out
-    /// (so fewer than `k` may come back). Ties keep toolset order.
+    /// Whether dense scoring is available.
+    pub fn has_dense(&self) -> bool {
+        self.dense.is_some()
+    }
+
+    /// The scorer's name (`bm25`, `dense`, `hybrid`, or a custom lexical scorer's name).
+    pub fn scorer_name(&self) -> &str {
+        match self.kind {
+            ScorerKind::Bm25 => self.scorer.name(),
+            k => k.as_str(),
+        }
+    }
+
+    /// Every tool's scores for `query` (see [`Scores`]).
+    pub fn scores(&self, query: &str) -> Scores {
+        let n = self.specs.len();
+        let dense_q = match (self.kind, &self.dense) {
+            (ScorerKind::Bm25, _) | (_, None) => None,
+            (_, Some(d)) => d.embed_query(query).map(|q| (d, q)),
+        };
+        let similarity = match &dense_q {
+            Some((d, q)) => {
+                let mut s = vec![0.0f32; n];
+                d.index.similarities(q, &mut s);
+                s
+            }
+            None => Vec::new(),
+        };
+        let lexical = if self.kind == ScorerKind::Dense && !similarity.is_empty() {
+            Vec::new()
+        } else {
+            let mut s = vec![0.0f32; n];
+            self.scorer.score_into(query, &mut s);
+            s
+        };
+        let fused = match (self.kind, similarity.is_empty()) {
+            (ScorerKind::Bm25, _) | (_, true) => lexical.clone(),
+            // Similarities can be negative: shift so that every tool stays rankable.
+            (ScorerKind::Dense, false) => similarity.iter().map(|c| (1.0 + c) / 2.0).collect(),
+            (ScorerKind::Hybrid, false) => fuse(&lexical, &similarity, self.fusion),
+        };
+        Scores {
+            fused,
+            lexical,
+            similarity,
+        }
+    }
+
+    /// The `k` best tools for `query`, best first, with the parts of their scores; tools that
+    /// do not match at all are left out (so fewer than `k` may come back). Ties keep toolset
+    /// order.
     pub fn rank(&self, query: &str, k: usize) -> Vec<Ranked> {
-        self.rank_indices(query, k)
+        if k == 0 || self.specs.is_empty() {
+            return Vec::new();
+        }
+        let scores = self.scores(query);
+        top_k(&scores.fused, k)
             .into_iter()
             .filter_map(|(i, score)| {
                 self.specs.get(i).map(|s| Ranked {
                     name: s.name.clone(),
                     score,
+                    lexical: scores.lexical.get(i).copied(),
+                    similarity: scores.similarity.get(i).copied(),
                 })
             })
             .collect()
     }
 
-    /// Like [`Router::rank`], with indices into [`Router::specs`].
+    /// Like [`Router::rank`], with indices into [`Router::specs`] and the fused score only.
     pub fn rank_indices(&self, query: &str, k: usize) -> Vec<(usize, f32)> {
         if k == 0 || self.specs.is_empty() {
             return Vec::new();
         }
-        let mut scores = vec![0.0f32; self.specs.len()];
-        self.scorer.score_into(query, &mut scores);
-        let mut hits: Vec<(usize, f32)> = scores
-            .into_iter()
-            .enumerate()
-            .filter(|(_, s)| *s > 0.0 && s.is_finite())
-            .collect();
-        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if hits.len() > k {
-            hits.select_nth_unstable_by(k - 1, order);
-            hits.truncate(k);
-        }
-        hits.sort_by(order);
-        hits
+        top_k(&self.scores(query).fused, k)
     }
 
     /// The tools to show a model for `query`: every tool when there are at most `threshold`,
@@ -378,6 +605,65 @@ impl Router {
                 .filter_map(|(i, _)| self.specs.get(i).cloned()),
         );
         out
+    }
+}
+
+/// The `k` best positive, finite scores, best first (ties keep index order).
+fn top_k(scores: &[f32], k: usize) -> Vec<(usize, f32)> {
+    let mut hits: Vec<(usize, f32)> = scores
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(_, s)| *s > 0.0 && s.is_finite())
+        .collect();
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if k == 0 {
+        return Vec::new();
+    }
+    if hits.len() > k {
+        hits.select_nth_unstable_by(k - 1, order);
+        hits.truncate(k);
+    }
+    hits.sort_by(order);
+    hits
+}
+
+/// Fuses lexical scores and similarities (same length) as `fusion` says.
+fn fuse(lexical: &[f32], similarity: &[f32], fusion: Fusion) -> Vec<f32> {
+    match fusion {
+        Fusion::Linear { dense_weight } => {
+            let max = lexical.iter().copied().fold(0.0f32, f32::max);
+            lexical
+                .iter()
+                .zip(similarity)
+                .map(|(l, c)| {
+                    let l = if max > 0.0 { l / max } else { 0.0 };
+                    // Keep every tool rankable: a similarity can be negative.
+                    (dense_weight * (1.0 + c) / 2.0 + (1.0 - dense_weight) * l)
+                        .max(f32::MIN_POSITIVE)
+                })
+                .collect()
+        }
+        Fusion::Rrf {
+            k,
+            dense_weight,
+            depth,
+        } => {
+            let mut fused = vec![0.0f32; lexical.len()];
+            let depth = depth.max(1);
+            let mut add = |ranked: Vec<(usize, f32)>, weight: f32| {
+                for (r, (i, _)) in ranked.into_iter().enumerate() {
+                    if let Some(f) = fused.get_mut(i) {
+                        *f += weight / (k + r as f32 + 1.0);
+                    }
+                }
+            };
+            add(top_k(lexical, depth), 1.0 - dense_weight);
+            // Similarities shifted to (0, 1] so that top_k keeps negative ones too.
+            let shifted: Vec<f32> = similarity.iter().map(|c| (1.0 + c) / 2.0 + 1e-6).collect();
+            add(top_k(&shifted, depth), dense_weight);
+            fused
+        }
     }
 }
 
@@ -616,5 +902,131 @@ mod tests {
         let r = Router::with_scorer(&specs, Box::new(Last));
         assert_eq!(r.rank("anything", 3)[0].name, "get_time");
         assert_eq!(r.scorer_name(), "last");
+    }
+
+    /// An embedder that knows a handful of synonyms BM25 does not.
+    struct Synonyms;
+    impl Embedder for Synonyms {
+        fn model_id(&self) -> &str {
+            "synonyms@1"
+        }
+        fn dim(&self) -> usize {
+            4
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, crate::EmbedError> {
+            let groups: [&[&str]; 4] = [
+                &["weather", "drizzle", "forecast", "umbrella"],
+                &["currency", "yen", "money", "exchange"],
+                &["file", "document", "read"],
+                &["users", "staff", "account"],
+            ];
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let t = t.to_lowercase();
+                    let mut v: Vec<f32> = groups
+                        .iter()
+                        .map(|g| g.iter().filter(|w| t.contains(*w)).count() as f32)
+                        .collect();
+                    crate::embed::normalize(&mut v);
+                    v
+                })
+                .collect())
+        }
+    }
+
+    fn hybrid(kind: ScorerKind, fusion: Fusion) -> Router {
+        let specs = demo_like();
+        let e: Arc<dyn Embedder> = Arc::new(Synonyms);
+        let index = DenseIndex::build(&specs, e.as_ref(), None, &mut |_, _| {}).unwrap();
+        Router::new(&specs)
+            .with_dense(DenseScorer::new(Arc::new(index), e), kind)
+            .with_fusion(fusion)
+    }
+
+    #[test]
+    fn dense_and_hybrid_find_what_words_alone_miss() {
+        // "drizzle" and "yen" appear in no tool's text: BM25 cannot match them.
+        assert!(
+            Router::new(&demo_like())
+                .rank("any drizzle in Oslo", 3)
+                .is_empty()
+        );
+        for fusion in [DEFAULT_FUSION, Fusion::Linear { dense_weight: 0.5 }] {
+            for kind in [ScorerKind::Dense, ScorerKind::Hybrid] {
+                let r = hybrid(kind, fusion);
+                assert_eq!(r.scorer_name(), kind.as_str());
+                let got = r.rank("any drizzle in Oslo", 3);
+                assert_eq!(got[0].name, "get_weather", "{kind:?} {fusion:?}");
+                assert!(got[0].similarity.unwrap() > 0.9);
+                assert_eq!(
+                    r.rank("how much yen for 10 dollars", 1)[0].name,
+                    "convert_currency"
+                );
+            }
+        }
+        // Words still count in hybrid: a query only BM25 understands keeps its tool first.
+        let r = hybrid(ScorerKind::Hybrid, DEFAULT_FUSION);
+        assert_eq!(r.rank("what time is it in Tokyo", 1)[0].name, "get_time");
+    }
+
+    #[test]
+    fn a_router_without_embedder_stays_bm25_and_a_failing_embedder_falls_back() {
+        let mut r = Router::new(&demo_like());
+        r.set_kind(ScorerKind::Hybrid);
+        assert_eq!(r.kind(), ScorerKind::Bm25);
+        assert!(!r.has_dense());
+        struct Failing;
+        impl Embedder for Failing {
+            fn model_id(&self) -> &str {
+                "failing"
+            }
+            fn dim(&self) -> usize {
+                4
+            }
+            fn embed(&self, _: &[&str]) -> Result<Vec<Vec<f32>>, crate::EmbedError> {
+                Err(crate::EmbedError("down".into()))
+            }
+        }
+        let specs = demo_like();
+        let index = DenseIndex::build(&specs, &Synonyms, None, &mut |_, _| {}).unwrap();
+        let r = Router::new(&specs).with_dense(
+            DenseScorer::new(Arc::new(index), Arc::new(Failing)),
+            ScorerKind::Hybrid,
+        );
+        let got = r.rank("is it raining in Paris", 2);
+        assert_eq!(got[0].name, "get_weather");
+        assert_eq!(got[0].similarity, None);
+        // A dense index of another toolset is refused, not misused.
+        let small = DenseIndex::build(&specs[..2], &Synonyms, None, &mut |_, _| {}).unwrap();
+        let r = Router::new(&specs).with_dense(
+            DenseScorer::new(Arc::new(small), Arc::new(Synonyms)),
+            ScorerKind::Hybrid,
+        );
+        assert!(!r.has_dense());
+    }
+
+    #[tokio::test]
+    async fn find_tools_uses_the_routers_scorer() {
+        use toolwright_core::{Tool, ToolContext};
+        let tool = find_tools(Arc::new(hybrid(ScorerKind::Hybrid, DEFAULT_FUSION)));
+        let Ok(ToolOutput::Data(d)) = tool
+            .call(
+                json!({"query": "drizzle tomorrow?"}),
+                ToolContext::default(),
+            )
+            .await
+        else {
+            panic!()
+        };
+        assert_eq!(d["tools"][0]["name"], "get_weather");
+    }
+
+    #[test]
+    fn scorer_kinds_parse() {
+        assert_eq!(ScorerKind::parse("Hybrid"), Some(ScorerKind::Hybrid));
+        assert_eq!(ScorerKind::parse("bm25"), Some(ScorerKind::Bm25));
+        assert_eq!(ScorerKind::parse("dense"), Some(ScorerKind::Dense));
+        assert_eq!(ScorerKind::parse("magic"), None);
     }
 }
