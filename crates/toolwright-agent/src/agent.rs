@@ -1,7 +1,6 @@
 //! The agent loop: ask the model, run its calls through the runtime, give it the envelopes,
 //! repeat until it answers or the step limit; and the naive `plan-execute` baseline.
 
-use crate::compose::compose_answer;
 use crate::lenient;
 use crate::message::{Message, Reply, Role, Usage};
 use crate::provider::{Candidate, Provider, Turn};
@@ -770,10 +769,10 @@ impl Agent {
             None => {
                 rec.notes.push(
                     "plan-execute runs one plan only: the model asked for more calls instead of \
-                     answering; the answer was composed from the results"
+                     answering; the answer was written from the results' messages"
                         .to_string(),
                 );
-                compose_answer(&results)
+                results_text(&results)
             }
         };
         self.conversation
@@ -782,4 +781,28 @@ impl Agent {
         trace.answer = Some(answer);
         trace.stop = StopReason::Answered;
     }
+}
+
+/// An answer the model did not write: each envelope's own sentence (its error message when it
+/// failed), with the data when the message is only the default "`tool` succeeded.".
+fn results_text(results: &[(String, Value)]) -> String {
+    results
+        .iter()
+        .map(|(tool, env)| {
+            let text = |p: &str| env.pointer(p).and_then(Value::as_str).map(str::trim);
+            if env.get("status").and_then(Value::as_str) == Some("error") {
+                let why = text("/error/message").or(text("/message")).unwrap_or("");
+                return format!("{tool} failed: {why}");
+            }
+            let message = text("/message").filter(|m| !m.is_empty());
+            match (message, env.get("data")) {
+                (Some(m), _) if !m.ends_with(" succeeded.") => m.to_string(),
+                (_, Some(data)) if !data.is_null() => {
+                    format!("{tool}: {}", crate::http::shorten(&data.to_string(), 300))
+                }
+                (m, _) => m.map_or_else(|| format!("{tool} succeeded."), str::to_string),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -101,8 +101,8 @@ pub(crate) fn error_message(body: &str) -> String {
     shorten(from_json.as_deref().unwrap_or(body).trim(), 300)
 }
 
-/// `text` cut to `max` characters with an ellipsis.
-pub(crate) fn shorten(text: &str, max: usize) -> String {
+/// `text` cut to `max` characters with an ellipsis (for messages and trace notes).
+pub fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }

@@ -3,8 +3,9 @@
 //! - [`Provider`]: one model turn (messages + tool definitions → text and/or tool calls, token
 //!   usage). Implementations: [`providers::openai`] (OpenAI-compatible Chat Completions),
 //!   [`providers::anthropic`] (Messages), [`providers::prompted`] (prompted JSON for models
-//!   without native tools), [`providers::scripted`] (record/replay for tests) and, with the
-//!   `local` feature, `providers::local` (llama.cpp with a grammar built from the tools).
+//!   without native tools) and [`providers::scripted`] (record/replay for tests). The embedded
+//!   llama.cpp model is another crate's provider (`toolwright-local`), and choosing a provider
+//!   from flags and the environment is the host's business (the CLI's).
 //! - [`Agent`]: the loop. Ask → run the calls through the runtime (in parallel) → give the model
 //!   the envelopes → repeat until an answer or `max_steps`; or the naive `plan-execute` baseline.
 //!   Every run returns a [`Trace`] (messages, calls with envelopes, timings, tokens).
@@ -38,17 +39,12 @@
 //! ```
 
 pub mod agent;
-pub mod compose;
-pub mod gbnf;
 pub mod http;
 pub mod lenient;
 pub mod message;
-pub mod model;
-pub mod narrow;
 pub mod prompt;
 pub mod provider;
 pub mod providers;
-pub mod resolve;
 pub mod routing;
 
 pub use agent::{

@@ -3,7 +3,7 @@
 use crate::{Global, usage_error};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use toolwright_agent::model::{self, Fetched};
+use toolwright_local::model::{self, Fetched};
 
 /// `model` arguments.
 #[derive(Args, Debug)]
@@ -59,7 +59,7 @@ pub async fn run(args: ModelArgs, _global: &Global) -> i32 {
                 println!("{}", p.display());
                 0
             }
-            None => usage_error(&toolwright_agent::resolve::missing_model_message()),
+            None => usage_error(&crate::provider_choice::missing_model_message()),
         },
     }
 }

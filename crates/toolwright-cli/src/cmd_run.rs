@@ -3,6 +3,7 @@
 //! Provider: `--provider`/`--base-url`/`--model`, else `TOOLWRIGHT_BASE_URL` / `OPENAI_API_KEY` /
 //! `ANTHROPIC_API_KEY`, else the embedded model (`toolwright model fetch`).
 
+use crate::provider_choice::{ProviderKind, ProviderOptions, build_provider};
 use crate::{Global, build_runtime, load_definitions, usage_error};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,7 +13,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use toolwright::{DefinitionOnly, Registry, Status};
-use toolwright_agent::resolve::{ProviderKind, ProviderOptions, build_provider};
 use toolwright_agent::{
     Agent, AgentConfig, AgentEvent, Mode, Observer, Provider, StopReason, Trace,
 };
@@ -46,7 +46,7 @@ pub struct ProviderArgs {
 }
 
 impl ProviderArgs {
-    /// The agent crate's options for these flags.
+    /// The provider options for these flags.
     pub fn options(&self) -> ProviderOptions {
         ProviderOptions {
             kind: self.provider.map(|p| match p {
@@ -57,15 +57,23 @@ impl ProviderArgs {
             }),
             model: self.model.clone(),
             base_url: self.base_url.clone(),
+            summaries: None,
         }
     }
 
-    /// Builds the provider (a message for the user on failure).
+    /// Builds the provider (a message for the user on failure). With `demo_tools`, the embedded
+    /// model composes answers with the demo toolset's sentences ([`toolwright_demo::summarize`]).
     ///
     /// # Errors
     /// Missing key or model; the message says what to do.
-    pub fn build(&self) -> Result<Arc<dyn Provider>, String> {
-        build_provider(&self.options()).map_err(|e| e.to_string())
+    pub fn build(&self, demo_tools: bool) -> Result<Arc<dyn Provider>, String> {
+        let mut opts = self.options();
+        if demo_tools {
+            opts.summaries = Some(toolwright_local::Summarizer::new(
+                toolwright_demo::summarize,
+            ));
+        }
+        build_provider(&opts).map_err(|e| e.to_string())
     }
 }
 
@@ -129,7 +137,8 @@ pub async fn build_agent(
     global: &Global,
     observer: Option<Arc<dyn Observer>>,
 ) -> Result<Agent, String> {
-    let provider = args.provider.build()?;
+    // Without --functions the tools are the demo's (and any MCP imports).
+    let provider = args.provider.build(args.functions.is_none())?;
     let runtime = agent_runtime(args, global).await?;
     let config = AgentConfig {
         mode: args.mode,

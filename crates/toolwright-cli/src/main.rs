@@ -30,6 +30,7 @@ mod cmd_run;
 mod cmd_serve;
 mod cmd_stats;
 mod cmd_tools;
+mod provider_choice;
 mod runtime_cli;
 
 /// The tool layer for LLM agents.
@@ -70,7 +71,7 @@ enum Command {
     Call(cmd_call::CallArgs),
     /// Validate recorded calls (JSONL) against tool definitions; one JSON result per line.
     Check(cmd_check::CheckArgs),
-    /// Score a model's tool calls on a dataset (JSONL or BFCL): naive vs guided mode.
+    /// Score a model's tool calls on a dataset (JSONL, or a benchmark's data): naive vs guided mode.
     Eval(cmd_eval::EvalArgs),
     /// Lint tool definitions: vague names, missing docs, unbounded numbers, unsafe side effects.
     Lint(cmd_lint::LintArgs),

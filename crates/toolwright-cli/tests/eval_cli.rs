@@ -1,5 +1,5 @@
-//! `toolwright eval` end to end: over a loopback OpenAI-compatible fixture (naive reads BFCL's
-//! Python call format from plain text; guided gets native tool calls), usage errors, and, when
+//! `toolwright eval` end to end: over a loopback OpenAI-compatible fixture (naive reads calls in
+//! Python syntax from plain text; guided gets native tool calls), usage errors, and, when
 //! the embedded model has been fetched, a deterministic rerun with the real model.
 #![allow(
     clippy::unwrap_used,
@@ -30,7 +30,7 @@ fn sample() -> PathBuf {
 #[test]
 fn naive_and_guided_over_an_openai_compatible_fixture() {
     let (url, seen) = fixture(vec![
-        // naive: plain text in BFCL's Python format, a wrong city
+        // naive: plain text in Python call syntax, a wrong city
         completion(json!({"role": "assistant", "content": "[get_weather(city='Lisbn')]"})),
         // guided: a native tool call, then the answer
         completion(json!({"role": "assistant", "content": null, "tool_calls": [
@@ -69,7 +69,7 @@ fn naive_and_guided_over_an_openai_compatible_fixture() {
     assert_eq!(results[1]["mode"], "guided");
     assert_eq!(results[1]["score"]["correct"], true);
     assert_eq!(report["reduction"], 1.0);
-    // naive asked with BFCL's system prompt and no native tools
+    // naive asked with the baseline's system prompt and no native tools
     let requests = seen.join().unwrap();
     let first = &requests[0];
     assert!(first.get("tools").is_none_or(Value::is_null), "{first}");
@@ -145,5 +145,5 @@ fn strip_times(v: &mut Value) {
 }
 
 fn toolwright_agent_model() -> Option<PathBuf> {
-    toolwright_agent::model::find_model().filter(|p| p.is_file())
+    toolwright_local::model::find_model().filter(|p| p.is_file())
 }

@@ -1,5 +1,8 @@
 //! Tool definitions that come from elsewhere: an OpenAI `tools` array, bare
-//! `{name, description, parameters}` objects, an MCP `tools/list` result, or BFCL-style entries.
+//! `{name, description, parameters}` objects, or an MCP `tools/list` result.
+//!
+//! Schemas are taken as JSON Schema, as they are written: a format that names its types
+//! otherwise is rewritten by whoever knows that format before the definitions reach this module.
 
 use crate::spec::ToolSpec;
 use serde_json::Value;
@@ -8,9 +11,9 @@ use serde_json::Value;
 ///
 /// Accepted: an array (or a `{"tools": [...]}` object) whose items are
 /// `{"type":"function","function":{name, description, parameters}}` (OpenAI),
-/// `{name, description, parameters}` (bare, BFCL), `{name, description, inputSchema}` (MCP) or
-/// `{name, description, input_schema}` (Anthropic); a single such object works too. BFCL's
-/// `"type": "dict"` is read as `"object"`.
+/// `{name, description, parameters}` (bare), `{name, description, inputSchema}` (MCP) or
+/// `{name, description, input_schema}` (Anthropic); a single such object works too. A
+/// definition without a schema takes an empty object schema.
 ///
 /// ```
 /// let defs = serde_json::json!([{"type": "function", "function": {"name": "get_weather",
@@ -54,7 +57,7 @@ fn parse_one(item: &Value) -> Option<ToolSpec> {
         .find_map(|k| f.get(*k))
         .cloned()
         .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
-    let mut spec = ToolSpec::new(name, description, normalize_schema(parameters));
+    let mut spec = ToolSpec::new(name, description, parameters);
     if let Some(ann) = f.get("annotations") {
         if ann.get("readOnlyHint").and_then(Value::as_bool) == Some(true) {
             spec.meta.side_effects = crate::SideEffects::Read;
@@ -74,62 +77,6 @@ fn parse_one(item: &Value) -> Option<ToolSpec> {
     Some(spec)
 }
 
-/// Rewrites dialect quirks into JSON Schema: BFCL's `dict` → `object`, `float` → `number`,
-/// `tuple` → `array`, `any` → no type; Python type names such as `str`/`int`/`bool`/`list`.
-pub fn normalize_schema(mut v: Value) -> Value {
-    fix(&mut v, 0);
-    v
-}
-
-fn fix(v: &mut Value, depth: usize) {
-    if depth > 64 {
-        return;
-    }
-    match v {
-        Value::Object(m) => {
-            let mut drop_type = false;
-            if let Some(Value::String(t)) = m.get_mut("type") {
-                let mapped = match t.as_str() {
-                    "dict" | "object" => Some("object"),
-                    "float" | "double" | "number" => Some("number"),
-                    "int" | "integer" | "long" => Some("integer"),
-                    "str" | "string" | "String" => Some("string"),
-                    "bool" | "boolean" => Some("boolean"),
-                    "list" | "tuple" | "array" | "set" => Some("array"),
-                    "null" | "None" => Some("null"),
-                    "any" | "Any" => None,
-                    _ => Some("string"),
-                };
-                match mapped {
-                    Some(n) => *t = n.to_string(),
-                    None => drop_type = true,
-                }
-            }
-            if drop_type {
-                m.remove("type");
-            }
-            for (k, x) in m.iter_mut() {
-                // `properties` is a map of names to schemas; everything else nests schemas directly.
-                if k == "properties" || k == "$defs" || k == "definitions" {
-                    if let Value::Object(props) = x {
-                        for p in props.values_mut() {
-                            fix(p, depth + 1);
-                        }
-                    }
-                } else if k != "enum" && k != "const" && k != "default" && k != "examples" {
-                    fix(x, depth + 1);
-                }
-            }
-        }
-        Value::Array(a) => {
-            for x in a {
-                fix(x, depth + 1);
-            }
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,7 +86,7 @@ mod tests {
     fn reads_the_three_common_forms() {
         let openai =
             json!([{"type":"function","function":{"name":"a","parameters":{"type":"object"}}}]);
-        let bare = json!([{"name":"b","description":"d","parameters":{"type":"dict","properties":{"x":{"type":"float"}}}}]);
+        let bare = json!([{"name":"b","description":"d","parameters":{"type":"object","properties":{"x":{"type":"number"}}}}]);
         let mcp = json!({"tools":[{"name":"c","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]});
         assert_eq!(parse_definitions(&openai).map(|s| s.len()), Ok(1));
         let b = parse_definitions(&bare).unwrap_or_default();

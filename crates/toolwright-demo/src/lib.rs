@@ -26,8 +26,11 @@ pub mod articles;
 pub mod calc;
 pub mod files;
 pub mod finance;
+mod summary;
 pub mod users;
 pub mod weather;
+
+pub use summary::summarize;
 
 /// Where the demo tools act.
 #[derive(Debug, Clone)]

@@ -123,6 +123,83 @@ fn expected_of(ground_truth: &Value) -> Result<Vec<ExpectedCall>, String> {
         .collect()
 }
 
+/// BFCL's function definitions with their schemas rewritten into JSON Schema
+/// ([`normalize_schema`]), ready for `toolwright_core::defs::parse_definitions`, which reads the
+/// generic forms only (OpenAI, bare, MCP, Anthropic). Definitions of other forms pass through.
+pub fn normalize_functions(functions: &[Value]) -> Vec<Value> {
+    functions
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            let target = match f.get_mut("function").filter(|x| x.is_object()) {
+                Some(inner) => inner,
+                None => &mut f,
+            };
+            if let Some(params) = target.get_mut("parameters") {
+                *params = normalize_schema(params.take());
+            }
+            f
+        })
+        .collect()
+}
+
+/// Rewrites BFCL's type names into JSON Schema: `dict` → `object`, `float`/`double` →
+/// `number`, `tuple`/`list`/`set` → `array`, `any` → no type, and Python's `str`/`int`/`bool`/
+/// `None`; any other unknown type name is read as `string`, as BFCL's checker does.
+pub fn normalize_schema(mut v: Value) -> Value {
+    fix(&mut v, 0);
+    v
+}
+
+fn fix(v: &mut Value, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            let mut drop_type = false;
+            if let Some(Value::String(t)) = m.get_mut("type") {
+                let mapped = match t.as_str() {
+                    "dict" | "object" => Some("object"),
+                    "float" | "double" | "number" => Some("number"),
+                    "int" | "integer" | "long" => Some("integer"),
+                    "str" | "string" | "String" => Some("string"),
+                    "bool" | "boolean" => Some("boolean"),
+                    "list" | "tuple" | "array" | "set" => Some("array"),
+                    "null" | "None" => Some("null"),
+                    "any" | "Any" => None,
+                    _ => Some("string"),
+                };
+                match mapped {
+                    Some(n) => *t = n.to_string(),
+                    None => drop_type = true,
+                }
+            }
+            if drop_type {
+                m.remove("type");
+            }
+            for (k, x) in m.iter_mut() {
+                // `properties` is a map of names to schemas; everything else nests schemas directly.
+                if k == "properties" || k == "$defs" || k == "definitions" {
+                    if let Value::Object(props) = x {
+                        for p in props.values_mut() {
+                            fix(p, depth + 1);
+                        }
+                    }
+                } else if k != "enum" && k != "const" && k != "default" && k != "examples" {
+                    fix(x, depth + 1);
+                }
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                fix(x, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Loads one category from an extracted BFCL directory, in file order.
 ///
 /// # Errors
@@ -219,6 +296,31 @@ pub fn load(dir: &Path, categories: &[String]) -> Result<Vec<Task>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bfcl_types_become_json_schema() {
+        let defs = vec![
+            serde_json::json!({"name": "b", "description": "d", "parameters": {"type": "dict",
+                "properties": {"x": {"type": "float"}, "t": {"type": "tuple", "items": {"type": "int"}},
+                               "a": {"type": "any", "enum": ["dict"]}}}}),
+            serde_json::json!({"type": "function", "function": {"name": "o",
+                "parameters": {"type": "dict", "properties": {}}}}),
+        ];
+        let specs =
+            toolwright_core::defs::parse_definitions(&Value::Array(normalize_functions(&defs)))
+                .unwrap();
+        let p = &specs[0].parameters;
+        assert_eq!(p["type"], "object");
+        assert_eq!(p["properties"]["x"]["type"], "number");
+        assert_eq!(p["properties"]["t"]["type"], "array");
+        assert_eq!(p["properties"]["t"]["items"]["type"], "integer");
+        assert!(p["properties"]["a"].get("type").is_none());
+        assert_eq!(
+            p["properties"]["a"]["enum"][0], "dict",
+            "enum values are data, not types"
+        );
+        assert_eq!(specs[1].parameters["type"], "object");
+    }
 
     fn write(dir: &Path, rel: &str, text: &str) {
         let p = dir.join(rel);

@@ -7,8 +7,9 @@
 //!  "expected": [{"name": "get_weather", "arguments": {"city": ["Paris", "paris"], "unit": ["", "celsius"]}}]}
 //! ```
 //! `functions` accepts the definition forms of `toolwright_core::defs::parse_definitions` (OpenAI,
-//! bare, MCP, BFCL). Each expected argument lists its acceptable values; `""` among them means the
-//! argument may be left out. An empty `expected` means no tool fits: the model should call none
+//! bare, MCP), with BFCL's type names (`dict`, `float`, …) rewritten first
+//! ([`crate::bfcl::normalize_functions`]). Each expected argument lists its acceptable values; `""`
+//! among them means the argument may be left out. An empty `expected` means no tool fits: the model should call none
 //! (BFCL's irrelevance). `category` is optional (default `default`).
 
 use serde::{Deserialize, Serialize};
@@ -53,7 +54,8 @@ impl Task {
     /// # Errors
     /// A definition without a name.
     pub fn specs(&self) -> Result<Vec<ToolSpec>, String> {
-        toolwright_core::defs::parse_definitions(&Value::Array(self.functions.clone()))
+        let functions = crate::bfcl::normalize_functions(&self.functions);
+        toolwright_core::defs::parse_definitions(&Value::Array(functions))
             .map_err(|e| format!("task {}: {e}", self.id))
     }
 

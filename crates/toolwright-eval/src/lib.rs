@@ -10,9 +10,12 @@
 //! - [`agent`]: the solver over toolwright's agent (naive = [`naive`], guided = the loop).
 //! - [`report`] and [`html`]: error rates per mode and category, the relative reduction, and the
 //!   failing cases.
+//! - [`command`]: the `toolwright eval` command (its clap arguments and runner; the CLI only
+//!   mounts it). With the `local` feature it can run the embedded model (`toolwright-local`).
 
 pub mod agent;
 pub mod bfcl;
+pub mod command;
 pub mod dataset;
 pub mod html;
 pub mod naive;

@@ -475,7 +475,8 @@ mod tests {
     use serde_json::json;
 
     fn specs(defs: Value) -> Vec<ToolSpec> {
-        toolwright_core::defs::parse_definitions(&defs).unwrap()
+        let defs = crate::bfcl::normalize_functions(defs.as_array().unwrap());
+        toolwright_core::defs::parse_definitions(&Value::Array(defs)).unwrap()
     }
 
     fn triangle() -> (Vec<ToolSpec>, Vec<ExpectedCall>) {

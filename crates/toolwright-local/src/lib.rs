@@ -8,3 +8,19 @@
 
 #[cfg(feature = "embed")]
 pub mod embed;
+
+pub mod compose;
+#[cfg(feature = "llama")]
+mod engine;
+pub mod gbnf;
+#[cfg(feature = "llama")]
+pub mod model;
+pub mod narrow;
+pub mod passes;
+#[cfg(feature = "llama")]
+mod provider;
+
+pub use compose::Summarizer;
+pub use passes::Passes;
+#[cfg(feature = "llama")]
+pub use provider::{LocalChat, LocalConfig, LocalProvider};

@@ -22,7 +22,7 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-use toolwright_agent::providers::local::{LocalConfig, LocalProvider};
+use toolwright_local::{LocalConfig, LocalProvider};
 
 const GEN_TOKENS: usize = 64;
 const RUNS: usize = 3;
@@ -174,7 +174,7 @@ fn main() -> ExitCode {
         .iter()
         .find(|a| !a.starts_with("--"))
         .map(PathBuf::from)
-        .or_else(toolwright_agent::model::find_model);
+        .or_else(toolwright_local::model::find_model);
     let Some(path) = path else {
         eprintln!("model-bench: no model; run `toolwright model fetch` or pass a GGUF path");
         return ExitCode::from(2);

@@ -224,7 +224,7 @@ fn pip_download(dest: &Path) -> Result<(), FetchError> {
                 last = format!(
                     "`{program} download` exited with {}: {}",
                     o.status,
-                    crate::http::shorten(err.trim(), 600)
+                    toolwright_agent::http::shorten(err.trim(), 600)
                 );
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

@@ -4,8 +4,49 @@
 //! the main value, dates); [`states_result`] checks whether a model's own answer mentions the
 //! facts a person needs (the main number and any date). The local provider uses the model's text
 //! when it passes and the composed answer otherwise, and says which in the trace.
+//!
+//! The description is generic: it knows envelopes, not tools. A host that knows its tools can
+//! give a [`Summarizer`] with a better sentence for some of them (the demo toolset has one for
+//! conversions and weather); the generic description is the fallback.
 
 use serde_json::Value;
+use std::sync::Arc;
+
+/// A host's sentence for the result of one of its tools: `(tool, envelope) -> Some(sentence)`,
+/// or `None` to fall back to the generic description. Called for results that did not fail and
+/// need no confirmation.
+///
+/// ```
+/// use toolwright_local::compose::{Summarizer, compose_answer};
+/// let s = Summarizer::new(|tool, env| {
+///     (tool == "add").then(|| format!("The sum is {}.", env["data"]))
+/// });
+/// let env = serde_json::json!({"status": "success", "message": "add succeeded.", "data": 5});
+/// assert_eq!(compose_answer(&[("add".into(), env)], Some(&s)), "The sum is 5.");
+/// ```
+#[derive(Clone)]
+pub struct Summarizer(Arc<SummaryFn>);
+
+/// The function behind a [`Summarizer`].
+type SummaryFn = dyn Fn(&str, &Value) -> Option<String> + Send + Sync;
+
+impl Summarizer {
+    /// Wraps a function of `(tool, envelope)`.
+    pub fn new(f: impl Fn(&str, &Value) -> Option<String> + Send + Sync + 'static) -> Self {
+        Summarizer(Arc::new(f))
+    }
+
+    /// The host's sentence for `envelope` of `tool`, if it has one.
+    pub fn summarize(&self, tool: &str, envelope: &Value) -> Option<String> {
+        (self.0)(tool, envelope)
+    }
+}
+
+impl std::fmt::Debug for Summarizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Summarizer(..)")
+    }
+}
 
 /// Keys that hold the main value of a result, in order of preference.
 const MAIN_KEYS: &[&str] = &[
@@ -141,8 +182,9 @@ fn list_items(items: &[Value]) -> String {
     }
 }
 
-/// One sentence for one envelope of `tool`.
-pub fn describe(tool: &str, envelope: &Value) -> String {
+/// One sentence for one envelope of `tool`: the host's ([`Summarizer`]) when it has one, else
+/// the envelope's own message, or its data as `key: value` pairs, with any date it carries.
+pub fn describe(tool: &str, envelope: &Value, summaries: Option<&Summarizer>) -> String {
     let status = envelope.get("status").and_then(Value::as_str).unwrap_or("");
     let message = envelope
         .get("message")
@@ -164,44 +206,10 @@ pub fn describe(tool: &str, envelope: &Value) -> String {
     if status == "needs_confirmation" {
         return format!("{tool} needs a person's approval before it runs; nothing was done yet.");
     }
+    if let Some(s) = summaries.and_then(|h| h.summarize(tool, envelope)) {
+        return s;
+    }
     let data = envelope.get("data").cloned().unwrap_or(Value::Null);
-    let get = |k: &str| data.get(k).and_then(scalar_text);
-    // Conversions: amount, both currencies, rate and the date of the rates.
-    if let (Some(amount), Some(from), Some(conv), Some(to)) = (
-        get("amount"),
-        get("from_currency"),
-        get("converted"),
-        get("to_currency"),
-    ) {
-        let mut s = format!("{amount} {from} = {conv} {to}");
-        if let Some(rate) = get("rate") {
-            s.push_str(&format!(" (rate {rate}"));
-            if let Some(d) = get("rates_date") {
-                s.push_str(&format!(", rates of {d}"));
-            }
-            s.push(')');
-        } else if let Some(d) = get("rates_date") {
-            s.push_str(&format!(" (rates of {d})"));
-        }
-        s.push('.');
-        return s;
-    }
-    // Observations: place, temperature, condition, time.
-    if let (Some(city), Some(temp)) = (get("city"), get("temperature")) {
-        let unit = match get("units").as_deref() {
-            Some("fahrenheit") => "°F",
-            _ => "°C",
-        };
-        let mut s = format!("In {city} it is {temp} {unit}");
-        if let Some(c) = get("condition").or_else(|| get("conditions")) {
-            s.push_str(&format!(", {c}"));
-        }
-        if let Some(at) = get("observed_at") {
-            s.push_str(&format!(" (observed {at})"));
-        }
-        s.push('.');
-        return s;
-    }
     let default_message = message.is_empty() || message.ends_with(" succeeded.");
     let mut s = if default_message {
         match &data {
@@ -241,11 +249,11 @@ pub fn describe(tool: &str, envelope: &Value) -> String {
     s
 }
 
-/// An answer from the envelopes of the last calls: one sentence per call.
-pub fn compose_answer(results: &[(String, Value)]) -> String {
+/// An answer from the envelopes of the last calls: one sentence per call ([`describe`]).
+pub fn compose_answer(results: &[(String, Value)], summaries: Option<&Summarizer>) -> String {
     results
         .iter()
-        .map(|(tool, env)| describe(tool, env))
+        .map(|(tool, env)| describe(tool, env, summaries))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -256,12 +264,15 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn currency_answers_state_amount_and_date() {
-        let env = json!({"status": "success", "message": "convert_currency succeeded.",
-            "data": {"amount": 100.0, "from_currency": "USD", "to_currency": "EUR", "rate": 0.96043,
-                     "converted": 96.04, "rates_date": "2026-11-27", "source": "fixture"}});
-        let s = describe("convert_currency", &env);
-        assert_eq!(s, "100 USD = 96.04 EUR (rate 0.9604, rates of 2026-11-27).");
+    fn data_without_a_message_is_described_with_its_date() {
+        let env = json!({"status": "success", "message": "convert succeeded.",
+            "data": {"amount": 100.0, "from": "USD", "to": "EUR", "converted": 96.04,
+                     "rates_date": "2026-11-27"}});
+        let s = describe("convert", &env, None);
+        assert_eq!(
+            s,
+            "convert: amount: 100; from: USD; to: EUR; converted: 96.04; rates_date: 2026-11-27."
+        );
         assert!(states_result(&s, std::slice::from_ref(&env)));
         assert!(!states_result(
             "About 96 euros.",
@@ -274,9 +285,22 @@ mod tests {
     }
 
     #[test]
+    fn a_summarizer_speaks_first_and_falls_back_to_the_description() {
+        let s = Summarizer::new(|tool, env| {
+            (tool == "sum").then(|| format!("The sum is {}.", env["data"]))
+        });
+        let ok = json!({"status": "success", "message": "sum succeeded.", "data": 5});
+        assert_eq!(describe("sum", &ok, Some(&s)), "The sum is 5.");
+        assert_eq!(describe("other", &ok, Some(&s)), "other: 5.");
+        // failures are described generically, whatever the summarizer says
+        let err = json!({"status": "error", "message": "bad", "error": {"message": "bad"}});
+        assert_eq!(describe("sum", &err, Some(&s)), "sum failed: bad");
+    }
+
+    #[test]
     fn messages_and_scalars() {
         let env = json!({"status": "success", "message": "17*23 = 391", "data": 391});
-        assert_eq!(describe("calculate", &env), "17*23 = 391.");
+        assert_eq!(describe("calculate", &env, None), "17*23 = 391.");
         assert!(states_result(
             "The answer is 391.",
             std::slice::from_ref(&env)
@@ -299,7 +323,7 @@ mod tests {
         let err = json!({"status": "error", "message": "No weather data for `X`.",
             "error": {"code": "NOT_FOUND", "message": "No weather data for `X`.", "suggestion": "Try Paris."}});
         assert_eq!(
-            describe("get_weather", &err),
+            describe("get_weather", &err, None),
             "get_weather failed: No weather data for `X`. Try Paris."
         );
     }
@@ -309,21 +333,8 @@ mod tests {
         let env = json!({"status": "success", "message": "query_users succeeded.",
             "data": {"count": 2, "users": [{"id": 1, "name": "Ada"}, {"id": 2, "name": "Ken"}]}});
         assert_eq!(
-            describe("query_users", &env),
+            describe("query_users", &env, None),
             "query_users: count: 2; users: Ada, Ken."
         );
-    }
-
-    #[test]
-    fn weather_sentence() {
-        let env = json!({"status": "success", "message": "get_weather succeeded.",
-            "data": {"city": "Paris", "temperature": 0.6, "units": "celsius", "condition": "cloudy",
-                     "observed_at": "2026-11-27T12:00:00Z"}});
-        let s = describe("get_weather", &env);
-        assert_eq!(
-            s,
-            "In Paris it is 0.6 °C, cloudy (observed 2026-11-27T12:00:00Z)."
-        );
-        assert!(states_result(&s, &[env]));
     }
 }

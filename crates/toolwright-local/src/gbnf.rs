@@ -16,7 +16,7 @@
 //!     "type": "object",
 //!     "properties": {"city": {"type": "string"}},
 //!     "required": ["city"]}));
-//! let g = toolwright_agent::gbnf::tool_call_grammar(&[spec], &Default::default()).unwrap();
+//! let g = toolwright_local::gbnf::tool_call_grammar(&[spec], &Default::default()).unwrap();
 //! assert!(g.contains(r#"root ::= "{" ws "\"tool\"" ws ":" ws"#));
 //! ```
 

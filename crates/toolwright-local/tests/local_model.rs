@@ -1,7 +1,7 @@
 //! Embedded-model tests: they need the GGUF (`toolwright model fetch`, or `$TOOLWRIGHT_MODEL`).
 //! Without it they fail with the fetch command, unless `TOOLWRIGHT_SKIP_MODEL=1`.
 //!
-//! `EXPLORE="query|query" cargo test -p toolwright-agent --features local --test local_model
+//! `EXPLORE="query|query" cargo test -p toolwright-local --features llama --test local_model
 //! explore -- --ignored --nocapture` prints traces for other queries.
 #![allow(
     clippy::unwrap_used,
@@ -9,30 +9,33 @@
     clippy::indexing_slicing,
     clippy::panic
 )]
-#![cfg(feature = "local")]
+#![cfg(feature = "llama")]
 
 use serde_json::{Value, json};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
-use toolwright_agent::providers::local::{LocalConfig, LocalProvider};
 use toolwright_agent::{Agent, AgentConfig, Candidate, Message, Provider, StopReason, Trace, Turn};
 use toolwright_core::Registry;
+use toolwright_local::{LocalConfig, LocalProvider};
 use toolwright_runtime::Runtime;
 
 fn provider() -> Option<Arc<LocalProvider>> {
     static P: OnceLock<Option<Arc<LocalProvider>>> = OnceLock::new();
     P.get_or_init(|| {
-        let Some(path) = toolwright_agent::model::find_model() else {
+        let Some(path) = toolwright_local::model::find_model() else {
             if std::env::var("TOOLWRIGHT_SKIP_MODEL").as_deref() == Ok("1") {
                 eprintln!("skipping: no model and TOOLWRIGHT_SKIP_MODEL=1");
                 return None;
             }
             panic!(
                 "the embedded model is missing: run `{}` (or set TOOLWRIGHT_MODEL=PATH, or TOOLWRIGHT_SKIP_MODEL=1 to skip)",
-                toolwright_agent::model::FETCH_COMMAND
+                toolwright_local::model::FETCH_COMMAND
             );
         };
-        Some(Arc::new(LocalProvider::new(LocalConfig::new(path)).expect("the model loads")))
+        // As the CLI runs it over the demo tools: with the demo's result sentences.
+        let mut config = LocalConfig::new(path);
+        config.summaries = Some(toolwright_local::Summarizer::new(toolwright_demo::summarize));
+        Some(Arc::new(LocalProvider::new(config).expect("the model loads")))
     })
     .clone()
 }
@@ -106,7 +109,7 @@ async fn convert_100_usd_to_eur() {
     assert_eq!(a["to_currency"], "EUR");
     let data = t.calls.last().unwrap().envelope.data.clone().unwrap();
     let answer = t.answer.unwrap();
-    let converted = toolwright_agent::compose::format_number(data["converted"].as_f64().unwrap());
+    let converted = toolwright_local::compose::format_number(data["converted"].as_f64().unwrap());
     assert!(answer.contains(&converted), "{answer} lacks {converted}");
     assert!(
         answer.contains(data["rates_date"].as_str().unwrap()),

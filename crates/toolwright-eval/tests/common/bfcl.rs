@@ -8,7 +8,16 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use toolwright_core::ToolSpec;
-use toolwright_core::defs::parse_definitions;
+use toolwright_eval::bfcl::normalize_functions;
+
+/// BFCL definitions (a list or one object) as specs, their types rewritten into JSON Schema.
+fn parse_definitions(defs: &Value) -> Result<Vec<ToolSpec>, String> {
+    let list = match defs {
+        Value::Array(a) => normalize_functions(a),
+        one => normalize_functions(std::slice::from_ref(one)),
+    };
+    toolwright_core::defs::parse_definitions(&Value::Array(list))
+}
 
 /// The environment variable naming the BFCL data directory.
 pub const ENV: &str = "TOOLWRIGHT_BFCL_DIR";

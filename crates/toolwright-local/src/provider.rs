@@ -1,4 +1,4 @@
-//! The embedded model: llama.cpp (through `llama-cpp-2`) running a GGUF file on the CPU.
+//! The embedded model as a [`Provider`]: llama.cpp running a GGUF file on the CPU.
 //!
 //! A model of 135M parameters cannot choose among many tools nor write JSON reliably, so this
 //! provider does what such a model *can* do, and says so in the trace:
@@ -7,34 +7,26 @@
 //!    no candidate at all means the query needs no tool, and the model answers in text;
 //! 2. the call is generated under a GBNF grammar built from the candidates' schemas with the tool
 //!    name first ([`crate::gbnf`]), so it always parses and matches a schema; with one clear
-//!    candidate the grammar fixes the name and the model only fills the arguments. The schemas
-//!    are narrowed to the query first ([`crate::narrow`]): unmentioned optional parameters left
-//!    out, enums and numbers restricted to the values the query states. In its first turn the
-//!    model may write a list of calls (parallel calls, [`LocalConfig::max_parallel_calls`]);
-//! 3. after the results, the model writes the answer; when its text does not state the result
-//!    (the main value and the date), the answer is composed from the envelopes instead
-//!    ([`crate::compose`]) and a note says so.
+//!    candidate the grammar fixes the name and the model only fills the arguments. In its first
+//!    turn the model may write a list of calls (parallel calls, [`LocalConfig::max_parallel_calls`]);
+//! 3. after the results, the model writes the answer.
 //!
-//! Decoding is greedy with 1 thread by default: on a loaded 2-core machine, 2 threads made
-//! llama.cpp spin-wait and collapse.
+//! Around these steps, the named passes of [`crate::passes`] (narrowing, number grounding,
+//! re-asks, the relevance floor, answer composition, ...) help the model; [`LocalConfig::passes`]
+//! switches each, and each reports in the step's notes when it changed something.
 
-use crate::compose::{compose_answer, states_result};
+use crate::compose::{Summarizer, compose_answer, key_facts, states_result};
+use crate::engine::Engine;
 use crate::gbnf::{GrammarLimits, tool_call_grammar};
-use crate::message::{Message, Reply, Role, Usage};
 use crate::narrow::{ground_numbers, narrow_for_query};
-use crate::prompt::tool_text;
-use crate::provider::{Provider, ProviderError, Turn};
+use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
 use futures::future::BoxFuture;
-use llama_cpp_2::context::params::LlamaContextParams;
-use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::llama_batch::LlamaBatch;
-use llama_cpp_2::model::params::LlamaModelParams;
-use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
-use llama_cpp_2::sampling::LlamaSampler;
 use serde_json::Value;
-use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use toolwright_agent::http::shorten;
+use toolwright_agent::prompt::tool_text;
+use toolwright_agent::{Message, Provider, ProviderError, Reply, Role, Turn, Usage};
 use toolwright_core::{ToolCall, ToolSpec};
 
 /// Settings of the local model.
@@ -42,7 +34,8 @@ use toolwright_core::{ToolCall, ToolSpec};
 pub struct LocalConfig {
     /// The GGUF file.
     pub model_path: PathBuf,
-    /// CPU threads (default 1; see the module docs).
+    /// CPU threads (default 1, or `$TOOLWRIGHT_THREADS`: on a loaded 2-core machine, 2 threads
+    /// made llama.cpp spin-wait and collapse).
     pub threads: i32,
     /// Context size in tokens.
     pub context: u32,
@@ -54,21 +47,14 @@ pub struct LocalConfig {
     pub candidates: usize,
     /// A candidate stays in the choice when its score is at least this fraction of the best.
     pub close_ratio: f32,
-    /// Validation errors after which the model is asked again for the same tool (per query).
-    pub max_corrections: usize,
-    /// A best router score below this is a weak match: the model may then decline every tool
-    /// (`{"tool": "none"}`) and answer directly. At or above it, a tool is called.
-    pub confident_score: f32,
-    /// A best router score below this means no tool fits the query: the model answers directly
-    /// without being offered any (0: only when nothing matched at all). Router scores are
-    /// BM25, comparable within one toolset only; calibrate on your own data.
-    pub min_score: f32,
-    /// Restrict number and integer parameters to the numbers the query states, when it states
-    /// some ([`crate::narrow::ground_numbers`]).
-    pub ground_numbers: bool,
     /// Most calls the model may make in its first turn for a query (parallel calls: the same
     /// tool for several items, or several tools). 1 keeps the single-call grammar.
     pub max_parallel_calls: usize,
+    /// The aids the provider applies ([`Passes`]; each documents its default).
+    pub passes: Passes,
+    /// Sentences for the results of particular tools, tried before the generic description
+    /// when an answer is composed from envelopes (default none).
+    pub summaries: Option<Summarizer>,
 }
 
 impl LocalConfig {
@@ -86,177 +72,10 @@ impl LocalConfig {
             max_call_tokens: 160,
             candidates: 3,
             close_ratio: 0.5,
-            max_corrections: 2,
-            confident_score: 3.0,
             max_parallel_calls: 4,
-            min_score: 0.0,
-            ground_numbers: true,
+            passes: Passes::default(),
+            summaries: None,
         }
-    }
-}
-
-fn backend() -> Result<&'static LlamaBackend, ProviderError> {
-    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
-    BACKEND
-        .get_or_init(|| {
-            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
-            LlamaBackend::init().map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| ProviderError::Model(format!("cannot start llama.cpp: {e}")))
-}
-
-struct Engine {
-    model: LlamaModel,
-    template: LlamaChatTemplate,
-    threads: i32,
-    context: u32,
-    /// One generation at a time per model: creating contexts concurrently is not sound in
-    /// llama.cpp (it may adjust the model's parameters), and 2 cores gain nothing from it.
-    busy: std::sync::Mutex<()>,
-}
-
-/// Text the model generated, with token counts.
-struct Generation {
-    text: String,
-    usage: Usage,
-}
-
-impl Engine {
-    fn load(config: &LocalConfig) -> Result<Engine, ProviderError> {
-        let path = &config.model_path;
-        if !path.is_file() {
-            return Err(ProviderError::Config(format!(
-                "no model file at {}; run `{}`",
-                path.display(),
-                crate::model::FETCH_COMMAND
-            )));
-        }
-        let backend = backend()?;
-        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
-            .map_err(|e| ProviderError::Model(format!("cannot load {}: {e}", path.display())))?;
-        let template = match model.chat_template(None) {
-            Ok(t) => t,
-            Err(_) => LlamaChatTemplate::new("chatml")
-                .map_err(|e| ProviderError::Model(format!("chat template: {e}")))?,
-        };
-        Ok(Engine {
-            model,
-            template,
-            threads: config.threads.max(1),
-            context: config.context.max(512),
-            busy: std::sync::Mutex::new(()),
-        })
-    }
-
-    /// Generates a reply to `messages` (role, content), greedy, under `grammar` when given.
-    fn generate(
-        &self,
-        messages: &[(String, String)],
-        grammar: Option<&str>,
-        max_tokens: usize,
-        one_line: bool,
-    ) -> Result<Generation, ProviderError> {
-        let _busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
-        let model_err =
-            |what: &str, e: &dyn std::fmt::Display| ProviderError::Model(format!("{what}: {e}"));
-        let chat: Vec<LlamaChatMessage> = messages
-            .iter()
-            .map(|(r, c)| LlamaChatMessage::new(r.clone(), c.replace('\0', " ")))
-            .collect::<Result<_, _>>()
-            .map_err(|e| model_err("message", &e))?;
-        // The model's own template; llama.cpp's template engine knows the common ones by their
-        // text. An unknown one falls back to ChatML rather than failing.
-        let prompt = match self.model.apply_chat_template(&self.template, &chat, true) {
-            Ok(p) => p,
-            Err(first) => {
-                let chatml =
-                    LlamaChatTemplate::new("chatml").map_err(|e| model_err("chat template", &e))?;
-                self.model
-                    .apply_chat_template(&chatml, &chat, true)
-                    .map_err(|e| model_err("chat template", &format!("{first}; ChatML: {e}")))?
-            }
-        };
-        let vocab = self.model.vocab();
-        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
-        let n_prompt = tokens.len();
-        if n_prompt == 0 {
-            return Err(ProviderError::Model("the prompt is empty".to_string()));
-        }
-        let budget = usize::try_from(self.context).unwrap_or(usize::MAX);
-        if n_prompt + max_tokens > budget {
-            return Err(ProviderError::Model(format!(
-                "the prompt has {n_prompt} tokens; with {max_tokens} to generate it does not fit the context of {budget}"
-            )));
-        }
-        let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(self.context))
-            .with_n_batch(512)
-            .with_n_ubatch(512)
-            .with_n_threads(self.threads)
-            .with_n_threads_batch(self.threads);
-        let mut ctx = self
-            .model
-            .new_context(backend()?, params)
-            .map_err(|e| model_err("context", &e))?;
-        let mut batch = LlamaBatch::new(512, 1);
-        let last = n_prompt - 1;
-        for (chunk_no, chunk) in tokens.chunks(512).enumerate() {
-            batch.clear();
-            for (j, t) in chunk.iter().enumerate() {
-                let pos = chunk_no * 512 + j;
-                let p = i32::try_from(pos).map_err(|e| model_err("position", &e))?;
-                batch
-                    .add(*t, p, &[0], pos == last)
-                    .map_err(|e| model_err("batch", &e))?;
-            }
-            ctx.decode(&mut batch)
-                .map_err(|e| model_err("decode", &e))?;
-        }
-        let mut sampler = match grammar {
-            Some(g) => LlamaSampler::chain_simple([
-                LlamaSampler::grammar(&self.model, g, "root")
-                    .map_err(|e| model_err("grammar", &e))?,
-                LlamaSampler::greedy(),
-            ]),
-            None => LlamaSampler::greedy(),
-        };
-        let mut out: Vec<u8> = Vec::new();
-        let mut n_cur = n_prompt;
-        let mut idx = batch.n_tokens() - 1;
-        let mut generated = 0usize;
-        while generated < max_tokens {
-            let token = sampler.sample(&ctx, idx);
-            if vocab.is_eog(token) {
-                break;
-            }
-            let piece = vocab.token_to_piece(token, false, None);
-            generated += 1;
-            // A one-line answer ends at its first line break once there is some text.
-            if one_line && piece.contains(&b'\n') && out.iter().any(|b| !b.is_ascii_whitespace()) {
-                if let Some(cut) = piece.iter().position(|b| *b == b'\n') {
-                    out.extend(piece.get(..cut).unwrap_or_default());
-                }
-                break;
-            }
-            out.extend(piece);
-            batch.clear();
-            let p = i32::try_from(n_cur).map_err(|e| model_err("position", &e))?;
-            batch
-                .add(token, p, &[0], true)
-                .map_err(|e| model_err("batch", &e))?;
-            n_cur += 1;
-            ctx.decode(&mut batch)
-                .map_err(|e| model_err("decode", &e))?;
-            idx = 0;
-        }
-        Ok(Generation {
-            text: String::from_utf8_lossy(&out).trim().to_string(),
-            usage: Usage {
-                input_tokens: n_prompt as u64,
-                output_tokens: generated as u64,
-            },
-        })
     }
 }
 
@@ -332,7 +151,7 @@ impl LocalProvider {
     /// No file at the path (the message names `toolwright model fetch`), or llama.cpp cannot
     /// load it.
     pub fn new(config: LocalConfig) -> Result<Self, ProviderError> {
-        let engine = Engine::load(&config)?;
+        let engine = Engine::load(&config.model_path, config.threads, config.context)?;
         Ok(LocalProvider {
             engine: Arc::new(engine),
             config,
@@ -405,7 +224,7 @@ impl LocalProvider {
                 && e.pointer("/error/retryable").and_then(Value::as_bool) != Some(false)
         });
         if let Some((tool, env)) = rejected
-            && corrections < self.config.max_corrections
+            && corrections < self.config.passes.max_corrections
             && let Some(spec) = turn.tools.iter().find(|s| &s.name == tool)
         {
             {
@@ -445,8 +264,10 @@ impl LocalProvider {
             .iter()
             .filter(|(_, e)| e.get("status").and_then(Value::as_str) != Some("error"))
             .collect();
-        if successes.is_empty() {
-            let mut r = Reply::text(compose_answer(&envelopes));
+        let compose = self.config.passes.compose_answer;
+        let summaries = self.config.summaries.as_ref();
+        if compose && successes.is_empty() {
+            let mut r = Reply::text(compose_answer(&envelopes, summaries));
             r.notes.push(
                 "every call failed: the answer was composed from the error envelopes".to_string(),
             );
@@ -454,12 +275,11 @@ impl LocalProvider {
         }
         // Without a number or a date in the results, the model's text could not be checked
         // against them: the answer is written from the envelopes.
-        let checkable = successes.iter().any(|(_, e)| {
-            e.get("data")
-                .is_some_and(|d| !crate::compose::key_facts(d).is_empty())
-        });
-        if !checkable {
-            let mut r = Reply::text(compose_answer(&envelopes));
+        let checkable = successes
+            .iter()
+            .any(|(_, e)| e.get("data").is_some_and(|d| !key_facts(d).is_empty()));
+        if compose && !checkable {
+            let mut r = Reply::text(compose_answer(&envelopes, summaries));
             r.notes.push(
                 "the results hold no number or date to check a model-written answer against: the \
                  answer was composed from the envelopes"
@@ -470,6 +290,16 @@ impl LocalProvider {
         let mut facts = String::new();
         for (tool, env) in &successes {
             facts.push_str(&format!("\nResult of {tool}: {}", compact_data(env)));
+        }
+        if !compose {
+            // Nothing will be composed: the model must also say what failed.
+            for (tool, env) in envelopes
+                .iter()
+                .filter(|(_, e)| e.get("status").and_then(Value::as_str) == Some("error"))
+            {
+                let why = env.pointer("/error/message").and_then(Value::as_str);
+                facts.push_str(&format!("\n{tool} failed: {}", why.unwrap_or("error")));
+            }
         }
         let messages = vec![
             pair(
@@ -495,7 +325,11 @@ impl LocalProvider {
                     .iter()
                     .filter(|c| {
                         c.score > 0.0
-                            && c.score >= self.config.min_score
+                            && self
+                                .config
+                                .passes
+                                .relevance_floor
+                                .is_none_or(|f| c.score >= f)
                             && c.score >= top * self.config.close_ratio
                     })
                     .filter_map(|c| turn.tools.iter().find(|s| s.name == c.name))
@@ -514,7 +348,9 @@ impl LocalProvider {
             } else if let Some(best) = turn.ranking.and_then(|r| r.first()) {
                 format!(
                     "the router's best match {} ({:.2}) is below the relevance floor {:.2}: no tool fits, the model answered directly",
-                    best.name, best.score, self.config.min_score
+                    best.name,
+                    best.score,
+                    self.config.passes.relevance_floor.unwrap_or(0.0)
                 )
             } else {
                 "the router matched no tool for this query: the model answered directly".to_string()
@@ -533,7 +369,8 @@ impl LocalProvider {
         let names_values = candidates
             .iter()
             .any(|s| !narrow_for_query(s, query).1.restricted.is_empty());
-        let weak = top < self.config.confident_score && !names_values;
+        let decline_below = self.config.passes.decline_weak_matches;
+        let weak = decline_below.is_some_and(|d| top < d) && !names_values;
         let mut job = self.call_job(
             query,
             &candidates,
@@ -545,7 +382,7 @@ impl LocalProvider {
             if weak {
                 notes.push(format!(
                     "weak router match (best score {top:.2} < {:.2}): the model could decline every tool and answer directly",
-                    self.config.confident_score
+                    decline_below.unwrap_or(0.0)
                 ));
             }
             let names: Vec<String> = match turn.ranking {
@@ -583,9 +420,15 @@ impl LocalProvider {
         let narrowed: Vec<ToolSpec> = tools
             .iter()
             .map(|s| {
-                let (t, report) = narrow_for_query(s, query);
-                notes.extend(report.describe(&s.name));
-                if !self.config.ground_numbers {
+                let passes = &self.config.passes;
+                let t = if passes.narrowing {
+                    let (t, report) = narrow_for_query(s, query);
+                    notes.extend(report.describe(&s.name));
+                    t
+                } else {
+                    (*s).clone()
+                };
+                if !passes.number_grounding {
                     return t;
                 }
                 let (g, grounded) = ground_numbers(&t, query);
@@ -645,103 +488,6 @@ impl LocalProvider {
     }
 }
 
-/// The calls of a list to run: the first always; each further one only when it brings a value
-/// no kept call has (a text not inside a kept text, or a number no kept call uses) and each of
-/// its text values occurs in the request (case-insensitively). A small model that repeats
-/// itself, shuffles the same numbers or invents items to fill the list adds nothing. Returns
-/// the kept calls and how many were dropped.
-fn keep_distinct_grounded(
-    calls: Vec<(String, Value)>,
-    query: &str,
-) -> (Vec<(String, Value)>, usize) {
-    fn scalars(v: &Value, texts: &mut Vec<String>, numbers: &mut Vec<f64>) {
-        match v {
-            Value::String(s) => texts.push(s.trim().to_lowercase()),
-            Value::Number(n) => numbers.extend(n.as_f64()),
-            Value::Array(a) => a.iter().for_each(|x| scalars(x, texts, numbers)),
-            Value::Object(m) => m.values().for_each(|x| scalars(x, texts, numbers)),
-            _ => {}
-        }
-    }
-    let q = query.to_lowercase();
-    let mut kept: Vec<(String, Value)> = Vec::new();
-    let (mut seen_texts, mut seen_numbers) = (Vec::new(), Vec::new());
-    let mut dropped = 0;
-    for (name, args) in calls {
-        let (mut texts, mut numbers) = (Vec::new(), Vec::new());
-        scalars(&args, &mut texts, &mut numbers);
-        let keep = kept.is_empty() || {
-            let grounded = texts.iter().all(|t| q.contains(t.as_str()));
-            let new_text = texts
-                .iter()
-                .any(|t| !seen_texts.iter().any(|s: &String| s.contains(t.as_str())));
-            let new_number = numbers.iter().any(|n| !seen_numbers.contains(n));
-            grounded && (new_text || new_number)
-        };
-        if keep {
-            seen_texts.extend(texts);
-            seen_numbers.extend(numbers);
-            kept.push((name, args));
-        } else {
-            dropped += 1;
-        }
-    }
-    (kept, dropped)
-}
-
-/// When `args` give several number parameters of `tool` (among `tools`, narrowed to the
-/// request's numbers: their schemas carry an `enum`) the same number while a later one could
-/// take a number no parameter of the call took: that tool with the repeated numbers taken out of
-/// the later parameters' `enum`s (the first parameter keeps its number), and the parameters
-/// changed.
-fn repeated_numbers(
-    tools: &[ToolSpec],
-    tool: &str,
-    args: &Value,
-) -> Option<(ToolSpec, Vec<String>)> {
-    let spec = tools.iter().find(|s| s.name == tool)?;
-    let props = spec.parameters.get("properties")?.as_object()?;
-    let args = args.as_object()?;
-    let used: Vec<f64> = args.values().filter_map(Value::as_f64).collect();
-    let numeric: Vec<(&String, f64, &Vec<Value>)> = props
-        .iter()
-        .filter_map(|(k, p)| {
-            let v = args.get(k).and_then(Value::as_f64)?;
-            let e = p.get("enum")?.as_array()?;
-            Some((k, v, e))
-        })
-        .collect();
-    let mut out = spec.clone();
-    let mut changed = Vec::new();
-    for (j, (param, value, allowed)) in numeric.iter().enumerate() {
-        let repeated = numeric
-            .iter()
-            .take(j)
-            .any(|(_, earlier, _)| earlier == value);
-        let unused = allowed
-            .iter()
-            .any(|a| a.as_f64().is_some_and(|x| !used.contains(&x)));
-        if !(repeated && unused) {
-            continue;
-        }
-        let rest: Vec<Value> = allowed
-            .iter()
-            .filter(|a| a.as_f64() != Some(*value))
-            .cloned()
-            .collect();
-        if let Some(p) = out
-            .parameters
-            .get_mut("properties")
-            .and_then(|p| p.get_mut(param.as_str()))
-            .and_then(Value::as_object_mut)
-        {
-            p.insert("enum".into(), Value::Array(rest));
-            changed.push((*param).clone());
-        }
-    }
-    (!changed.is_empty()).then_some((out, changed))
-}
-
 /// The conversation as plain text turns for a direct answer.
 fn direct_messages(turn: &Turn<'_>) -> Vec<(String, String)> {
     let mut messages = vec![pair("system", DIRECT_SYSTEM)];
@@ -791,7 +537,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             let v: Value = serde_json::from_str(&g.text).map_err(|e| {
                 ProviderError::Model(format!(
                     "the grammar-constrained output did not parse ({e}): {}",
-                    crate::http::shorten(&g.text, 200)
+                    shorten(&g.text, 200)
                 ))
             })?;
             // One call `{tool, arguments}`, or a list of them; `{"tool": "none"}` declines.
@@ -813,7 +559,11 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     })
                 })
                 .collect();
-            let (kept, dropped) = keep_distinct_grounded(wanted, &query);
+            let (kept, dropped) = if config.passes.distinct_calls {
+                keep_distinct_grounded(wanted, &query)
+            } else {
+                (wanted, 0)
+            };
             if dropped > 0 {
                 notes.push(format!(
                     "{dropped} extra call(s) dropped: nothing new in them, or a text value the request does not contain"
@@ -824,7 +574,12 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             // One call that gave several parameters the same number while other numbers of the
             // request went unused: asked again (at most twice), the later parameters without it.
             let mut current = tools.clone();
-            for _ in 0..2 {
+            let reasks = if config.passes.reask_repeated_numbers {
+                2
+            } else {
+                0
+            };
+            for _ in 0..reasks {
                 let [(name, args)] = kept.as_slice() else {
                     break;
                 };
@@ -846,7 +601,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 notes.push(format!(
                     "{name}: the model repeated a number in {} while the request states others; asked again without it there: {}",
                     params.join(", "),
-                    crate::http::shorten(&again.text, 300)
+                    shorten(&again.text, 300)
                 ));
                 kept = vec![(name.clone(), a)];
                 current = vec![spec];
@@ -885,7 +640,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             }
             notes.push(format!(
                 "generated under the grammar: {}",
-                crate::http::shorten(&g.text, 300)
+                shorten(&g.text, 300)
             ));
             Ok(Reply {
                 tool_calls: calls,
@@ -901,15 +656,17 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
         } => {
             let g = engine.generate(&messages, None, config.max_answer_tokens, true)?;
             let envs: Vec<Value> = results.iter().map(|(_, e)| e.clone()).collect();
-            let text = if states_result(&g.text, &envs) {
+            let text = if !config.passes.compose_answer {
+                g.text
+            } else if states_result(&g.text, &envs) {
                 notes.push("the model's answer states the result".to_string());
                 g.text
             } else {
                 notes.push(format!(
                     "the model's answer did not state the result ({:?}); the answer was composed from the envelopes",
-                    crate::http::shorten(&g.text, 200)
+                    shorten(&g.text, 200)
                 ));
-                compose_answer(&results)
+                compose_answer(&results, config.summaries.as_ref())
             };
             Ok(Reply {
                 text: Some(text),
@@ -984,68 +741,5 @@ impl Provider for LocalChat {
             r.usage = Some(usage);
             Ok(r)
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_number_given_twice_while_another_is_unused_is_asked_again() {
-        let spec = ToolSpec::new(
-            "tri",
-            "Triangle.",
-            json!({"type": "object", "properties": {
-                "a": {"type": "number", "enum": [5, 4, 3]},
-                "b": {"type": "number", "enum": [5, 4, 3]},
-                "c": {"type": "number", "enum": [5, 4, 3]},
-                "unit": {"type": "string"}}}),
-        );
-        let tools = [spec];
-        let (s, changed) = repeated_numbers(
-            &tools,
-            "tri",
-            &json!({"a": 5, "b": 5, "c": 5, "unit": "cm"}),
-        )
-        .unwrap();
-        assert_eq!(changed, vec!["b", "c"]);
-        assert_eq!(s.parameters["properties"]["a"]["enum"], json!([5, 4, 3]));
-        assert_eq!(s.parameters["properties"]["b"]["enum"], json!([4, 3]));
-        assert_eq!(s.parameters["properties"]["c"]["enum"], json!([4, 3]));
-        assert!(repeated_numbers(&tools, "tri", &json!({"a": 5, "b": 4, "c": 3})).is_none());
-        assert!(repeated_numbers(&tools, "other", &json!({"a": 6, "b": 6})).is_none());
-    }
-
-    #[test]
-    fn extra_calls_must_be_new_and_grounded_in_the_request() {
-        let q = "Play Taylor Swift for 20 minutes and Maroon 5 for 15 minutes";
-        let calls = vec![
-            (
-                "play".to_string(),
-                json!({"artist": "Taylor Swift", "duration": 20}),
-            ),
-            (
-                "play".to_string(),
-                json!({"artist": "Maroon 5", "duration": 15}),
-            ),
-            (
-                "play".to_string(),
-                json!({"artist": "Maroon 5", "duration": 15}),
-            ),
-            (
-                "play".to_string(),
-                json!({"artist": "Sterkie", "duration": 20}),
-            ),
-        ];
-        let (kept, dropped) = keep_distinct_grounded(calls, q);
-        assert_eq!(dropped, 2);
-        assert_eq!(kept.len(), 2);
-        assert_eq!(kept[1].1["artist"], "Maroon 5");
-        // the first call is kept whatever it holds
-        let (kept, dropped) =
-            keep_distinct_grounded(vec![("f".to_string(), json!({"x": "invented"}))], q);
-        assert_eq!((kept.len(), dropped), (1, 0));
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! pip download --no-deps bfcl-eval -d /tmp/bfcl && unzip -q /tmp/bfcl/bfcl_eval-*.whl -d /tmp/bfcl/whl
-//! TOOLWRIGHT_BFCL_DIR=/tmp/bfcl/whl/bfcl_eval/data cargo run --release -p toolwright-catalog --example bfcl_recall
+//! TOOLWRIGHT_BFCL_DIR=/tmp/bfcl/whl/bfcl_eval/data cargo run --release -p toolwright-eval --example bfcl_recall
 //! ```
 //!
 //! Two settings: each `multiple` question against its own candidates (2-4 functions), and each

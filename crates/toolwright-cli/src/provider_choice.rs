@@ -1,16 +1,20 @@
-//! Choosing a provider from flags and the environment, the way `toolwright run` does:
+//! Choosing a provider from flags and the environment, the way `toolwright run` and `chat` do:
 //! explicit `--provider` / `--base-url` / `--model` first; else `TOOLWRIGHT_BASE_URL`,
-//! `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`; else the embedded model.
+//! `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`; else the embedded model (`toolwright-local`).
+//!
+//! This is the CLI's business: the agent crate knows the wire providers but no flag, variable or
+//! model file, and `toolwright-local` knows the model but not how a user picks it.
 
-use crate::provider::{Provider, ProviderError, Secret};
-use crate::providers::anthropic::{
+use std::sync::Arc;
+use toolwright_agent::providers::anthropic::{
     ANTHROPIC_BASE_URL, ANTHROPIC_DEFAULT_MODEL, AnthropicConfig, AnthropicProvider,
 };
-use crate::providers::openai::{
+use toolwright_agent::providers::openai::{
     OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, OpenAiConfig, OpenAiProvider,
 };
-use crate::providers::prompted::PromptedProvider;
-use std::sync::Arc;
+use toolwright_agent::providers::prompted::PromptedProvider;
+use toolwright_agent::{Provider, ProviderError, Secret};
+use toolwright_local::{LocalChat, LocalConfig, LocalProvider, Summarizer};
 
 /// The kinds of provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,19 +30,6 @@ pub enum ProviderKind {
     Prompted,
 }
 
-impl ProviderKind {
-    /// Parses `local | openai | anthropic | prompted`.
-    pub fn parse(s: &str) -> Option<ProviderKind> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "local" | "embedded" | "llama" => Some(ProviderKind::Local),
-            "openai" | "openai-compatible" | "ollama" => Some(ProviderKind::OpenAi),
-            "anthropic" | "claude" => Some(ProviderKind::Anthropic),
-            "prompted" | "json" => Some(ProviderKind::Prompted),
-            _ => None,
-        }
-    }
-}
-
 /// What the user asked for; empty fields fall back to the environment.
 #[derive(Debug, Clone, Default)]
 pub struct ProviderOptions {
@@ -48,6 +39,9 @@ pub struct ProviderOptions {
     pub model: Option<String>,
     /// `--base-url`.
     pub base_url: Option<String>,
+    /// Sentences for the results of known tools, for the embedded model's composed answers
+    /// (the demo toolset's when it is in use).
+    pub summaries: Option<Summarizer>,
 }
 
 /// The message when nothing is configured and the embedded model is missing.
@@ -55,7 +49,7 @@ pub fn missing_model_message() -> String {
     format!(
         "no model available: run `{}` to download the embedded model (about 100 MB), or set \
          OPENAI_API_KEY, ANTHROPIC_API_KEY or TOOLWRIGHT_BASE_URL",
-        crate::model::FETCH_COMMAND
+        toolwright_local::model::FETCH_COMMAND
     )
 }
 
@@ -145,25 +139,14 @@ pub fn local_model_path(opts: &ProviderOptions) -> Result<std::path::PathBuf, Pr
         }
         return Ok(p);
     }
-    crate::model::find_model().ok_or_else(|| ProviderError::Config(missing_model_message()))
+    toolwright_local::model::find_model()
+        .ok_or_else(|| ProviderError::Config(missing_model_message()))
 }
 
-#[cfg(feature = "local")]
-fn local(
-    opts: &ProviderOptions,
-) -> Result<Arc<crate::providers::local::LocalProvider>, ProviderError> {
-    let path = local_model_path(opts)?;
-    crate::providers::local::LocalProvider::new(crate::providers::local::LocalConfig::new(path))
-        .map(Arc::new)
-}
-
-#[cfg(not(feature = "local"))]
-fn no_local() -> ProviderError {
-    ProviderError::Config(
-        "this build has no embedded model (toolwright-agent feature `local`); set OPENAI_API_KEY, \
-         ANTHROPIC_API_KEY or TOOLWRIGHT_BASE_URL"
-            .into(),
-    )
+fn local(opts: &ProviderOptions) -> Result<Arc<LocalProvider>, ProviderError> {
+    let mut config = LocalConfig::new(local_model_path(opts)?);
+    config.summaries = opts.summaries.clone();
+    LocalProvider::new(config).map(Arc::new)
 }
 
 /// Builds the provider the options and environment select.
@@ -175,10 +158,7 @@ pub fn build_provider(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, Provi
     match select_kind(opts) {
         ProviderKind::OpenAi => Ok(Arc::new(openai(opts)?)),
         ProviderKind::Anthropic => Ok(Arc::new(anthropic(opts)?)),
-        #[cfg(feature = "local")]
         ProviderKind::Local => Ok(local(opts)?),
-        #[cfg(not(feature = "local"))]
-        ProviderKind::Local => Err(no_local()),
         ProviderKind::Prompted => {
             let remote = opts.base_url.is_some()
                 || env("TOOLWRIGHT_BASE_URL").is_some()
@@ -186,15 +166,7 @@ pub fn build_provider(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, Provi
             if remote {
                 return Ok(Arc::new(PromptedProvider::new(openai(opts)?)));
             }
-            #[cfg(feature = "local")]
-            {
-                let p = local(opts)?;
-                Ok(Arc::new(PromptedProvider::new(
-                    crate::providers::local::LocalChat(p),
-                )))
-            }
-            #[cfg(not(feature = "local"))]
-            Err(no_local())
+            Ok(Arc::new(PromptedProvider::new(LocalChat(local(opts)?))))
         }
     }
 }

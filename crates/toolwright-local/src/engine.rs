@@ -1,0 +1,183 @@
+//! The llama.cpp engine: one GGUF model loaded once, and greedy generation from chat messages,
+//! optionally under a GBNF grammar. [`crate::LocalProvider`] decides what to ask; this module
+//! only runs the model.
+//!
+//! Decoding is greedy with 1 thread by default: on a loaded 2-core machine, 2 threads made
+//! llama.cpp spin-wait and collapse.
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use std::num::NonZeroU32;
+use std::path::Path;
+use std::sync::OnceLock;
+use toolwright_agent::{ProviderError, Usage};
+
+fn backend() -> Result<&'static LlamaBackend, ProviderError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+            LlamaBackend::init().map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| ProviderError::Model(format!("cannot start llama.cpp: {e}")))
+}
+
+pub(crate) struct Engine {
+    model: LlamaModel,
+    template: LlamaChatTemplate,
+    threads: i32,
+    context: u32,
+    /// One generation at a time per model: creating contexts concurrently is not sound in
+    /// llama.cpp (it may adjust the model's parameters), and 2 cores gain nothing from it.
+    busy: std::sync::Mutex<()>,
+}
+
+/// Text the model generated, with token counts.
+pub(crate) struct Generation {
+    pub(crate) text: String,
+    pub(crate) usage: Usage,
+}
+
+impl Engine {
+    /// Loads the GGUF file at `path`; `threads` and `context` (tokens) are raised to at least 1
+    /// and 512.
+    pub(crate) fn load(path: &Path, threads: i32, context: u32) -> Result<Engine, ProviderError> {
+        if !path.is_file() {
+            return Err(ProviderError::Config(format!(
+                "no model file at {}; run `{}`",
+                path.display(),
+                crate::model::FETCH_COMMAND
+            )));
+        }
+        let backend = backend()?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| ProviderError::Model(format!("cannot load {}: {e}", path.display())))?;
+        let template = match model.chat_template(None) {
+            Ok(t) => t,
+            Err(_) => LlamaChatTemplate::new("chatml")
+                .map_err(|e| ProviderError::Model(format!("chat template: {e}")))?,
+        };
+        Ok(Engine {
+            model,
+            template,
+            threads: threads.max(1),
+            context: context.max(512),
+            busy: std::sync::Mutex::new(()),
+        })
+    }
+
+    /// Generates a reply to `messages` (role, content), greedy, under `grammar` when given.
+    pub(crate) fn generate(
+        &self,
+        messages: &[(String, String)],
+        grammar: Option<&str>,
+        max_tokens: usize,
+        one_line: bool,
+    ) -> Result<Generation, ProviderError> {
+        let _busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let model_err =
+            |what: &str, e: &dyn std::fmt::Display| ProviderError::Model(format!("{what}: {e}"));
+        let chat: Vec<LlamaChatMessage> = messages
+            .iter()
+            .map(|(r, c)| LlamaChatMessage::new(r.clone(), c.replace('\0', " ")))
+            .collect::<Result<_, _>>()
+            .map_err(|e| model_err("message", &e))?;
+        // The model's own template; llama.cpp's template engine knows the common ones by their
+        // text. An unknown one falls back to ChatML rather than failing.
+        let prompt = match self.model.apply_chat_template(&self.template, &chat, true) {
+            Ok(p) => p,
+            Err(first) => {
+                let chatml =
+                    LlamaChatTemplate::new("chatml").map_err(|e| model_err("chat template", &e))?;
+                self.model
+                    .apply_chat_template(&chatml, &chat, true)
+                    .map_err(|e| model_err("chat template", &format!("{first}; ChatML: {e}")))?
+            }
+        };
+        let vocab = self.model.vocab();
+        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        let n_prompt = tokens.len();
+        if n_prompt == 0 {
+            return Err(ProviderError::Model("the prompt is empty".to_string()));
+        }
+        let budget = usize::try_from(self.context).unwrap_or(usize::MAX);
+        if n_prompt + max_tokens > budget {
+            return Err(ProviderError::Model(format!(
+                "the prompt has {n_prompt} tokens; with {max_tokens} to generate it does not fit the context of {budget}"
+            )));
+        }
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(self.context))
+            .with_n_batch(512)
+            .with_n_ubatch(512)
+            .with_n_threads(self.threads)
+            .with_n_threads_batch(self.threads);
+        let mut ctx = self
+            .model
+            .new_context(backend()?, params)
+            .map_err(|e| model_err("context", &e))?;
+        let mut batch = LlamaBatch::new(512, 1);
+        let last = n_prompt - 1;
+        for (chunk_no, chunk) in tokens.chunks(512).enumerate() {
+            batch.clear();
+            for (j, t) in chunk.iter().enumerate() {
+                let pos = chunk_no * 512 + j;
+                let p = i32::try_from(pos).map_err(|e| model_err("position", &e))?;
+                batch
+                    .add(*t, p, &[0], pos == last)
+                    .map_err(|e| model_err("batch", &e))?;
+            }
+            ctx.decode(&mut batch)
+                .map_err(|e| model_err("decode", &e))?;
+        }
+        let mut sampler = match grammar {
+            Some(g) => LlamaSampler::chain_simple([
+                LlamaSampler::grammar(&self.model, g, "root")
+                    .map_err(|e| model_err("grammar", &e))?,
+                LlamaSampler::greedy(),
+            ]),
+            None => LlamaSampler::greedy(),
+        };
+        let mut out: Vec<u8> = Vec::new();
+        let mut n_cur = n_prompt;
+        let mut idx = batch.n_tokens() - 1;
+        let mut generated = 0usize;
+        while generated < max_tokens {
+            let token = sampler.sample(&ctx, idx);
+            if vocab.is_eog(token) {
+                break;
+            }
+            let piece = vocab.token_to_piece(token, false, None);
+            generated += 1;
+            // A one-line answer ends at its first line break once there is some text.
+            if one_line && piece.contains(&b'\n') && out.iter().any(|b| !b.is_ascii_whitespace()) {
+                if let Some(cut) = piece.iter().position(|b| *b == b'\n') {
+                    out.extend(piece.get(..cut).unwrap_or_default());
+                }
+                break;
+            }
+            out.extend(piece);
+            batch.clear();
+            let p = i32::try_from(n_cur).map_err(|e| model_err("position", &e))?;
+            batch
+                .add(token, p, &[0], true)
+                .map_err(|e| model_err("batch", &e))?;
+            n_cur += 1;
+            ctx.decode(&mut batch)
+                .map_err(|e| model_err("decode", &e))?;
+            idx = 0;
+        }
+        Ok(Generation {
+            text: String::from_utf8_lossy(&out).trim().to_string(),
+            usage: Usage {
+                input_tokens: n_prompt as u64,
+                output_tokens: generated as u64,
+            },
+        })
+    }
+}

@@ -1,0 +1,234 @@
+//! The named passes: each aid the local provider gives a small model, switched by [`Passes`]
+//! and reported in the trace (the step's notes) whenever it changes something.
+//!
+//! A model of 135M parameters fills arguments well once the tool is fixed and there is little to
+//! choose from, and is weak at choosing among tools, at saying "no tool fits" and at writing the
+//! final sentence. Each pass below helps with one of those, in the order a query meets them:
+//!
+//! | pass | field | default | what it does |
+//! |---|---|---|---|
+//! | relevance floor | [`Passes::relevance_floor`] | off | a best router score below the floor means no tool fits: the model answers in text without being offered one |
+//! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
+//! | narrowing | [`Passes::narrowing`] | on | [`crate::narrow::narrow_for_query`]: unmentioned optional parameters left out, enums restricted to the values the query names |
+//! | number grounding | [`Passes::number_grounding`] | on | [`crate::narrow::ground_numbers`]: number parameters may only take numbers the query states |
+//! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request |
+//! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
+//! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error |
+//! | answer composition | [`Passes::compose_answer`] | on | [`crate::compose`]: when the model's answer does not state the result, the answer is written from the envelopes |
+//!
+//! No pass changes what the runtime validates: every call is still checked against the tool's
+//! advertised schema. Defaults are neutral: nothing here was tuned on a benchmark; a host that
+//! calibrated a value on its own data sets it.
+
+use serde_json::Value;
+use toolwright_core::ToolSpec;
+
+/// Which aids the local provider applies (see the module docs for the table).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passes {
+    /// `Some(floor)`: a best router score below `floor` means no tool fits the query, and the
+    /// model answers directly without being offered any. Router scores are BM25, comparable
+    /// within one toolset only: calibrate the floor on your own data. Default `None` (off: the
+    /// model is offered tools whenever the router matched something).
+    pub relevance_floor: Option<f32>,
+    /// `Some(score)`: a best router score below `score` is a weak match, and the model may
+    /// decline every tool and answer directly, unless the query names an allowed value of a
+    /// candidate's parameter (a currency code, a role), which is strong evidence for it. At or
+    /// above it, a tool is called. Default `Some(3.0)`; `None`: the model must always call.
+    pub decline_weak_matches: Option<f32>,
+    /// Narrow each candidate's schema to the query before the grammar is built
+    /// ([`crate::narrow::narrow_for_query`]). Default on.
+    pub narrowing: bool,
+    /// Restrict number and integer parameters to the numbers the query states, when it states
+    /// some ([`crate::narrow::ground_numbers`]). Default on.
+    pub number_grounding: bool,
+    /// Keep a further call of a list only when it brings a new value and its texts occur in the
+    /// request ([`keep_distinct_grounded`]); off keeps every call the model wrote. Default on.
+    pub distinct_calls: bool,
+    /// When one call gave several number parameters the same number while the request states
+    /// others, ask again without it there ([`repeated_numbers`]; at most twice). Default on.
+    pub reask_repeated_numbers: bool,
+    /// Validation errors after which the model is asked again for the same tool, per query
+    /// (0: never). Default 2.
+    pub max_corrections: usize,
+    /// When the model's answer does not state the result (the main value and any date), write
+    /// the answer from the envelopes ([`crate::compose`]); also when every call failed or the
+    /// results hold nothing to check a sentence against. Off: the model's answer is used as
+    /// written. Default on.
+    pub compose_answer: bool,
+}
+
+impl Default for Passes {
+    fn default() -> Self {
+        Passes {
+            relevance_floor: None,
+            decline_weak_matches: Some(3.0),
+            narrowing: true,
+            number_grounding: true,
+            distinct_calls: true,
+            reask_repeated_numbers: true,
+            max_corrections: 2,
+            compose_answer: true,
+        }
+    }
+}
+
+/// The calls of a list to run: the first always; each further one only when it brings a value
+/// no kept call has (a text not inside a kept text, or a number no kept call uses) and each of
+/// its text values occurs in the request (case-insensitively). A small model that repeats
+/// itself, shuffles the same numbers or invents items to fill the list adds nothing. Returns
+/// the kept calls and how many were dropped.
+pub fn keep_distinct_grounded(
+    calls: Vec<(String, Value)>,
+    query: &str,
+) -> (Vec<(String, Value)>, usize) {
+    fn scalars(v: &Value, texts: &mut Vec<String>, numbers: &mut Vec<f64>) {
+        match v {
+            Value::String(s) => texts.push(s.trim().to_lowercase()),
+            Value::Number(n) => numbers.extend(n.as_f64()),
+            Value::Array(a) => a.iter().for_each(|x| scalars(x, texts, numbers)),
+            Value::Object(m) => m.values().for_each(|x| scalars(x, texts, numbers)),
+            _ => {}
+        }
+    }
+    let q = query.to_lowercase();
+    let mut kept: Vec<(String, Value)> = Vec::new();
+    let (mut seen_texts, mut seen_numbers) = (Vec::new(), Vec::new());
+    let mut dropped = 0;
+    for (name, args) in calls {
+        let (mut texts, mut numbers) = (Vec::new(), Vec::new());
+        scalars(&args, &mut texts, &mut numbers);
+        let keep = kept.is_empty() || {
+            let grounded = texts.iter().all(|t| q.contains(t.as_str()));
+            let new_text = texts
+                .iter()
+                .any(|t| !seen_texts.iter().any(|s: &String| s.contains(t.as_str())));
+            let new_number = numbers.iter().any(|n| !seen_numbers.contains(n));
+            grounded && (new_text || new_number)
+        };
+        if keep {
+            seen_texts.extend(texts);
+            seen_numbers.extend(numbers);
+            kept.push((name, args));
+        } else {
+            dropped += 1;
+        }
+    }
+    (kept, dropped)
+}
+
+/// When `args` give several number parameters of `tool` (among `tools`, narrowed to the
+/// request's numbers: their schemas carry an `enum`) the same number while a later one could
+/// take a number no parameter of the call took: that tool with the repeated numbers taken out of
+/// the later parameters' `enum`s (the first parameter keeps its number), and the parameters
+/// changed.
+pub fn repeated_numbers(
+    tools: &[ToolSpec],
+    tool: &str,
+    args: &Value,
+) -> Option<(ToolSpec, Vec<String>)> {
+    let spec = tools.iter().find(|s| s.name == tool)?;
+    let props = spec.parameters.get("properties")?.as_object()?;
+    let args = args.as_object()?;
+    let used: Vec<f64> = args.values().filter_map(Value::as_f64).collect();
+    let numeric: Vec<(&String, f64, &Vec<Value>)> = props
+        .iter()
+        .filter_map(|(k, p)| {
+            let v = args.get(k).and_then(Value::as_f64)?;
+            let e = p.get("enum")?.as_array()?;
+            Some((k, v, e))
+        })
+        .collect();
+    let mut out = spec.clone();
+    let mut changed = Vec::new();
+    for (j, (param, value, allowed)) in numeric.iter().enumerate() {
+        let repeated = numeric
+            .iter()
+            .take(j)
+            .any(|(_, earlier, _)| earlier == value);
+        let unused = allowed
+            .iter()
+            .any(|a| a.as_f64().is_some_and(|x| !used.contains(&x)));
+        if !(repeated && unused) {
+            continue;
+        }
+        let rest: Vec<Value> = allowed
+            .iter()
+            .filter(|a| a.as_f64() != Some(*value))
+            .cloned()
+            .collect();
+        if let Some(p) = out
+            .parameters
+            .get_mut("properties")
+            .and_then(|p| p.get_mut(param.as_str()))
+            .and_then(Value::as_object_mut)
+        {
+            p.insert("enum".into(), Value::Array(rest));
+            changed.push((*param).clone());
+        }
+    }
+    (!changed.is_empty()).then_some((out, changed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_number_given_twice_while_another_is_unused_is_asked_again() {
+        let spec = ToolSpec::new(
+            "tri",
+            "Triangle.",
+            json!({"type": "object", "properties": {
+                "a": {"type": "number", "enum": [5, 4, 3]},
+                "b": {"type": "number", "enum": [5, 4, 3]},
+                "c": {"type": "number", "enum": [5, 4, 3]},
+                "unit": {"type": "string"}}}),
+        );
+        let tools = [spec];
+        let (s, changed) = repeated_numbers(
+            &tools,
+            "tri",
+            &json!({"a": 5, "b": 5, "c": 5, "unit": "cm"}),
+        )
+        .unwrap();
+        assert_eq!(changed, vec!["b", "c"]);
+        assert_eq!(s.parameters["properties"]["a"]["enum"], json!([5, 4, 3]));
+        assert_eq!(s.parameters["properties"]["b"]["enum"], json!([4, 3]));
+        assert_eq!(s.parameters["properties"]["c"]["enum"], json!([4, 3]));
+        assert!(repeated_numbers(&tools, "tri", &json!({"a": 5, "b": 4, "c": 3})).is_none());
+        assert!(repeated_numbers(&tools, "other", &json!({"a": 6, "b": 6})).is_none());
+    }
+
+    #[test]
+    fn extra_calls_must_be_new_and_grounded_in_the_request() {
+        let q = "Play Taylor Swift for 20 minutes and Maroon 5 for 15 minutes";
+        let calls = vec![
+            (
+                "play".to_string(),
+                json!({"artist": "Taylor Swift", "duration": 20}),
+            ),
+            (
+                "play".to_string(),
+                json!({"artist": "Maroon 5", "duration": 15}),
+            ),
+            (
+                "play".to_string(),
+                json!({"artist": "Maroon 5", "duration": 15}),
+            ),
+            (
+                "play".to_string(),
+                json!({"artist": "Sterkie", "duration": 20}),
+            ),
+        ];
+        let (kept, dropped) = keep_distinct_grounded(calls, q);
+        assert_eq!(dropped, 2);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[1].1["artist"], "Maroon 5");
+        // the first call is kept whatever it holds
+        let (kept, dropped) =
+            keep_distinct_grounded(vec![("f".to_string(), json!({"x": "invented"}))], q);
+        assert_eq!((kept.len(), dropped), (1, 0));
+    }
+}
