@@ -14,6 +14,11 @@ pub struct Candidate {
     pub name: String,
     /// The router's score.
     pub score: f32,
+    /// The cosine similarity of the query and the tool's description, when the router has an
+    /// embedder: unlike the score, comparable across queries and toolsets, so it can say that
+    /// no tool fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
 }
 
 /// What a provider is asked for one turn.

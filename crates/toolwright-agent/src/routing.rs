@@ -10,7 +10,7 @@ pub trait Ranker: Send + Sync {
     fn rank(&self, query: &str, k: usize) -> Vec<Candidate>;
 }
 
-/// The catalog's BM25 router as a [`Ranker`].
+/// The catalog's router (BM25, dense or hybrid) as a [`Ranker`].
 pub struct CatalogRanker(toolwright_catalog::Router);
 
 impl std::fmt::Debug for CatalogRanker {
@@ -24,6 +24,16 @@ impl CatalogRanker {
     pub fn new(specs: &[ToolSpec]) -> Self {
         CatalogRanker(toolwright_catalog::Router::new(specs))
     }
+
+    /// Ranks with `router` (for example a hybrid one with an embedder).
+    pub fn from_router(router: toolwright_catalog::Router) -> Self {
+        CatalogRanker(router)
+    }
+
+    /// The router.
+    pub fn router(&self) -> &toolwright_catalog::Router {
+        &self.0
+    }
 }
 
 impl Ranker for CatalogRanker {
@@ -34,6 +44,7 @@ impl Ranker for CatalogRanker {
             .map(|r| Candidate {
                 name: r.name,
                 score: r.score,
+                similarity: r.similarity,
             })
             .collect()
     }

@@ -3,13 +3,21 @@
 //! synthetic tools (names, descriptions and parameters drawn from a 4,000-word vocabulary with a
 //! Zipf-like skew, so some words are common and most are rare, as in real toolsets).
 //!
+//! Dense and hybrid rows use 384-dimension vectors (all-MiniLM-L6-v2's size) from a stand-in
+//! embedder that hashes the text, so they measure the routing work after the query is embedded
+//! (the dot products, the fusion) and the cost of loading 10,000 cached tool vectors, not the
+//! model (its own bench is `toolwright-local`'s `embed`).
+//!
 //! `cargo bench -p toolwright-catalog --bench router`; medians are in
 //! `target/criterion/<group>/<size>/new/estimates.json`.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use std::hint::black_box;
-use toolwright_catalog::router::Router;
+use std::sync::Arc;
+use toolwright_catalog::dense::{DenseIndex, EmbeddingCache};
+use toolwright_catalog::embed::{EmbedError, Embedder, normalize};
+use toolwright_catalog::router::{DenseScorer, Router, ScorerKind};
 use toolwright_core::ToolSpec;
 
 const SYLLABLES: &[&str] = &[
@@ -144,5 +152,65 @@ fn bench(c: &mut Criterion) {
     query.finish();
 }
 
-criterion_group!(benches, bench);
+/// Stand-in embedder: a unit vector of 384 pseudo-random components seeded by the text.
+struct Hashed;
+impl Embedder for Hashed {
+    fn model_id(&self) -> &str {
+        "hashed@bench"
+    }
+    fn dim(&self) -> usize {
+        384
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let seed = t.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+                });
+                let mut rng = Rng(seed | 1);
+                let mut v: Vec<f32> = (0..384)
+                    .map(|_| (rng.next() % 2001) as f32 / 1000.0 - 1.0)
+                    .collect();
+                normalize(&mut v);
+                v
+            })
+            .collect())
+    }
+}
+
+fn bench_dense(c: &mut Criterion) {
+    let vocab = vocabulary(4000);
+    let qs = queries(&vocab);
+    let n = 10_000;
+    let specs = tools(n, &vocab);
+    let dir = std::env::temp_dir().join(format!("tw-bench-vec-{}", std::process::id()));
+    let cache = EmbeddingCache::new(&dir);
+    let embedder: Arc<dyn Embedder> = Arc::new(Hashed);
+    let index = DenseIndex::build(&specs, embedder.as_ref(), Some(&cache), &mut |_, _| {}).unwrap();
+    let mut load = c.benchmark_group("dense_index_load_cached");
+    load.sample_size(10);
+    load.bench_function(BenchmarkId::from_parameter(n), |b| {
+        b.iter(|| {
+            DenseIndex::build(black_box(&specs), &Hashed, Some(&cache), &mut |_, _| {}).unwrap()
+        })
+    });
+    load.finish();
+    let dense = DenseScorer::new(Arc::new(index), embedder);
+    let mut query = c.benchmark_group("router_top5_after_embedding");
+    for kind in [ScorerKind::Dense, ScorerKind::Hybrid] {
+        let router = Router::new(&specs).with_dense(dense.clone(), kind);
+        let mut i = 0usize;
+        query.bench_function(BenchmarkId::new(kind.as_str(), n), |b| {
+            b.iter(|| {
+                i = (i + 1) % qs.len();
+                black_box(router.rank(black_box(&qs[i]), 5))
+            })
+        });
+    }
+    query.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, bench, bench_dense);
 criterion_main!(benches);

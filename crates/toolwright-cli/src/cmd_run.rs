@@ -95,6 +95,10 @@ pub struct AgentArgs {
     /// Count calls that need confirmation as approved by you.
     #[arg(long)]
     pub approve: bool,
+    /// How the agent's router scores tools [default: hybrid when the local embedder is
+    /// installed, else bm25].
+    #[arg(long, value_parser = crate::cmd_route::parse_scorer, value_name = "bm25|dense|hybrid")]
+    pub scorer: Option<toolwright_catalog::ScorerKind>,
 }
 
 fn parse_mode(s: &str) -> Result<Mode, String> {
@@ -146,7 +150,13 @@ pub async fn build_agent(
         approve: args.approve,
         ..AgentConfig::default()
     };
-    let mut agent = Agent::new(provider, runtime, config);
+    let specs = runtime.registry().specs();
+    let setup = toolwright_local::routing::build_router(specs, args.scorer, &mut |_, _| {})?;
+    if let Some(hint) = &setup.hint {
+        eprintln!("toolwright: {hint}");
+    }
+    let ranker = toolwright_agent::routing::CatalogRanker::from_router(setup.router);
+    let mut agent = Agent::new(provider, runtime, config).with_ranker(Arc::new(ranker));
     if let Some(o) = observer {
         agent = agent.with_observer(o);
     }

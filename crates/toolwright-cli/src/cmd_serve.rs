@@ -71,6 +71,10 @@ pub struct ServeArgs {
     /// tools in one answer.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub page_size: Option<u64>,
+    /// Also expose the `find_tools` meta-tool: a client describes a task and gets the best
+    /// tools, ranked by the same router as `toolwright route` (hybrid with the local embedder).
+    #[arg(long)]
+    pub find_tools: bool,
 }
 
 /// Imports the tools of the `--mcp` servers into `registry` (names prefixed with
@@ -165,6 +169,20 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
     });
     if let Err(e) = import_mcp_with(global, &registry, Some(hook)).await {
         return usage_error(&e);
+    }
+    if args.find_tools {
+        let specs = registry.specs();
+        let setup = match toolwright_local::routing::build_router(specs, None, &mut |_, _| {}) {
+            Ok(s) => s,
+            Err(e) => return usage_error(&e),
+        };
+        if let Some(hint) = &setup.hint {
+            eprintln!("toolwright: {hint}");
+        }
+        let tool = toolwright_catalog::find_tools(Arc::new(setup.router));
+        if let Err(e) = registry.register(tool) {
+            return usage_error(&format!("cannot add find_tools: {e}"));
+        }
     }
     let mut rest = global.clone();
     rest.mcp.clear(); // imported above

@@ -52,10 +52,13 @@ pub enum ProviderArg {
 /// Arguments of `toolwright eval`.
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// A JSONL dataset: one `{id, query, functions, expected}` per line.
+    /// A JSONL dataset (one `{id, query, functions, expected}` per line), or a folder holding
+    /// `tools.json` + `requests.jsonl` (one shared toolset, e.g. the MCP dev set
+    /// `crates/toolwright-eval/data/mcp`): routing figures per scorer, the out-of-scope floor,
+    /// and end-to-end figures with the product's default settings.
     #[arg(
         long,
-        value_name = "FILE",
+        value_name = "FILE|DIR",
         conflicts_with = "bfcl",
         required_unless_present = "bfcl"
     )]
@@ -90,6 +93,9 @@ pub struct EvalArgs {
     /// it off (then the model itself may decline weak matches).
     #[arg(long, value_name = "SCORE", default_value_t = 0.9)]
     pub relevance_floor: f32,
+    /// Shared-toolset folders: only the routing figures (no model run).
+    #[arg(long)]
+    pub routing_only: bool,
     /// Print the full JSON report on stdout instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -125,6 +131,27 @@ fn guided_local_config(path: PathBuf, relevance_floor: f32) -> toolwright_local:
     }
     c.close_ratio = 0.85;
     c
+}
+
+/// The provider of a shared-toolset run: for the embedded model, [`toolwright_local::LocalConfig`]
+/// with the product's defaults (nothing calibrated on a benchmark); otherwise the guided provider.
+pub(crate) fn guided_provider_for_toolsets(args: &EvalArgs) -> Result<Arc<dyn Provider>, String> {
+    #[cfg(feature = "local")]
+    if args.provider == ProviderArg::Local {
+        let path = match &args.model {
+            Some(p) => PathBuf::from(p),
+            None => toolwright_local::model::find_model().ok_or_else(|| {
+                format!(
+                    "no embedded model found; run `{}` or pass --model PATH",
+                    toolwright_local::model::FETCH_COMMAND
+                )
+            })?,
+        };
+        let p = toolwright_local::LocalProvider::new(toolwright_local::LocalConfig::new(path))
+            .map_err(|e| e.to_string())?;
+        return Ok(Arc::new(p));
+    }
+    providers(args).map(|(_, guided)| guided)
 }
 
 /// The providers of naive and guided mode.
@@ -217,6 +244,13 @@ no grammar, feedback, routing or retries (toolwright_eval::naive)";
 /// be written.
 pub async fn run(args: EvalArgs) -> Result<(), CommandError> {
     let usage = CommandError::Usage;
+    if let Some(dir) = args
+        .dataset
+        .as_deref()
+        .filter(|p| crate::toolset::ToolsetDataset::is_dataset_dir(p))
+    {
+        return crate::toolset_command::run(&args, dir).await;
+    }
     let tasks = load_tasks(&args).map_err(usage)?;
     let baseline = match &args.baseline {
         Some(p) => Some(

@@ -10,6 +10,8 @@
 //! - [`agent`]: the solver over toolwright's agent (naive = [`naive`], guided = the loop).
 //! - [`report`] and [`html`]: error rates per mode and category, the relative reduction, and the
 //!   failing cases.
+//! - [`toolset`] and [`routing`]: datasets over one shared toolset (the MCP dev set in
+//!   `data/mcp`), routing recall per scorer and the out-of-scope floor's refusal rates.
 //! - [`command`]: the `toolwright eval` command (its clap arguments and runner; the CLI only
 //!   mounts it). With the `local` feature it can run the embedded model (`toolwright-local`).
 
@@ -17,11 +19,15 @@ pub mod agent;
 pub mod bfcl;
 pub mod command;
 pub mod dataset;
+pub mod e2e;
 pub mod html;
 pub mod naive;
 pub mod report;
+pub mod routing;
 pub mod run;
 pub mod score;
+pub mod toolset;
+pub mod toolset_command;
 
 /// The agent crate, re-exported so a host can build providers for [`agent::AgentSolver`].
 pub use toolwright_agent;

@@ -206,15 +206,10 @@ pub async fn run(
         .collect::<Result<_, _>>()?;
     let total = u64::try_from(prepared.len() * modes.len()).unwrap_or(u64::MAX);
     let bar = if opts.progress {
-        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+        progress_bar(total)
     } else {
         ProgressBar::hidden()
     };
-    if let Ok(style) = ProgressStyle::with_template(
-        "{prefix:>7} [{bar:30}] {pos}/{len} {msg} elapsed {elapsed_precise} eta {eta_precise}",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
-    }
     let started = Instant::now();
     let mut results = Vec::with_capacity(prepared.len() * modes.len());
     for &mode in modes {
@@ -239,6 +234,17 @@ pub async fn run(
     bar.finish_and_clear();
     let wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     Ok(Report::new(solver.name(), results, wall_ms))
+}
+
+/// The eval's progress bar on stderr (`len` steps, with elapsed time and ETA).
+pub fn progress_bar(len: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{prefix:>7} [{bar:30}] {pos}/{len} {msg} elapsed {elapsed_precise} eta {eta_precise}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ pub mod narrow;
 pub mod passes;
 #[cfg(feature = "llama")]
 mod provider;
+pub mod routing;
+pub mod select;
 
 pub use compose::Summarizer;
 pub use passes::Passes;

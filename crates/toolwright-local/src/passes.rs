@@ -7,6 +7,9 @@
 //!
 //! | pass | field | default | what it does |
 //! |---|---|---|---|
+//! | selection policy | [`Passes::selection`] | router first | [`crate::select`]: the router's first candidate is the tool and the model fills its arguments (the model chooses among close candidates with `ModelAmongClose`) |
+//! | no tool fits | [`Passes::no_tool_similarity`] | 0.22 | [`crate::select`]: with an embedder, a best query–tool similarity below the floor means no tool fits: the model answers directly |
+//! | echoed names | [`Passes::drop_echoed_names`] | on | [`crate::select::drop_echoed_names`]: a string argument whose value is only the tool's or a parameter's name is treated as missing |
 //! | relevance floor | [`Passes::relevance_floor`] | off | a best router score below the floor means no tool fits: the model answers in text without being offered one |
 //! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
 //! | narrowing | [`Passes::narrowing`] | on | [`crate::narrow::narrow_for_query`]: unmentioned optional parameters left out, enums restricted to the values the query names |
@@ -26,6 +29,17 @@ use toolwright_core::ToolSpec;
 /// Which aids the local provider applies (see the module docs for the table).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Passes {
+    /// Who picks the tool: the router's first candidate (default), or the model among the close
+    /// candidates ([`crate::select::Selection`]).
+    pub selection: crate::select::Selection,
+    /// `Some(floor)`: when the router reports similarities (a router with an embedder), a best
+    /// similarity below `floor` means no tool fits and the model answers directly; the lexical
+    /// floors below then do not apply. Default
+    /// `Some(`[`crate::select::DEFAULT_NO_TOOL_SIMILARITY`]`)`.
+    pub no_tool_similarity: Option<f32>,
+    /// Treat a string argument whose value is only the tool's name or a parameter's name as
+    /// missing ([`crate::select::drop_echoed_names`]). Default on.
+    pub drop_echoed_names: bool,
     /// `Some(floor)`: a best router score below `floor` means no tool fits the query, and the
     /// model answers directly without being offered any. Router scores are BM25, comparable
     /// within one toolset only: calibrate the floor on your own data. Default `None` (off: the
@@ -61,6 +75,9 @@ pub struct Passes {
 impl Default for Passes {
     fn default() -> Self {
         Passes {
+            selection: crate::select::Selection::RouterFirst,
+            no_tool_similarity: Some(crate::select::DEFAULT_NO_TOOL_SIMILARITY),
+            drop_echoed_names: true,
             relevance_floor: None,
             decline_weak_matches: Some(3.0),
             narrowing: true,

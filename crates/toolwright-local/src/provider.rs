@@ -20,13 +20,14 @@ use crate::engine::Engine;
 use crate::gbnf::{GrammarLimits, tool_call_grammar};
 use crate::narrow::{ground_numbers, narrow_for_query};
 use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
+use crate::select::{Decision, choose, drop_echoed_names};
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use toolwright_agent::http::shorten;
 use toolwright_agent::prompt::tool_text;
-use toolwright_agent::{Message, Provider, ProviderError, Reply, Role, Turn, Usage};
+use toolwright_agent::{Candidate, Message, Provider, ProviderError, Reply, Role, Turn, Usage};
 use toolwright_core::{ToolCall, ToolSpec};
 
 /// Settings of the local model.
@@ -318,23 +319,40 @@ impl LocalProvider {
 
     /// The first turn of a query: choose between a direct answer and a (routed) call.
     fn plan_first(&self, turn: &Turn<'_>, query: &str) -> Job {
+        let passes = &self.config.passes;
+        // With similarities (a router with an embedder), "no tool fits" is the similarity floor's
+        // decision; without, the lexical floors below decide.
+        let has_similarity = turn
+            .ranking
+            .is_some_and(|r| r.iter().any(|c| c.similarity.is_some()));
         let candidates: Vec<&ToolSpec> = match turn.ranking {
             Some(ranked) => {
-                let top = ranked.first().map_or(0.0, |c| c.score);
-                ranked
+                let lexical_floor = passes.relevance_floor.filter(|_| !has_similarity);
+                let usable: Vec<Candidate> = ranked
                     .iter()
-                    .filter(|c| {
-                        c.score > 0.0
-                            && self
-                                .config
-                                .passes
-                                .relevance_floor
-                                .is_none_or(|f| c.score >= f)
-                            && c.score >= top * self.config.close_ratio
-                    })
-                    .filter_map(|c| turn.tools.iter().find(|s| s.name == c.name))
-                    .take(self.config.candidates.max(1))
-                    .collect()
+                    .filter(|c| c.score > 0.0 && lexical_floor.is_none_or(|f| c.score >= f))
+                    .cloned()
+                    .collect();
+                let floor = passes.no_tool_similarity;
+                match choose(
+                    &usable,
+                    passes.selection,
+                    floor,
+                    self.config.close_ratio,
+                    self.config.candidates.max(1),
+                ) {
+                    Decision::NoTool { reason } if !usable.is_empty() => {
+                        return Job::Text {
+                            messages: direct_messages(turn),
+                            notes: vec![format!("{reason}: the model answered directly")],
+                        };
+                    }
+                    Decision::NoTool { .. } => Vec::new(),
+                    Decision::Tools(names) => names
+                        .iter()
+                        .filter_map(|n| turn.tools.iter().find(|s| &s.name == n))
+                        .collect(),
+                }
             }
             None => turn
                 .tools
@@ -350,7 +368,7 @@ impl LocalProvider {
                     "the router's best match {} ({:.2}) is below the relevance floor {:.2}: no tool fits, the model answered directly",
                     best.name,
                     best.score,
-                    self.config.passes.relevance_floor.unwrap_or(0.0)
+                    passes.relevance_floor.unwrap_or(0.0)
                 )
             } else {
                 "the router matched no tool for this query: the model answered directly".to_string()
@@ -369,7 +387,7 @@ impl LocalProvider {
         let names_values = candidates
             .iter()
             .any(|s| !narrow_for_query(s, query).1.restricted.is_empty());
-        let decline_below = self.config.passes.decline_weak_matches;
+        let decline_below = passes.decline_weak_matches.filter(|_| !has_similarity);
         let weak = decline_below.is_some_and(|d| top < d) && !names_values;
         let mut job = self.call_job(
             query,
@@ -605,6 +623,21 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 ));
                 kept = vec![(name.clone(), a)];
                 current = vec![spec];
+            }
+            if config.passes.drop_echoed_names {
+                for (name, args) in kept.iter_mut() {
+                    let Some(spec) = tools.iter().find(|s| &s.name == name) else {
+                        continue;
+                    };
+                    let (left, dropped) = drop_echoed_names(spec, args);
+                    if !dropped.is_empty() {
+                        notes.push(format!(
+                            "{name}: {} only repeated a tool or parameter name, so treated as missing",
+                            dropped.join(", ")
+                        ));
+                        *args = left;
+                    }
+                }
             }
             let calls: Vec<ToolCall> = kept
                 .into_iter()

@@ -19,7 +19,12 @@
 //! These tests need the fetched model (`toolwright model fetch`, or `TOOLWRIGHT_EMBEDDER` set to
 //! a folder); without it they fail and say so. `cargo test -p toolwright-local --test embed --
 //! --ignored fetch_the_embedder` fetches it into the default folder.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

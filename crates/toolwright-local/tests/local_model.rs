@@ -178,6 +178,7 @@ async fn every_generated_call_validates() {
         let ranking = [Candidate {
             name: tool.to_string(),
             score: 10.0,
+            similarity: None,
         }];
         let tools = [spec];
         let reply = p

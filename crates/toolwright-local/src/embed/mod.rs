@@ -406,7 +406,10 @@ mod tests {
         let v = mean_pool_normalized(&hidden, &mask, 1, 3, 2).unwrap();
         // mean = (2, 2) → (1/√2, 1/√2)
         let s = std::f32::consts::FRAC_1_SQRT_2;
-        assert!((v[0][0] - s).abs() < 1e-6 && (v[0][1] - s).abs() < 1e-6, "{v:?}");
+        assert!(
+            (v[0][0] - s).abs() < 1e-6 && (v[0][1] - s).abs() < 1e-6,
+            "{v:?}"
+        );
         let norm: f32 = v[0].iter().map(|x| x * x).sum();
         assert!((norm - 1.0).abs() < 1e-6);
     }
@@ -423,6 +426,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = LocalEmbedder::load(dir.path()).unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("config.json") && msg.contains(FETCH_COMMAND), "{msg}");
+        assert!(
+            msg.contains("config.json") && msg.contains(FETCH_COMMAND),
+            "{msg}"
+        );
     }
 }

@@ -1,0 +1,207 @@
+//! Datasets over one shared toolset: a folder with `tools.json` (any definition form
+//! `parse_definitions` reads; an MCP `tools/list` result for the MCP dev set) and
+//! `requests.jsonl`, one request a line:
+//!
+//! ```json
+//! {"id": "fs-003", "server": "filesystem", "query": "open the picture /home/ana/cat.png",
+//!  "expected": [{"name": "read_media_file", "arguments": {"path": ["/home/ana/cat.png"]}}]}
+//! ```
+//!
+//! `expected` lists the calls that answer the request (all of them), or with `"any_of": true`
+//! the alternatives (any one of them); empty means no tool fits. `server` (optional) groups
+//! results. `crates/toolwright-eval/data/mcp` is such a folder (see its README for provenance).
+
+use crate::dataset::{ExpectedCall, Task};
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::Path;
+use toolwright_core::ToolSpec;
+
+/// One request of a shared-toolset dataset.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Request {
+    /// Unique id.
+    pub id: String,
+    /// The group it belongs to (the MCP server it was written for; `none` when out of scope).
+    #[serde(default = "default_server")]
+    pub server: String,
+    /// What the user asks.
+    pub query: String,
+    /// The expected calls (see the module docs).
+    #[serde(default)]
+    pub expected: Vec<ExpectedCall>,
+    /// Whether `expected` lists alternatives rather than calls that are all needed.
+    #[serde(default)]
+    pub any_of: bool,
+}
+
+fn default_server() -> String {
+    "default".to_string()
+}
+
+impl Request {
+    /// Whether no tool fits the request.
+    pub fn out_of_scope(&self) -> bool {
+        self.expected.is_empty()
+    }
+
+    /// The names of the tools that would be right (any of them for `any_of`; the first call's
+    /// tool otherwise).
+    pub fn right_tools(&self) -> Vec<&str> {
+        if self.any_of {
+            self.expected.iter().map(|e| e.name.as_str()).collect()
+        } else {
+            self.expected
+                .iter()
+                .take(1)
+                .map(|e| e.name.as_str())
+                .collect()
+        }
+    }
+
+    /// The request as eval [`Task`]s over `functions`: one task, or one per alternative for
+    /// `any_of` (a call that matches any of them is right).
+    pub fn tasks(&self, functions: &[Value]) -> Vec<Task> {
+        let mk = |expected: Vec<ExpectedCall>| Task {
+            id: self.id.clone(),
+            category: self.server.clone(),
+            query: self.query.clone(),
+            functions: functions.to_vec(),
+            expected,
+        };
+        if self.any_of {
+            self.expected.iter().map(|e| mk(vec![e.clone()])).collect()
+        } else {
+            vec![mk(self.expected.clone())]
+        }
+    }
+}
+
+/// A shared toolset and its requests.
+#[derive(Debug, Clone)]
+pub struct ToolsetDataset {
+    /// The dataset's name (its folder's name).
+    pub name: String,
+    /// The tool definitions as given.
+    pub functions: Vec<Value>,
+    /// The same as specs, in order.
+    pub specs: Vec<ToolSpec>,
+    /// The requests, in file order.
+    pub requests: Vec<Request>,
+}
+
+impl ToolsetDataset {
+    /// Reads `dir/tools.json` and `dir/requests.jsonl`, checking that every expected tool
+    /// exists and ids are unique.
+    ///
+    /// # Errors
+    /// A missing or malformed file, or a request naming an unknown tool.
+    pub fn load(dir: &Path) -> Result<ToolsetDataset, String> {
+        let read = |name: &str| {
+            std::fs::read_to_string(dir.join(name))
+                .map_err(|e| format!("cannot read {}: {e}", dir.join(name).display()))
+        };
+        let tools: Value = serde_json::from_str(&read("tools.json")?)
+            .map_err(|e| format!("{}: {e}", dir.join("tools.json").display()))?;
+        let functions = match tools {
+            Value::Object(mut m) if m.contains_key("tools") => match m.remove("tools") {
+                Some(Value::Array(a)) => a,
+                _ => return Err("tools.json: `tools` must be an array".to_string()),
+            },
+            Value::Array(a) => a,
+            _ => return Err("tools.json: expected an array or {\"tools\": [...]}".to_string()),
+        };
+        let specs = toolwright_core::defs::parse_definitions(&Value::Array(functions.clone()))
+            .map_err(|e| format!("tools.json: {e}"))?;
+        let requests = parse_requests(&read("requests.jsonl")?, &specs)?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "toolset".to_string());
+        Ok(ToolsetDataset {
+            name,
+            functions,
+            specs,
+            requests,
+        })
+    }
+
+    /// Whether `dir` looks like a shared-toolset dataset.
+    pub fn is_dataset_dir(dir: &Path) -> bool {
+        dir.join("tools.json").is_file() && dir.join("requests.jsonl").is_file()
+    }
+}
+
+/// Parses `requests.jsonl` against `specs` (see [`ToolsetDataset::load`]).
+///
+/// # Errors
+/// The first bad line, with its number.
+pub fn parse_requests(text: &str, specs: &[ToolSpec]) -> Result<Vec<Request>, String> {
+    let names: std::collections::HashSet<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = |e: String| format!("requests.jsonl line {}: {e}", i + 1);
+        let r: Request = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+        if r.query.trim().is_empty() {
+            return Err(at("empty query".into()));
+        }
+        if !seen.insert(r.id.clone()) {
+            return Err(at(format!("duplicate id `{}`", r.id)));
+        }
+        if let Some(e) = r.expected.iter().find(|e| !names.contains(e.name.as_str())) {
+            return Err(at(format!("unknown tool `{}`", e.name)));
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn mcp_dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp")
+    }
+
+    #[test]
+    fn the_mcp_dev_set_loads_and_is_as_documented() {
+        let ds = ToolsetDataset::load(&mcp_dir()).unwrap();
+        assert!(ds.specs.len() >= 150, "{} tools", ds.specs.len());
+        assert!(ds.requests.len() >= 250);
+        let oos = ds.requests.iter().filter(|r| r.out_of_scope()).count();
+        assert!(oos >= 25, "{oos} out of scope");
+        let servers: std::collections::HashSet<&str> =
+            ds.requests.iter().map(|r| r.server.as_str()).collect();
+        assert!(servers.len() >= 9, "{servers:?}");
+    }
+
+    #[test]
+    fn any_of_requests_become_one_task_per_alternative() {
+        let specs = vec![
+            ToolSpec::new("a", "A.", serde_json::json!({"type": "object"})),
+            ToolSpec::new("b", "B.", serde_json::json!({"type": "object"})),
+        ];
+        let text = r#"{"id":"1","query":"q","expected":[{"name":"a"},{"name":"b"}],"any_of":true}
+{"id":"2","server":"none","query":"pizza","expected":[]}"#;
+        let reqs = parse_requests(text, &specs).unwrap();
+        assert_eq!(reqs[0].right_tools(), ["a", "b"]);
+        assert_eq!(reqs[0].tasks(&[]).len(), 2);
+        assert!(reqs[1].out_of_scope());
+        assert!(
+            parse_requests(
+                r#"{"id":"1","query":"q","expected":[{"name":"zz"}]}"#,
+                &specs
+            )
+            .unwrap_err()
+            .contains("unknown tool `zz`")
+        );
+        assert!(parse_requests("{\"id\":\"1\",\"query\":\" \"}", &specs).is_err());
+    }
+}

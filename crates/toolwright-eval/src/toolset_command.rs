@@ -1,0 +1,213 @@
+//! `toolwright eval --dataset DIR` on a shared-toolset folder ([`crate::toolset`]): routing
+//! figures per scorer (BM25, and dense and hybrid with the local embedder), the out-of-scope
+//! floor's refusal rates, and unless `--routing-only` the end-to-end figures of the chosen
+//! provider (the embedded model by default) with the product's default settings.
+
+use crate::command::{CommandError, EvalArgs, ModeArg};
+use crate::e2e::{EndToEnd, run_end_to_end};
+use crate::routing::{Refusals, RoutingRow, route_metrics};
+use crate::toolset::{Request, ToolsetDataset};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::Arc;
+use toolwright_catalog::Router;
+
+/// Everything the command measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolsetReport {
+    /// The dataset's name.
+    pub dataset: String,
+    /// Tools in the toolset.
+    pub tools: usize,
+    /// Requests measured (in scope and out of scope).
+    pub requests: usize,
+    /// Routing per scorer.
+    pub routing: Vec<RoutingRow>,
+    /// The out-of-scope floor on the hybrid router's best similarity, at its product default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out_of_scope_floor: Option<Refusals>,
+    /// End to end, when run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_to_end: Option<EndToEnd>,
+    /// Why dense scoring is missing, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+fn select(requests: &[Request], args: &EvalArgs) -> Vec<Request> {
+    let mut counts = std::collections::HashMap::<&str, usize>::new();
+    requests
+        .iter()
+        .filter(|r| args.category.is_empty() || args.category.contains(&r.server))
+        .filter(|r| {
+            let n = counts.entry(r.server.as_str()).or_default();
+            *n += 1;
+            args.limit.is_none_or(|l| *n <= l)
+        })
+        .cloned()
+        .collect()
+}
+
+/// Runs the command on the folder `dir`.
+///
+/// # Errors
+/// As [`crate::command::run`].
+pub async fn run(args: &EvalArgs, dir: &Path) -> Result<(), CommandError> {
+    let usage = CommandError::Usage;
+    let ds = ToolsetDataset::load(dir).map_err(usage)?;
+    let requests = select(&ds.requests, args);
+    if requests.is_empty() {
+        return Err(usage("no request matches --category and --limit".into()));
+    }
+    eprintln!(
+        "toolwright eval: {} request(s) over {} tools ({})",
+        requests.len(),
+        ds.specs.len(),
+        ds.name
+    );
+    let mut report = ToolsetReport {
+        dataset: ds.name.clone(),
+        tools: ds.specs.len(),
+        requests: requests.len(),
+        routing: vec![route_metrics(&Router::new(&ds.specs), &requests)],
+        out_of_scope_floor: None,
+        end_to_end: None,
+        note: None,
+    };
+    let hybrid = dense::routers(&ds, &requests, &mut report);
+    let ranker_router = hybrid.unwrap_or_else(|| Router::new(&ds.specs));
+    if !args.routing_only && args.mode != ModeArg::Naive {
+        let provider = crate::command::guided_provider_for_toolsets(args).map_err(usage)?;
+        let ranker = Arc::new(toolwright_agent::routing::CatalogRanker::from_router(
+            ranker_router,
+        ));
+        let config = toolwright_agent::AgentConfig {
+            mode: toolwright_agent::Mode::Loop,
+            max_steps: args.max_steps,
+            ..toolwright_agent::AgentConfig::default()
+        };
+        let bar = crate::run::progress_bar(requests.len() as u64);
+        let e2e = run_end_to_end(&ds, &requests, provider, ranker, config, &mut |d, _| {
+            bar.set_position(d as u64)
+        })
+        .await
+        .map_err(usage)?;
+        bar.finish_and_clear();
+        report.end_to_end = Some(e2e);
+    }
+    let json = serde_json::to_string_pretty(&report)
+        .map_err(|e| CommandError::Failed(format!("cannot serialize the report: {e}")))?;
+    if let Some(p) = &args.out {
+        std::fs::write(p, &json)
+            .map_err(|e| CommandError::Failed(format!("cannot write {}: {e}", p.display())))?;
+    }
+    if args.json {
+        println!("{json}");
+    } else {
+        print!("{}", summary_text(&report));
+    }
+    Ok(())
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// The report as the text the command prints.
+pub fn summary_text(r: &ToolsetReport) -> String {
+    let mut s = format!(
+        "dataset {}: {} tools, {} requests\n\nrouting (in-scope requests)\n  scorer   recall@1  recall@5  MRR@10\n",
+        r.dataset, r.tools, r.requests
+    );
+    for row in &r.routing {
+        s.push_str(&format!(
+            "  {:<8} {:>8}  {:>8}  {:>6.3}\n",
+            row.scorer,
+            pct(row.recall_at_1),
+            pct(row.recall_at_5),
+            row.mrr
+        ));
+    }
+    if let Some(f) = &r.out_of_scope_floor {
+        s.push_str(&format!(
+            "\nno tool fits below similarity {:.2}: {} of {} out-of-scope requests refused, {} of {} in-scope\n",
+            f.floor,
+            pct(f.refused_out_of_scope),
+            f.out_of_scope,
+            pct(f.refused_in_scope),
+            f.in_scope
+        ));
+    }
+    if let Some(n) = &r.note {
+        s.push_str(&format!("\n{n}\n"));
+    }
+    if let Some(e) = &r.end_to_end {
+        s.push_str(&format!(
+            "\nend to end ({})\n  right tool        {} of {} in-scope\n  arguments right   {} of {} with a right tool and determined arguments\n  in-scope refused  {}\n  out-of-scope answered without a call  {} of {}\n  mean time per request  {:.0} ms\n",
+            e.provider,
+            pct(e.right_tool),
+            e.in_scope,
+            pct(e.arguments_right),
+            e.with_arguments,
+            pct(e.refused_in_scope),
+            pct(e.refused_out_of_scope),
+            e.out_of_scope,
+            e.mean_ms
+        ));
+    }
+    s
+}
+
+#[cfg(feature = "embed")]
+mod dense {
+    use super::*;
+    use crate::routing::{best_similarities, refusals_at};
+    use toolwright_catalog::ScorerKind;
+
+    /// Adds the dense and hybrid rows and the floor's rates; returns the hybrid router.
+    pub(super) fn routers(
+        ds: &ToolsetDataset,
+        requests: &[Request],
+        report: &mut ToolsetReport,
+    ) -> Option<Router> {
+        let setup = match toolwright_local::routing::build_router(
+            ds.specs.clone(),
+            Some(ScorerKind::Hybrid),
+            &mut |_, _| {},
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                report.note = Some(format!("dense and hybrid routing skipped: {e}"));
+                return None;
+            }
+        };
+        let mut router = setup.router;
+        router.set_kind(ScorerKind::Dense);
+        report.routing.push(route_metrics(&router, requests));
+        router.set_kind(ScorerKind::Hybrid);
+        report.routing.push(route_metrics(&router, requests));
+        let points = best_similarities(&router, requests);
+        report.out_of_scope_floor = Some(refusals_at(
+            &points,
+            toolwright_local::select::DEFAULT_NO_TOOL_SIMILARITY,
+        ));
+        Some(router)
+    }
+}
+
+#[cfg(not(feature = "embed"))]
+mod dense {
+    use super::*;
+
+    pub(super) fn routers(
+        _ds: &ToolsetDataset,
+        _requests: &[Request],
+        report: &mut ToolsetReport,
+    ) -> Option<Router> {
+        report.note = Some(
+            "dense and hybrid routing skipped: this build has no embedder (feature `embed`)"
+                .to_string(),
+        );
+        None
+    }
+}
