@@ -182,11 +182,6 @@ const RELATED: &[&[&str]] = &[
     &["time", "date", "clock", "timezone", "zone"],
     &["email", "mail", "message", "send", "inbox"],
     &["price", "cost", "pay", "payment", "buy"],
-    &["stock", "share", "ticker", "market"],
-    &["movie", "film", "cinema"],
-    &["restaurant", "food", "eat", "dinner", "lunch", "cuisine"],
-    &["flight", "plane", "airline", "fly"],
-    &["hotel", "room", "accommodation", "stay"],
     &["city", "town", "place", "location"],
 ];
 

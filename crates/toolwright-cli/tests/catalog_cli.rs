@@ -336,3 +336,81 @@ fn route_ranks_get_weather_first() {
     assert_eq!(v["tools"][0]["name"], "get_forecast");
     assert_eq!(run(dir.path(), &["route", "x", "-k", "0"]).code, 2);
 }
+
+/// Needs the local embedder (`toolwright model fetch`, which the README's test command runs):
+/// without it this test fails with the command's own hint.
+#[test]
+fn route_scorers_hybrid_dense_and_bm25() {
+    let dir = tempfile::tempdir().unwrap();
+    let mcp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolwright-eval/data/mcp/tools.json");
+    let mcp = mcp.to_str().unwrap();
+    let q = "what time is it in Tokyo right now";
+    for scorer in ["hybrid", "dense"] {
+        let r = run(
+            dir.path(),
+            &[
+                "route",
+                q,
+                "--functions",
+                mcp,
+                "--scorer",
+                scorer,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(r.code, 0, "{scorer}: {}", r.stderr);
+        let v = json_of(&r);
+        assert_eq!(v["scorer"], scorer);
+        assert_eq!(v["tools"][0]["name"], "get_current_time", "{v:#}");
+        let sim = v["tools"][0]["similarity"].as_f64().unwrap();
+        assert!(sim > 0.3 && sim <= 1.0, "{sim}");
+    }
+    let v = json_of(&run(
+        dir.path(),
+        &[
+            "route",
+            q,
+            "--functions",
+            mcp,
+            "--scorer",
+            "bm25",
+            "--format",
+            "json",
+        ],
+    ));
+    assert_eq!(v["scorer"], "bm25");
+    assert!(v["tools"][0].get("similarity").is_none());
+    // The default is hybrid when the embedder is installed.
+    let v = json_of(&run(
+        dir.path(),
+        &["route", q, "--functions", mcp, "--format", "json"],
+    ));
+    assert_eq!(v["scorer"], "hybrid");
+    assert_eq!(run(dir.path(), &["route", q, "--scorer", "magic"]).code, 2);
+}
+
+#[test]
+fn route_without_the_embedder_falls_back_to_bm25_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = tw(dir.path())
+        .env("TOOLWRIGHT_HOME", home.path())
+        .env_remove("TOOLWRIGHT_EMBEDDER")
+        .args(["route", "weather in Paris", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scorer"], "bm25");
+    assert_eq!(v["tools"][0]["name"], "get_weather");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("toolwright model fetch"));
+    let out = tw(dir.path())
+        .env("TOOLWRIGHT_HOME", home.path())
+        .env_remove("TOOLWRIGHT_EMBEDDER")
+        .args(["route", "weather in Paris", "--scorer", "hybrid"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("toolwright model fetch"));
+}

@@ -105,10 +105,8 @@ fn usage_errors_exit_2() {
 /// rerun gives the same report, apart from timings.
 #[test]
 fn the_embedded_model_reruns_deterministically() {
-    let Some(model) = toolwright_agent_model() else {
-        eprintln!("skipped: no embedded model (run `toolwright model fetch`)");
-        return;
-    };
+    let model = toolwright_agent_model()
+        .expect("no embedded model: run `toolwright model fetch` (the README's test command does)");
     let run = || {
         let out = toolwright()
             .args(["eval", "--dataset"])
@@ -146,4 +144,78 @@ fn strip_times(v: &mut Value) {
 
 fn toolwright_agent_model() -> Option<PathBuf> {
     toolwright_local::model::find_model().filter(|p| p.is_file())
+}
+
+fn mcp_dev_set() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../toolwright-eval/data/mcp")
+}
+
+/// The MCP dev set's routing figures per scorer (needs the embedder: `toolwright model fetch`).
+/// The floors guard against regressions; the measured figures are in the eval crate's README.
+#[test]
+fn eval_on_the_mcp_dev_set_reports_routing_per_scorer() {
+    let out = toolwright()
+        .args(["eval", "--dataset"])
+        .arg(mcp_dev_set())
+        .args(["--routing-only", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["routing"].as_array().unwrap();
+    let scorers: Vec<&str> = rows.iter().map(|r| r["scorer"].as_str().unwrap()).collect();
+    assert_eq!(scorers, ["bm25", "dense", "hybrid"], "{v:#}");
+    let r5 = |i: usize| rows[i]["recall_at_5"].as_f64().unwrap();
+    let r1 = |i: usize| rows[i]["recall_at_1"].as_f64().unwrap();
+    assert!(
+        r5(2) > r5(0) && r1(2) > r1(0),
+        "hybrid must beat bm25: {v:#}"
+    );
+    assert!(r5(2) >= 0.8, "{v:#}");
+    let floor = &v["out_of_scope_floor"];
+    assert!(
+        floor["refused_out_of_scope"].as_f64().unwrap() > 0.3,
+        "{floor}"
+    );
+    assert!(
+        floor["refused_in_scope"].as_f64().unwrap() <= 0.06,
+        "{floor}"
+    );
+    assert!(v.get("end_to_end").is_none());
+}
+
+/// A few requests end to end with the embedded model and its default settings.
+#[test]
+fn eval_on_the_mcp_dev_set_end_to_end_with_the_embedded_model() {
+    let out = toolwright()
+        .args(["eval", "--dataset"])
+        .arg(mcp_dev_set())
+        .args([
+            "--category",
+            "time,none",
+            "--limit",
+            "3",
+            "--mode",
+            "guided",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v["end_to_end"];
+    assert_eq!(e["in_scope"], 3, "{e:#}");
+    assert_eq!(e["out_of_scope"], 3, "{e:#}");
+    assert_eq!(e["rows"].as_array().unwrap().len(), 6);
+    // The router ranks the time server's tools first for its requests, and the provider takes
+    // the router's choice.
+    assert!(e["right_tool"].as_f64().unwrap() >= 2.0 / 3.0, "{e:#}");
 }

@@ -155,8 +155,8 @@ fn main() -> Result<(), String> {
     };
     row("bm25", &Router::new(&ds.specs));
     row("dense", &router(ScorerKind::Dense, Fusion::default()));
-    for k in [1.0, 5.0, 20.0, 60.0] {
-        for w in [0.5, 0.6, 0.7] {
+    for k in [5.0, 60.0] {
+        for w in [0.6, 0.8] {
             let f = Fusion::Rrf {
                 k,
                 dense_weight: w,
@@ -165,9 +165,30 @@ fn main() -> Result<(), String> {
             row(&format!("rrf k={k} w={w}"), &router(ScorerKind::Hybrid, f));
         }
     }
-    for w in [0.6, 0.7, 0.8] {
+    for w in [0.7, 0.8, 0.85, 0.9, 0.92, 0.94, 0.96, 0.98] {
         let f = Fusion::Linear { dense_weight: w };
         row(&format!("linear w={w}"), &router(ScorerKind::Hybrid, f));
+    }
+    use toolwright_catalog::router::{Bm25, Bm25Params};
+    for (b, rel) in [(0.75, 0.35), (0.75, 0.0), (0.9, 0.0), (0.6, 0.0)] {
+        let params = Bm25Params {
+            b,
+            related_weight: rel,
+            ..Bm25Params::default()
+        };
+        let lex = || Router::with_scorer(&ds.specs, Box::new(Bm25::with_params(&ds.specs, params)));
+        row(&format!("bm25 b={b} related={rel}"), &lex());
+        for f in [
+            Fusion::Linear { dense_weight: 0.9 },
+            Fusion::Linear { dense_weight: 0.94 },
+        ] {
+            row(
+                &format!("  + {f:?}"),
+                &lex()
+                    .with_dense(dense.clone(), ScorerKind::Hybrid)
+                    .with_fusion(f),
+            );
+        }
     }
     let h = router(ScorerKind::Hybrid, Fusion::default());
     let (pa, pb) = (best_similarities(&h, &a), best_similarities(&h, &b));
