@@ -521,6 +521,95 @@ fn direct_messages(turn: &Turn<'_>) -> Vec<(String, String)> {
     messages
 }
 
+/// The echoed-names pass on one call ([`drop_echoed_names`]): values that only repeat a tool or
+/// parameter name are removed; when a required one was, and the call is the only one, the model
+/// is asked once more with a reminder, and its new arguments are kept if they echo nothing
+/// required.
+struct EchoFix<'a> {
+    engine: &'a Engine,
+    config: &'a LocalConfig,
+    messages: &'a [(String, String)],
+    spec: &'a ToolSpec,
+    limits: &'a GrammarLimits,
+}
+
+impl EchoFix<'_> {
+    fn apply(
+        &self,
+        name: &str,
+        args: &mut Value,
+        single: bool,
+        notes: &mut Vec<String>,
+        usage: &mut Usage,
+    ) -> Result<(), ProviderError> {
+        let (left, dropped) = drop_echoed_names(self.spec, args);
+        if dropped.is_empty() {
+            return Ok(());
+        }
+        notes.push(format!(
+            "{name}: {} only repeated a tool or parameter name, so treated as missing",
+            dropped.join(", ")
+        ));
+        *args = left;
+        let required: Vec<&str> = self
+            .spec
+            .parameters
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let missing: Vec<&String> = dropped
+            .iter()
+            .filter(|d| required.contains(&d.as_str()))
+            .collect();
+        if missing.is_empty() || !single {
+            return Ok(());
+        }
+        let Ok(grammar) = tool_call_grammar(std::slice::from_ref(self.spec), self.limits) else {
+            return Ok(());
+        };
+        let mut messages = self.messages.to_vec();
+        if let Some((_, user)) = messages.last_mut() {
+            let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+            user.push_str(&format!(
+                "\n\nGive {} a value written in the request; a parameter's or tool's name is not a value.",
+                names.join(", ")
+            ));
+        }
+        let again = self.engine.generate(
+            &messages,
+            Some(&grammar),
+            self.config.max_call_tokens,
+            false,
+        )?;
+        usage.add(again.usage);
+        let Some(a) = serde_json::from_str::<Value>(&again.text)
+            .ok()
+            .and_then(|v| v.get("arguments").filter(|a| a.is_object()).cloned())
+        else {
+            return Ok(());
+        };
+        let (a, dropped_again) = drop_echoed_names(self.spec, &a);
+        if dropped_again.iter().any(|d| required.contains(&d.as_str())) {
+            notes.push(format!(
+                "{name}: asked again, the model repeated a name again"
+            ));
+        } else {
+            notes.push(format!(
+                "{name}: asked again for {}: {}",
+                missing
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                shorten(&again.text, 300)
+            ));
+            *args = a;
+        }
+        Ok(())
+    }
+}
+
 fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, ProviderError> {
     match job {
         Job::Fixed(r) => Ok(r),
@@ -625,18 +714,19 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 current = vec![spec];
             }
             if config.passes.drop_echoed_names {
+                let single = kept.len() == 1;
                 for (name, args) in kept.iter_mut() {
                     let Some(spec) = tools.iter().find(|s| &s.name == name) else {
                         continue;
                     };
-                    let (left, dropped) = drop_echoed_names(spec, args);
-                    if !dropped.is_empty() {
-                        notes.push(format!(
-                            "{name}: {} only repeated a tool or parameter name, so treated as missing",
-                            dropped.join(", ")
-                        ));
-                        *args = left;
-                    }
+                    let echo = EchoFix {
+                        engine,
+                        config,
+                        messages: &messages,
+                        spec,
+                        limits: &limits,
+                    };
+                    echo.apply(name, args, single, &mut notes, &mut usage)?;
                 }
             }
             let calls: Vec<ToolCall> = kept
