@@ -133,22 +133,29 @@ fn guided_local_config(path: PathBuf, relevance_floor: f32) -> toolwright_local:
     c
 }
 
+/// The GGUF for `--provider local`: `--model`, else the fetched default.
+#[cfg(feature = "local")]
+fn local_model_path(args: &EvalArgs) -> Result<PathBuf, String> {
+    match &args.model {
+        Some(p) => Ok(PathBuf::from(p)),
+        None => toolwright_local::model::find_model().ok_or_else(|| {
+            format!(
+                "no embedded model found; run `{}` or pass --model PATH",
+                toolwright_local::model::FETCH_COMMAND
+            )
+        }),
+    }
+}
+
 /// The provider of a shared-toolset run: for the embedded model, [`toolwright_local::LocalConfig`]
 /// with the product's defaults (nothing calibrated on a benchmark); otherwise the guided provider.
 pub(crate) fn guided_provider_for_toolsets(args: &EvalArgs) -> Result<Arc<dyn Provider>, String> {
     #[cfg(feature = "local")]
     if args.provider == ProviderArg::Local {
-        let path = match &args.model {
-            Some(p) => PathBuf::from(p),
-            None => toolwright_local::model::find_model().ok_or_else(|| {
-                format!(
-                    "no embedded model found; run `{}` or pass --model PATH",
-                    toolwright_local::model::FETCH_COMMAND
-                )
-            })?,
-        };
-        let p = toolwright_local::LocalProvider::new(toolwright_local::LocalConfig::new(path))
-            .map_err(|e| e.to_string())?;
+        let p = toolwright_local::LocalProvider::new(toolwright_local::LocalConfig::new(
+            local_model_path(args)?,
+        ))
+        .map_err(|e| e.to_string())?;
         return Ok(Arc::new(p));
     }
     providers(args).map(|(_, guided)| guided)
@@ -169,15 +176,7 @@ fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
         #[cfg(feature = "local")]
         ProviderArg::Local => {
             use toolwright_local::{LocalChat, LocalProvider};
-            let path = match &args.model {
-                Some(p) => PathBuf::from(p),
-                None => toolwright_local::model::find_model().ok_or_else(|| {
-                    format!(
-                        "no embedded model found; run `{}` or pass --model PATH",
-                        toolwright_local::model::FETCH_COMMAND
-                    )
-                })?,
-            };
+            let path = local_model_path(args)?;
             let local = Arc::new(
                 LocalProvider::new(guided_local_config(path, args.relevance_floor))
                     .map_err(|e| e.to_string())?,
