@@ -21,6 +21,8 @@ pub mod passes;
 mod provider;
 pub mod routing;
 pub mod select;
+#[cfg(any(feature = "llama", feature = "embed"))]
+mod wheel;
 
 pub use compose::Summarizer;
 pub use passes::Passes;

