@@ -56,4 +56,37 @@ fn main() {
         line(&format!("{category}, whole pool"), cases.len(), r);
         println!("{:<44} {per:.0} µs per query (top-5)", "");
     }
+    hybrid_pool(&dir, pool);
+}
+
+/// The same pool with the hybrid router (needs `--features embed` and `toolwright model fetch`).
+#[cfg(feature = "embed")]
+fn hybrid_pool(dir: &std::path::Path, pool: Vec<ToolSpec>) {
+    let t = Instant::now();
+    let setup = match toolwright_local::routing::build_router(
+        pool,
+        Some(toolwright_catalog::ScorerKind::Hybrid),
+        &mut |_, _| {},
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            println!("hybrid pool skipped: {e}");
+            return;
+        }
+    };
+    println!(
+        "hybrid pool: index ready in {:.1} s ({:?})",
+        t.elapsed().as_secs_f64(),
+        setup.stats
+    );
+    for category in ["multiple", "simple_python", "live_simple", "live_multiple"] {
+        let cases = bfcl::load_category(dir, category);
+        let r = bfcl::recall(&cases, |c| names(&setup.router, &c.query));
+        line(&format!("{category}, whole pool, hybrid"), cases.len(), r);
+    }
+}
+
+#[cfg(not(feature = "embed"))]
+fn hybrid_pool(_dir: &std::path::Path, _pool: Vec<ToolSpec>) {
+    println!("hybrid pool: build with --features embed");
 }
