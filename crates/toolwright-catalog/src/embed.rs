@@ -40,8 +40,26 @@ pub trait Embedder: Send + Sync {
 }
 
 /// Dot product of two vectors of the same length (cosine similarity for unit vectors).
+///
+/// Eight independent partial sums let the compiler use SIMD lanes (a plain `sum()` is one
+/// dependency chain): dense routing over 10,000 tools is 3.8 million multiply-adds per query.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let n = a.len().min(b.len());
+    let (a, b) = (a.get(..n).unwrap_or(&[]), b.get(..n).unwrap_or(&[]));
+    let mut acc = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for ((s, p), q) in acc.iter_mut().zip(x).zip(y) {
+            *s += p * q;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
 }
 
 /// Scales `v` to unit length in place (left as is when it is all zeros).
@@ -49,5 +67,27 @@ pub fn normalize(v: &mut [f32]) {
     let n = dot(v, v).sqrt();
     if n > 0.0 && n.is_finite() {
         v.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dot_matches_the_plain_sum_for_every_length() {
+        for n in [0usize, 1, 7, 8, 9, 16, 383, 384] {
+            let a: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin()).collect();
+            let b: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos()).collect();
+            let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert!((dot(&a, &b) - plain).abs() < 1e-4, "{n}");
+        }
+        assert_eq!(dot(&[1.0, 2.0], &[3.0]), 3.0);
+        let mut v = vec![3.0, 4.0];
+        normalize(&mut v);
+        assert!((dot(&v, &v) - 1.0).abs() < 1e-6);
+        let mut z = vec![0.0; 3];
+        normalize(&mut z);
+        assert_eq!(z, [0.0; 3]);
     }
 }
