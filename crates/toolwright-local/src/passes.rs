@@ -16,7 +16,7 @@
 //! | number grounding | [`Passes::number_grounding`] | on | [`crate::narrow::ground_numbers`]: number parameters may only take numbers the query states |
 //! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request |
 //! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
-//! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error |
+//! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error; when it writes the rejected arguments again, the router's next candidate is tried instead |
 //! | answer composition | [`Passes::compose_answer`] | on | [`crate::compose`]: when the model's answer does not state the result, the answer is written from the envelopes |
 //!
 //! No pass changes what the runtime validates: every call is still checked against the tool's

@@ -114,6 +114,9 @@ enum Job {
         /// The (narrowed) tools the grammar was built from, and its limits, for a second try.
         tools: Vec<ToolSpec>,
         limits: GrammarLimits,
+        /// A correction: the rejected arguments, and the job to run instead when the model
+        /// writes them again (the router's next candidate).
+        on_repeat: Option<(Value, Box<Job>)>,
     },
     /// A reply that needs no model.
     Fixed(Reply),
@@ -257,6 +260,25 @@ impl LocalProvider {
                             "asked the model again for {tool} after a validation error"
                         ));
                     }
+                    if let Job::Call { on_repeat, .. } = &mut job
+                        && let Some(next) = self.next_candidate(turn, tool, tail)
+                    {
+                        let mut fallback = self.call_job(&query, &[next], msgs.len(), None, 1);
+                        if let Job::Call { notes, .. } = &mut fallback {
+                            notes.push(format!(
+                                "the model wrote the rejected arguments of {tool} again: the router's next candidate {} was tried instead",
+                                next.name
+                            ));
+                        }
+                        let rejected_args = tail
+                            .iter()
+                            .rev()
+                            .flat_map(|m| m.tool_calls.iter())
+                            .find(|c| &c.name == tool)
+                            .map(|c| c.arguments.clone())
+                            .unwrap_or(Value::Null);
+                        *on_repeat = Some((rejected_args, Box::new(fallback)));
+                    }
                     return job;
                 }
             }
@@ -315,6 +337,24 @@ impl LocalProvider {
             results: envelopes,
             notes: Vec::new(),
         }
+    }
+
+    /// The router's best candidate after `rejected` that this query has not called yet.
+    fn next_candidate<'t>(
+        &self,
+        turn: &Turn<'t>,
+        rejected: &str,
+        tail: &[Message],
+    ) -> Option<&'t ToolSpec> {
+        let called: Vec<&str> = tail
+            .iter()
+            .flat_map(|m| m.tool_calls.iter())
+            .map(|c| c.name.as_str())
+            .collect();
+        turn.ranking?
+            .iter()
+            .filter(|c| c.name != rejected && !called.contains(&c.name.as_str()))
+            .find_map(|c| turn.tools.iter().find(|s| s.name == c.name))
     }
 
     /// The first turn of a query: choose between a direct answer and a (routed) call.
@@ -502,6 +542,7 @@ impl LocalProvider {
             query: query.to_string(),
             tools: narrowed,
             limits,
+            on_repeat: None,
         }
     }
 }
@@ -634,6 +675,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             query,
             tools,
             limits,
+            on_repeat,
         } => {
             let g = engine.generate(
                 &messages,
@@ -728,6 +770,18 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     };
                     echo.apply(name, args, single, &mut notes, &mut usage)?;
                 }
+            }
+            if let Some((rejected, fallback)) = on_repeat
+                && let [(_, args)] = kept.as_slice()
+                && *args == rejected
+            {
+                let mut r = run_job(engine, config, *fallback)?;
+                notes.append(&mut r.notes);
+                r.notes = notes;
+                if let Some(u) = r.usage.as_mut() {
+                    u.add(usage);
+                }
+                return Ok(r);
             }
             let calls: Vec<ToolCall> = kept
                 .into_iter()

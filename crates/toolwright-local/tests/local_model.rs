@@ -208,3 +208,58 @@ async fn explore() {
         run(q).await;
     }
 }
+
+/// A router that always ranks the same tools (the order a hybrid router gave for this query
+/// with the published `server-everything` MCP server imported beside the demo tools).
+struct Fixed(Vec<&'static str>);
+impl toolwright_agent::Ranker for Fixed {
+    fn rank(&self, _query: &str, k: usize) -> Vec<Candidate> {
+        self.0
+            .iter()
+            .take(k)
+            .enumerate()
+            .map(|(i, n)| Candidate {
+                name: n.to_string(),
+                score: 1.0 - i as f32 * 0.1,
+                similarity: Some(0.6 - i as f32 * 0.05),
+            })
+            .collect()
+    }
+}
+
+/// When the router's first tool keeps getting rejected arguments (the model wrote
+/// `"25 + 25 = 50"` for `calculate`, twice), the provider tries the router's next candidate
+/// instead of repeating itself: the run ends with the sum, not with a stop.
+#[tokio::test]
+async fn a_repeated_rejected_call_falls_back_to_the_next_candidate() {
+    let Some(p) = provider() else { return };
+    let (reg, _dir) = demo();
+    let sum = toolwright_core::FnTool::new(
+        toolwright_core::ToolSpec::new(
+            "get-sum",
+            "Returns the sum of two numbers",
+            json!({"type": "object", "properties": {
+                "a": {"type": "number", "description": "First number"},
+                "b": {"type": "number", "description": "Second number"}},
+                "required": ["a", "b"], "additionalProperties": false}),
+        ),
+        |args, _| async move {
+            let a = args["a"].as_f64().unwrap_or(0.0);
+            let b = args["b"].as_f64().unwrap_or(0.0);
+            Ok(toolwright_core::ToolOutput::Data(json!({"sum": a + b})))
+        },
+    );
+    reg.register(sum).unwrap();
+    let mut agent = Agent::new(p, Runtime::new(reg.clone()), AgentConfig::default())
+        .with_ranker(Arc::new(Fixed(vec!["calculate", "get-sum", "get_weather"])));
+    let trace = agent.run("What is the sum of 17 and 25?").await;
+    let ok = successful_calls(&trace);
+    assert!(!ok.is_empty(), "{:#?}", trace.steps);
+    assert_eq!(trace.stop, StopReason::Answered, "{:#?}", trace.steps);
+    assert!(
+        trace.answer.as_deref().unwrap_or_default().contains("42"),
+        "{:?} {:#?}",
+        trace.answer,
+        trace.steps
+    );
+}
