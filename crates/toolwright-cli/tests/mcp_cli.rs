@@ -584,3 +584,39 @@ async fn serve_http_stateless_answers_plain_json_and_pages_the_tool_list() {
     assert_eq!(r["isError"], false, "{r}");
     conn.close().await;
 }
+
+/// `serve --find-tools`: the meta-tool ranks the served tools with the same hybrid router as
+/// `toolwright route` (needs the embedder: `toolwright model fetch`).
+#[tokio::test]
+async fn serve_find_tools_ranks_with_the_hybrid_router() {
+    let dir = tempfile::tempdir().unwrap();
+    let mcp =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../toolwright-eval/data/mcp/tools.json");
+    let source = McpSource::Command {
+        program: bin().to_string(),
+        args: vec![
+            "serve".into(),
+            "--stdio".into(),
+            "--toolset".into(),
+            "none".into(),
+            "--functions".into(),
+            mcp.display().to_string(),
+            "--find-tools".into(),
+            "--root".into(),
+            dir.path().display().to_string(),
+        ],
+    };
+    let conn = connect(&source, &ClientOptions::default()).await.unwrap();
+    let tools = conn.list_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "find_tools"));
+    let out = conn
+        .call_raw(
+            "find_tools",
+            json!({"query": "what time is it in Tokyo right now", "k": 3}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out["isError"], false, "{out}");
+    let found = &out["structuredContent"]["data"]["tools"];
+    assert_eq!(found[0]["name"], "get_current_time", "{out}");
+}
