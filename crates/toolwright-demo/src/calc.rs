@@ -16,6 +16,9 @@ pub enum CalcError {
     Domain(String),
     /// The expression nests too deeply.
     TooDeep,
+    /// The result (or a step on the way to it) is not a finite number: it overflows `f64`
+    /// (beyond about ±1.8e308) or is undefined (`inf - inf`, `0 * inf`).
+    NotFinite,
 }
 
 struct Parser<'a> {
@@ -53,9 +56,7 @@ pub fn evaluate(expr: &str) -> Result<f64, CalcError> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(CalcError::Domain(
-            "the result is not a finite number".into(),
-        ))
+        Err(CalcError::NotFinite)
     }
 }
 
@@ -273,15 +274,22 @@ impl Parser<'_> {
     }
 }
 
-/// A JSON number: an integer when the value is integral.
-fn number_value(v: f64) -> serde_json::Value {
+/// A JSON number: an integer when the value is integral and exactly representable as one,
+/// otherwise the f64 itself, serialized by serde_json as the shortest text that reads back to the
+/// same f64 (no rounding to a fixed number of decimals, which turned `1e-13` into `0` and
+/// overflowed `1e300` into `null`).
+///
+/// # Errors
+/// [`CalcError::NotFinite`] for infinities and NaN, which JSON cannot carry.
+fn number_value(v: f64) -> Result<serde_json::Value, CalcError> {
+    // Below 2^53 every integral f64 is an exact i64; 9e15 stays safely under it.
     if v.fract() == 0.0 && v.abs() < 9.0e15 {
         #[allow(clippy::cast_possible_truncation)]
-        serde_json::Value::from(v as i64)
-    } else {
-        serde_json::Number::from_f64((v * 1e12).round() / 1e12)
-            .map_or(serde_json::Value::Null, serde_json::Value::Number)
+        return Ok(serde_json::Value::from(v as i64));
     }
+    serde_json::Number::from_f64(v)
+        .map(serde_json::Value::Number)
+        .ok_or(CalcError::NotFinite)
 }
 
 /// Evaluate an arithmetic expression exactly, with + - * / % ^, parentheses and functions.
@@ -309,14 +317,10 @@ pub fn calculate(
     #[arg(min_length = 1, max_length = 1000)] expression: String,
 ) -> Result<toolwright::Outcome, ToolError> {
     let shown: String = expression.chars().take(100).collect();
-    match evaluate(&expression) {
-        Ok(v) => {
-            let data = number_value(v);
-            Ok(
-                toolwright::Outcome::success(data.clone())
-                    .with_message(format!("{shown} = {data}")),
-            )
-        }
+    match evaluate(&expression).and_then(number_value) {
+        Ok(data) => Ok(
+            toolwright::Outcome::success(data.clone()).with_message(format!("{shown} = {data}"))
+        ),
         Err(CalcError::DivisionByZero) => Err(ToolError::validation(
             format!("Division by zero in `{shown}`."),
             "Change the expression so that no divisor is zero, or tell the user the result is undefined.",
@@ -324,6 +328,12 @@ pub fn calculate(
         Err(CalcError::Domain(m)) => Err(ToolError::validation(
             format!("Math error in `{shown}`: {m}."),
             "Use values inside the function's domain.",
+        )),
+        Err(CalcError::NotFinite) => Err(ToolError::validation(
+            format!(
+                "The result of `{shown}` is not a finite number: it overflows (its magnitude exceeds about 1.8e308) or is undefined (such as inf - inf)."
+            ),
+            "Keep every intermediate value within ±1.8e308 (e.g. work with logarithms: ln(x) instead of x), or tell the user the result is too large to compute.",
         )),
         Err(CalcError::TooDeep) => Err(ToolError::validation(
             format!("`{shown}` nests too deeply (over {MAX_DEPTH} levels)."),
@@ -365,5 +375,21 @@ mod tests {
         assert_eq!(evaluate(&"-".repeat(10_000)), Err(CalcError::TooDeep));
         assert_eq!(evaluate(&"+".repeat(10_000)), Err(CalcError::TooDeep));
         assert_eq!(evaluate(&"2^".repeat(10_000)), Err(CalcError::TooDeep));
+        assert_eq!(evaluate("1e309"), Err(CalcError::NotFinite));
+        assert_eq!(evaluate("exp(710)"), Err(CalcError::NotFinite));
+        assert_eq!(evaluate("1e308*10 - 1e308*10"), Err(CalcError::NotFinite));
+    }
+
+    #[test]
+    fn number_values_keep_every_digit() {
+        assert_eq!(number_value(391.0), Ok(serde_json::json!(391)));
+        assert_eq!(number_value(1e300), Ok(serde_json::json!(1e300)));
+        assert_eq!(number_value(1e-13), Ok(serde_json::json!(1e-13)));
+        assert_eq!(
+            number_value(1e15 + 0.5),
+            Ok(serde_json::json!(1_000_000_000_000_000.5))
+        );
+        assert_eq!(number_value(f64::INFINITY), Err(CalcError::NotFinite));
+        assert_eq!(number_value(f64::NAN), Err(CalcError::NotFinite));
     }
 }

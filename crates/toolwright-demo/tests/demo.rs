@@ -276,3 +276,59 @@ fn demo_schemas_snapshot() {
         .collect();
     insta::assert_json_snapshot!("demo_specs", specs);
 }
+
+/// Issue 14, item 8: results keep their full f64 magnitude and precision; a result that is not a
+/// finite number is an error that says so, never `success` with `data: null`.
+#[tokio::test]
+async fn calculate_keeps_magnitudes_and_refuses_non_finite_results() {
+    for (expr, want) in [
+        ("1e300", 1e300),
+        ("exp(709)", 709f64.exp()),
+        ("1e-13", 1e-13),
+        ("2^-50", 2f64.powi(-50)),
+        ("1e15+0.5", 1_000_000_000_000_000.5),
+        ("0.1+0.2", 0.1 + 0.2),
+        ("-1e-300", -1e-300),
+    ] {
+        let o = call("calculate", json!({ "expression": expr }), false).await;
+        assert_eq!(o.status, Status::Success, "{expr}: {o:?}");
+        let data = o.data.as_ref().unwrap();
+        assert_eq!(data.as_f64(), Some(want), "{expr}: {data}");
+        // The wire form is serde_json's own f64 form, and the message shows the same number.
+        assert_eq!(data, &json!(want), "{expr}");
+        let shown = serde_json::to_string(&json!(want)).unwrap();
+        assert!(
+            o.message.ends_with(&shown),
+            "{expr}: {:?} should show {shown}",
+            o.message
+        );
+    }
+    let o = call("calculate", json!({"expression": "2^10"}), false).await;
+    assert_eq!(o.data, Some(json!(1024)), "integral results stay integers");
+    for expr in [
+        "1e308*10",
+        "exp(710)",
+        "1e309",
+        "-(1e308*10)",
+        "0*1e309",
+        "2^2000",
+    ] {
+        let o = call("calculate", json!({ "expression": expr }), false).await;
+        assert_eq!(o.status, Status::Error, "{expr}: {o:?}");
+        assert!(o.data.is_none(), "{expr}: {o:?}");
+        let e = o.error.unwrap();
+        assert_eq!(e.code, ErrorCode::Validation, "{expr}");
+        assert!(
+            e.message.contains("not a finite number"),
+            "{expr}: {}",
+            e.message
+        );
+        assert!(
+            e.suggestion.contains("1.8e308"),
+            "{expr}: the suggestion names the limit: {}",
+            e.suggestion
+        );
+    }
+    let o = call("calculate", json!({"expression": "0/0"}), false).await;
+    assert_eq!(code(&o), Some(ErrorCode::Validation));
+}
