@@ -154,6 +154,19 @@ fn enum_str<T: Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
+/// `text` as a LIKE pattern that matches itself only: `%`, `_` and the escape character `\`
+/// are escaped (the query says `ESCAPE '\'`), so a name filter of `%` is not a wildcard.
+fn like_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// List users of the company directory, filtered by name, role and department.
 ///
 /// Use this tool when the user asks who works somewhere, who has a role, or for someone's email.
@@ -183,13 +196,13 @@ pub fn query_users(
     let conn = db()?.lock().unwrap_or_else(|e| e.into_inner());
     let pattern = name
         .as_deref()
-        .map(|n| format!("%{}%", n.trim().to_lowercase()));
+        .map(|n| format!("%{}%", like_literal(&n.trim().to_lowercase())));
     let role = role.map(|r| enum_str(&r));
     let dept = department.map(|d| enum_str(&d));
     let mut stmt = conn
         .prepare(
             "SELECT id, name, email, role, department FROM users
-             WHERE (?1 IS NULL OR lower(name) LIKE ?1)
+             WHERE (?1 IS NULL OR lower(name) LIKE ?1 ESCAPE '\\')
                AND (?2 IS NULL OR role = ?2)
                AND (?3 IS NULL OR department = ?3)
              ORDER BY id LIMIT ?4",
@@ -206,4 +219,18 @@ pub fn query_users(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ToolError::internal(e.to_string()))?;
     Ok(serde_json::json!({"count": rows.len(), "users": rows}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_literal_escapes_wildcards_and_the_escape() {
+        assert_eq!(like_literal("grace"), "grace");
+        assert_eq!(like_literal("%"), "\\%");
+        assert_eq!(like_literal("a_b"), "a\\_b");
+        assert_eq!(like_literal("\\"), "\\\\");
+        assert_eq!(like_literal("50%_\\x"), "50\\%\\_\\\\x");
+    }
 }

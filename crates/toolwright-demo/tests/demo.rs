@@ -332,3 +332,32 @@ async fn calculate_keeps_magnitudes_and_refuses_non_finite_results() {
     let o = call("calculate", json!({"expression": "0/0"}), false).await;
     assert_eq!(code(&o), Some(ErrorCode::Validation));
 }
+
+/// Issue 14, item 9: `%`, `_` and `\` in `name` are literal characters, not LIKE wildcards;
+/// ordinary names still match as case-insensitive substrings.
+#[tokio::test]
+async fn query_users_name_has_no_wildcards() {
+    for name in ["%", "_", "\\", "%%", "a%e", "_race", "\\%", "\\_"] {
+        let o = call("query_users", json!({"name": name, "limit": 100}), false).await;
+        assert_eq!(o.status, Status::Success, "{name}: {o:?}");
+        assert_eq!(
+            o.data.unwrap()["count"],
+            json!(0),
+            "no seeded name contains {name:?} literally"
+        );
+    }
+    let o = call("query_users", json!({"name": " GRACE "}), false).await;
+    let d = o.data.unwrap();
+    assert_eq!(d["count"], json!(1));
+    assert_eq!(d["users"][0]["name"], json!("Grace Hopper"));
+    let o = call("query_users", json!({"name": "berners-lee"}), false).await;
+    assert_eq!(
+        o.data.unwrap()["users"][0]["name"],
+        json!("Tim Berners-Lee")
+    );
+    let o = call("query_users", json!({"name": "an", "limit": 100}), false).await;
+    assert!(
+        o.data.unwrap()["count"].as_u64().unwrap() >= 5,
+        "substring match kept"
+    );
+}
