@@ -1,25 +1,18 @@
 //! File tools sandboxed to a root directory: `search_files`, `read_file`, `delete_file`.
 //!
 //! Paths are resolved against the root; `..` that climbs out of it, absolute paths outside it and
-//! symlinks that lead outside it are `PERMISSION_DENIED`.
+//! symlinks that lead outside it are `PERMISSION_DENIED`. Reading follows symlinks (inside the
+//! root); deleting never follows the last one: it removes the link, not what it points to.
 
 use std::path::{Component, Path, PathBuf};
 use toolwright::{ToolError, tool};
 
-/// Resolves `requested` inside `root`, refusing anything that escapes it.
-///
-/// # Errors
-/// `PERMISSION_DENIED` for escapes, `NOT_FOUND` when the path does not exist.
-pub fn resolve_in_root(root: &Path, requested: &str) -> Result<PathBuf, ToolError> {
-    let denied = || {
-        ToolError::permission_denied(
-            format!(
-                "`{}` is outside the sandbox root.",
-                requested.chars().take(200).collect::<String>()
-            ),
-            "Only paths inside the sandbox root are allowed; use a relative path such as `notes/todo.txt`.",
-        )
-    };
+/// The sandbox root (canonical) and the normal components of `requested` below it, after lexical
+/// normalisation; nothing on disk is followed yet.
+fn lexical_in_root(
+    root: &Path,
+    requested: &str,
+) -> Result<(PathBuf, Vec<std::ffi::OsString>), ToolError> {
     if requested.contains('\0') {
         return Err(ToolError::validation(
             "The path contains a NUL byte.",
@@ -36,7 +29,7 @@ pub fn resolve_in_root(root: &Path, requested: &str) -> Result<PathBuf, ToolErro
     let rel: PathBuf = if req.is_absolute() {
         match req.strip_prefix(&root) {
             Ok(r) => r.to_path_buf(),
-            Err(_) => return Err(denied()),
+            Err(_) => return Err(outside_root(requested)),
         }
     } else {
         req.to_path_buf()
@@ -49,28 +42,137 @@ pub fn resolve_in_root(root: &Path, requested: &str) -> Result<PathBuf, ToolErro
             Component::CurDir => {}
             Component::ParentDir => {
                 if parts.pop().is_none() {
-                    return Err(denied());
+                    return Err(outside_root(requested));
                 }
             }
-            Component::RootDir | Component::Prefix(_) => return Err(denied()),
+            Component::RootDir | Component::Prefix(_) => return Err(outside_root(requested)),
         }
     }
-    let joined = parts.iter().fold(root.clone(), |acc, p| acc.join(p));
-    // Symlinks: the real path must stay inside the root too.
-    match joined.canonicalize() {
-        Ok(real) if real.starts_with(&root) => Ok(real),
-        Ok(_) => Err(denied()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ToolError::not_found(
-            format!(
-                "No file or directory `{}` in the sandbox.",
-                requested.chars().take(200).collect::<String>()
-            ),
-            "Use search_files to find the right path.",
-        )),
+    Ok((root, parts))
+}
+
+fn outside_root(requested: &str) -> ToolError {
+    ToolError::permission_denied(
+        format!(
+            "`{}` is outside the sandbox root.",
+            requested.chars().take(200).collect::<String>()
+        ),
+        "Only paths inside the sandbox root are allowed; use a relative path such as `notes/todo.txt`.",
+    )
+}
+
+fn not_in_sandbox(requested: &str) -> ToolError {
+    ToolError::not_found(
+        format!(
+            "No file or directory `{}` in the sandbox.",
+            requested.chars().take(200).collect::<String>()
+        ),
+        "Use search_files to find the right path.",
+    )
+}
+
+/// Canonicalizes `path` and keeps it only if it stays inside `root` (symlinks included).
+fn real_in_root(root: &Path, path: &Path, requested: &str) -> Result<PathBuf, ToolError> {
+    match path.canonicalize() {
+        Ok(real) if real.starts_with(root) => Ok(real),
+        Ok(_) => Err(outside_root(requested)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(not_in_sandbox(requested)),
         Err(e) => Err(ToolError::permission_denied(
             format!("Cannot access `{requested}`: {e}."),
             "Try another path.",
         )),
+    }
+}
+
+/// Resolves `requested` inside `root`, refusing anything that escapes it. Symlinks are followed:
+/// this is the path to read; for deletion see [`locate_for_delete`], which never follows the
+/// last component.
+///
+/// # Errors
+/// `PERMISSION_DENIED` for escapes, `NOT_FOUND` when the path does not exist.
+pub fn resolve_in_root(root: &Path, requested: &str) -> Result<PathBuf, ToolError> {
+    let (root, parts) = lexical_in_root(root, requested)?;
+    let joined = parts.iter().fold(root.clone(), |acc, p| acc.join(p));
+    // Symlinks: the real path must stay inside the root too.
+    real_in_root(&root, &joined, requested)
+}
+
+/// Where a symbolic link points, as far as the sandbox may tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    /// An existing file or directory inside the root, relative to it.
+    Inside(PathBuf),
+    /// Somewhere outside the root (not named: the sandbox does not reveal outside paths).
+    Outside,
+    /// Nothing: the link dangles.
+    Missing,
+}
+
+/// What deleting a path would really remove.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Doomed {
+    /// A regular file, with its size.
+    File {
+        /// Where it is (its directory canonical, inside the root).
+        path: PathBuf,
+        /// Its size in bytes.
+        size: u64,
+    },
+    /// A symbolic link: the link itself goes, its target is kept.
+    Symlink {
+        /// Where the link is (its directory canonical, inside the root); not followed.
+        path: PathBuf,
+        /// What it points to.
+        target: LinkTarget,
+    },
+}
+
+/// Locates what deleting `requested` would remove, without following a symlink in the last
+/// component: the person approves deleting `alias`, so `alias` goes, not the file it points to.
+/// The directories leading to it are resolved and must stay inside `root`.
+///
+/// # Errors
+/// `PERMISSION_DENIED` for escapes, `NOT_FOUND` when nothing is there, `VALIDATION_ERROR` for a
+/// directory.
+pub fn locate_for_delete(root: &Path, requested: &str) -> Result<Doomed, ToolError> {
+    let (root, mut parts) = lexical_in_root(root, requested)?;
+    let is_directory = || {
+        ToolError::validation(
+            format!("`{requested}` is a directory."),
+            "Only files can be deleted.",
+        )
+    };
+    let Some(name) = parts.pop() else {
+        return Err(is_directory()); // the root itself
+    };
+    let parent = parts.iter().fold(root.clone(), |acc, p| acc.join(p));
+    let path = real_in_root(&root, &parent, requested)?.join(name);
+    let meta = std::fs::symlink_metadata(&path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            not_in_sandbox(requested)
+        } else {
+            ToolError::permission_denied(
+                format!("Cannot access `{requested}`: {e}."),
+                "Try another path.",
+            )
+        }
+    })?;
+    if meta.file_type().is_symlink() {
+        let target = match path.canonicalize() {
+            Ok(real) => match real.strip_prefix(&root) {
+                Ok(rel) => LinkTarget::Inside(rel.to_path_buf()),
+                Err(_) => LinkTarget::Outside,
+            },
+            Err(_) => LinkTarget::Missing,
+        };
+        Ok(Doomed::Symlink { path, target })
+    } else if meta.is_dir() {
+        Err(is_directory())
+    } else {
+        Ok(Doomed::File {
+            path,
+            size: meta.len(),
+        })
     }
 }
 
@@ -216,17 +318,43 @@ pub fn read_file(
     )
 }
 
-/// What deleting a file would do, for the confirmation gate.
+/// What deleting a file would do, for the confirmation gate: it names what would really be
+/// removed (for a symbolic link, the link and not its target).
 pub fn delete_preview(args: &serde_json::Value) -> serde_json::Value {
     let path = args
         .get("path")
         .and_then(|p| p.as_str())
         .unwrap_or_default();
-    match resolve_in_root(&root(), path) {
-        Ok(real) => {
-            let size = std::fs::metadata(&real).map(|m| m.len()).unwrap_or(0);
-            serde_json::json!({"action": "delete file", "path": path, "exists": true, "size_bytes": size,
+    match locate_for_delete(&root(), path) {
+        Ok(Doomed::File { size, .. }) => {
+            serde_json::json!({"action": "delete file", "path": path, "exists": true, "kind": "file",
+                               "size_bytes": size,
                                "effect": format!("`{path}` ({size} bytes) would be permanently deleted")})
+        }
+        Ok(Doomed::Symlink { target, .. }) => {
+            let (points, kept, shown) = match &target {
+                LinkTarget::Inside(t) => {
+                    let t = t.to_string_lossy();
+                    (
+                        format!("pointing to `{t}`"),
+                        format!("`{t}` is kept"),
+                        Some(t.to_string()),
+                    )
+                }
+                LinkTarget::Outside => (
+                    "pointing outside the sandbox".to_string(),
+                    "its target is kept".to_string(),
+                    None,
+                ),
+                LinkTarget::Missing => (
+                    "pointing to nothing that exists".to_string(),
+                    "no other file is touched".to_string(),
+                    None,
+                ),
+            };
+            serde_json::json!({"action": "delete symbolic link", "path": path, "exists": true,
+                               "kind": "symbolic link", "link_target": shown,
+                               "effect": format!("the symbolic link `{path}` ({points}) would be removed; {kept}")})
         }
         Err(e) => serde_json::json!({"action": "delete file", "path": path, "exists": false,
                                      "effect": format!("nothing would be deleted: {}", e.message)}),
@@ -254,15 +382,13 @@ pub fn delete_preview(args: &serde_json::Value) -> serde_json::Value {
 pub fn delete_file(
     #[arg(min_length = 1, max_length = 500)] path: String,
 ) -> Result<serde_json::Value, ToolError> {
-    let real = resolve_in_root(&root(), &path)?;
-    if real.is_dir() {
-        return Err(ToolError::validation(
-            format!("`{path}` is a directory."),
-            "Only files can be deleted.",
-        ));
-    }
-    std::fs::remove_file(&real).map_err(|e| {
+    // Never follow the last component: removing a symbolic link removes the link only.
+    let (doomed, kind) = match locate_for_delete(&root(), &path)? {
+        Doomed::File { path, .. } => (path, "file"),
+        Doomed::Symlink { path, .. } => (path, "symbolic link"),
+    };
+    std::fs::remove_file(&doomed).map_err(|e| {
         ToolError::permission_denied(format!("Cannot delete `{path}`: {e}."), "Tell the user.")
     })?;
-    Ok(serde_json::json!({"deleted": path}))
+    Ok(serde_json::json!({"deleted": path, "kind": kind}))
 }

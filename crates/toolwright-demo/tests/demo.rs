@@ -41,6 +41,13 @@ async fn call(name: &str, args: Value, approved: bool) -> Outcome {
         .await
 }
 
+/// The sandbox root, after `setup` has configured it (before, `config()` is the current
+/// directory, and a test that asks first would write into the crate).
+fn sandbox_root() -> std::path::PathBuf {
+    setup();
+    toolwright_demo::config().root
+}
+
 fn code(o: &Outcome) -> Option<ErrorCode> {
     o.error_code()
 }
@@ -173,7 +180,7 @@ async fn query_users_filters() {
 
 #[tokio::test]
 async fn delete_needs_confirmation_then_deletes() {
-    let root = toolwright_demo::config().root;
+    let root = sandbox_root();
     std::fs::write(root.join("doomed.txt"), "bye").unwrap();
     let o = call("delete_file", json!({"path": "doomed.txt"}), false).await;
     assert_eq!(o.status, Status::NeedsConfirmation);
@@ -359,5 +366,91 @@ async fn query_users_name_has_no_wildcards() {
     assert!(
         o.data.unwrap()["count"].as_u64().unwrap() >= 5,
         "substring match kept"
+    );
+}
+
+/// Issue 14, item 6: deleting a symbolic link removes the link the person approved, never its
+/// target, and the preview says so; nothing outside the root is ever touched.
+#[cfg(unix)]
+#[tokio::test]
+async fn delete_file_removes_a_symlink_not_its_target() {
+    use std::os::unix::fs::symlink;
+    let root = sandbox_root();
+    let outside = &setup().1;
+    let gone = |p: &std::path::Path| std::fs::symlink_metadata(p).is_err();
+
+    // A link to a file inside the sandbox.
+    std::fs::write(root.join("target.txt"), "keep me").unwrap();
+    symlink("target.txt", root.join("alias")).unwrap();
+    let o = call("delete_file", json!({"path": "alias"}), false).await;
+    assert_eq!(o.status, Status::NeedsConfirmation, "{o:?}");
+    let preview = o.data.unwrap();
+    let effect = preview["effect"].as_str().unwrap();
+    assert!(
+        effect.contains("symbolic link `alias`")
+            && effect.contains("pointing to `target.txt`")
+            && effect.contains("`target.txt` is kept"),
+        "{preview}"
+    );
+    assert_eq!(preview["kind"], json!("symbolic link"));
+    let o = call("delete_file", json!({"path": "alias"}), true).await;
+    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert!(gone(&root.join("alias")), "the approved link is removed");
+    assert_eq!(
+        std::fs::read_to_string(root.join("target.txt")).unwrap(),
+        "keep me",
+        "the target survives"
+    );
+
+    // A link that leaves the sandbox: only the link inside the root goes; the preview does not
+    // name the outside path.
+    std::fs::write(outside.join("kept-outside.txt"), "outside data").unwrap();
+    symlink(outside.join("kept-outside.txt"), root.join("out-alias")).unwrap();
+    let o = call("delete_file", json!({"path": "out-alias"}), false).await;
+    assert_eq!(o.status, Status::NeedsConfirmation, "{o:?}");
+    let preview = o.data.unwrap().to_string();
+    assert!(preview.contains("outside the sandbox"), "{preview}");
+    assert!(!preview.contains(outside.to_str().unwrap()), "{preview}");
+    let o = call("delete_file", json!({"path": "out-alias"}), true).await;
+    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert!(gone(&root.join("out-alias")));
+    assert_eq!(
+        std::fs::read_to_string(outside.join("kept-outside.txt")).unwrap(),
+        "outside data"
+    );
+
+    // A link to a directory is a link, not a directory: it can go, the directory stays.
+    symlink("docs", root.join("docs-alias")).unwrap();
+    let o = call("delete_file", json!({"path": "docs-alias"}), true).await;
+    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert!(gone(&root.join("docs-alias")));
+    assert!(root.join("docs/report-2026.txt").exists());
+
+    // A dangling link can be deleted too.
+    symlink("nowhere.txt", root.join("dangling")).unwrap();
+    let o = call("delete_file", json!({"path": "dangling"}), false).await;
+    assert_eq!(o.data.as_ref().unwrap()["exists"], json!(true), "{o:?}");
+    let o = call("delete_file", json!({"path": "dangling"}), true).await;
+    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert!(gone(&root.join("dangling")));
+
+    // Through a linked directory that leaves the sandbox: refused, the outside file stays.
+    symlink(outside, root.join("out-dir")).unwrap();
+    let o = call(
+        "delete_file",
+        json!({"path": "out-dir/kept-outside.txt"}),
+        true,
+    )
+    .await;
+    assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{o:?}");
+    assert!(outside.join("kept-outside.txt").exists());
+    // Climbing out lexically is still refused.
+    let o = call("delete_file", json!({"path": "../x"}), true).await;
+    assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{o:?}");
+    let o = call("delete_file", json!({"path": "docs"}), true).await;
+    assert_eq!(
+        code(&o),
+        Some(ErrorCode::Validation),
+        "directories are not deleted"
     );
 }
