@@ -93,30 +93,7 @@ fn main() -> Result<(), String> {
             .with_dense(dense.clone(), kind)
             .with_fusion(fusion)
     };
-    for v in ["no-params", "first-sentence", "short"] {
-        let vs = variant(&ds.specs, v);
-        let index = DenseIndex::build(
-            &vs,
-            embedder.as_ref(),
-            Some(&EmbeddingCache::new(default_cache_dir())),
-            &mut |_, _| {},
-        )
-        .map_err(|e| e.to_string())?;
-        let d = DenseScorer::new(Arc::new(index), embedder.clone());
-        for kind in [ScorerKind::Dense, ScorerKind::Hybrid] {
-            let m = route_metrics(
-                &Router::new(&ds.specs).with_dense(d.clone(), kind),
-                &ds.requests,
-            );
-            println!(
-                "text {v:<16} {:<7} r@1 {:.3} r@5 {:.3} mrr {:.3}",
-                kind.as_str(),
-                m.recall_at_1,
-                m.recall_at_5,
-                m.mrr
-            );
-        }
-    }
+    let _ = variant;
     // Two halves by server (alternating in sorted order), out-of-scope split alternately.
     let mut servers: Vec<&str> = ds.requests.iter().map(|r| r.server.as_str()).collect();
     servers.sort_unstable();
@@ -191,8 +168,8 @@ fn main() -> Result<(), String> {
         }
     }
     let h = router(ScorerKind::Hybrid, Fusion::default());
-    let (pa, pb) = (best_similarities(&h, &a), best_similarities(&h, &b));
-    let pall = best_similarities(&h, &ds.requests);
+    let (pa, pb) = (best_similarities(&h, &a, 3), best_similarities(&h, &b, 3));
+    let pall = best_similarities(&h, &ds.requests, 3);
     for budget in [0.02, 0.05] {
         let ca = calibrate_floor(&pa, budget);
         let cb = calibrate_floor(&pb, budget);

@@ -60,17 +60,21 @@ pub fn route_metrics(router: &Router, requests: &[Request]) -> RoutingRow {
     }
 }
 
-/// The best similarity of each request's query over the toolset: `(out of scope?, best)`.
-/// Empty when the router has no embedder.
-pub fn best_similarities(router: &Router, requests: &[Request]) -> Vec<(bool, f32)> {
+/// The best similarity among the router's first `k` tools for each request's query:
+/// `(out of scope?, best)`, the signal the local provider's no-tool floor reads (it sees the `k`
+/// candidates the agent routed). Empty when the router has no embedder.
+pub fn best_similarities(router: &Router, requests: &[Request], k: usize) -> Vec<(bool, f32)> {
     if !router.has_dense() {
         return Vec::new();
     }
     requests
         .iter()
         .filter_map(|r| {
-            let s = router.scores(&r.query).similarity;
-            let best = s.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let best = router
+                .rank(&r.query, k)
+                .iter()
+                .filter_map(|x| x.similarity)
+                .fold(f32::NEG_INFINITY, f32::max);
             best.is_finite().then_some((r.out_of_scope(), best))
         })
         .collect()
@@ -157,7 +161,7 @@ mod tests {
         assert_eq!(row.recall_at_5, 1.0);
         assert!(row.recall_at_1 < 1.0 && row.recall_at_1 >= 0.5);
         assert!(row.mrr > 0.5 && row.mrr <= 1.0);
-        assert!(best_similarities(&Router::new(&specs), &reqs).is_empty());
+        assert!(best_similarities(&Router::new(&specs), &reqs, 3).is_empty());
     }
 
     #[test]

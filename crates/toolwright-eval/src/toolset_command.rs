@@ -186,7 +186,8 @@ mod dense {
         report.routing.push(route_metrics(&router, requests));
         router.set_kind(ScorerKind::Hybrid);
         report.routing.push(route_metrics(&router, requests));
-        let points = best_similarities(&router, requests);
+        // The candidates the embedded provider sees (its default `candidates`).
+        let points = best_similarities(&router, requests, 3);
         report.out_of_scope_floor = Some(refusals_at(
             &points,
             toolwright_local::select::DEFAULT_NO_TOOL_SIMILARITY,

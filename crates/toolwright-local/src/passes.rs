@@ -8,7 +8,7 @@
 //! | pass | field | default | what it does |
 //! |---|---|---|---|
 //! | selection policy | [`Passes::selection`] | router first | [`crate::select`]: the router's first candidate is the tool and the model fills its arguments (the model chooses among close candidates with `ModelAmongClose`) |
-//! | no tool fits | [`Passes::no_tool_similarity`] | 0.22 | [`crate::select`]: with an embedder, a best query–tool similarity below the floor means no tool fits: the model answers directly |
+//! | no tool fits | [`Passes::no_tool_similarity`] | 0.21 | [`crate::select`]: with an embedder, a best query–tool similarity below the floor means no tool fits: the model answers directly |
 //! | echoed names | [`Passes::drop_echoed_names`] | on | [`crate::select::drop_echoed_names`]: a string argument whose value is only the tool's or a parameter's name is treated as missing |
 //! | relevance floor | [`Passes::relevance_floor`] | off | a best router score below the floor means no tool fits: the model answers in text without being offered one |
 //! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
