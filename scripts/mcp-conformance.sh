@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # MCP conformance of toolwright (official suite @modelcontextprotocol/conformance, via the kit in
-# ../shared/mcp-conformance):
+# scripts/mcp-conformance-kit, carried by the repository):
 #   1. server over stdio, profile `tools`          (must be 11 passed, 0 failed)
 #   2. server over Streamable HTTP, `tools-full`   (every scenario, incl. dns-rebinding-protection)
 #   3. client scenarios (initialize, tools_call)   (toolwright --mcp as the client)
@@ -8,12 +8,12 @@
 #
 # Env: TOOLWRIGHT_BIN       use this binary instead of building one
 #      CARGO_BUILD_FLAGS    extra flags for `cargo build -p toolwright-cli` (e.g. --release)
-#      MCP_CONFORMANCE_DIR  the conformance kit (default ../shared/mcp-conformance)
+#      MCP_CONFORMANCE_DIR  the conformance kit (default scripts/mcp-conformance-kit)
 #      MCP_CONFORMANCE_HOME node 22 + pinned npm packages cache (the kit's default: /tmp/mcp-conformance-home)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-KIT="${MCP_CONFORMANCE_DIR:-$ROOT/../shared/mcp-conformance}"
+KIT="${MCP_CONFORMANCE_DIR:-$ROOT/scripts/mcp-conformance-kit}"
 RUNNER="$KIT/run-conformance.sh"
 [[ -x "$RUNNER" ]] || { echo "mcp-conformance: runner not found at $RUNNER" >&2; exit 2; }
 

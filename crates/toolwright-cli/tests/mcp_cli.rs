@@ -29,7 +29,7 @@ fn bin() -> &'static str {
 
 fn kit_dir() -> PathBuf {
     std::env::var_os("MCP_CONFORMANCE_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/mcp-conformance"),
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/mcp-conformance-kit"),
         PathBuf::from,
     )
 }
