@@ -150,14 +150,13 @@ fn mcp_dev_set() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../toolwright-eval/data/mcp")
 }
 
-/// The MCP dev set's routing figures per scorer (needs the embedder: `toolwright model fetch`).
-/// The floors guard against regressions; the measured figures are in the eval crate's README.
-#[test]
-fn eval_on_the_mcp_dev_set_reports_routing_per_scorer() {
+/// `toolwright eval --dataset <the MCP dev set> ARGS --json`, which must succeed; its JSON.
+fn eval_mcp_dev_set(args: &[&str]) -> Value {
     let out = toolwright()
         .args(["eval", "--dataset"])
         .arg(mcp_dev_set())
-        .args(["--routing-only", "--json"])
+        .args(args)
+        .arg("--json")
         .output()
         .unwrap();
     assert!(
@@ -165,7 +164,14 @@ fn eval_on_the_mcp_dev_set_reports_routing_per_scorer() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The MCP dev set's routing figures per scorer (needs the embedder: `toolwright model fetch`).
+/// The floors guard against regressions; the measured figures are in the eval crate's README.
+#[test]
+fn eval_on_the_mcp_dev_set_reports_routing_per_scorer() {
+    let v = eval_mcp_dev_set(&["--routing-only"]);
     let rows = v["routing"].as_array().unwrap();
     let scorers: Vec<&str> = rows.iter().map(|r| r["scorer"].as_str().unwrap()).collect();
     assert_eq!(scorers, ["bm25", "dense", "hybrid"], "{v:#}");
@@ -191,26 +197,14 @@ fn eval_on_the_mcp_dev_set_reports_routing_per_scorer() {
 /// A few requests end to end with the embedded model and its default settings.
 #[test]
 fn eval_on_the_mcp_dev_set_end_to_end_with_the_embedded_model() {
-    let out = toolwright()
-        .args(["eval", "--dataset"])
-        .arg(mcp_dev_set())
-        .args([
-            "--category",
-            "time,none",
-            "--limit",
-            "3",
-            "--mode",
-            "guided",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = eval_mcp_dev_set(&[
+        "--category",
+        "time,none",
+        "--limit",
+        "3",
+        "--mode",
+        "guided",
+    ]);
     let e = &v["end_to_end"];
     assert_eq!(e["in_scope"], 3, "{e:#}");
     assert_eq!(e["out_of_scope"], 3, "{e:#}");
