@@ -128,12 +128,23 @@ pub fn load_jsonl(path: &Path) -> Result<Vec<Task>, String> {
 
 /// Keeps the tasks of `categories` (all when empty), in order, at most `limit` per category.
 pub fn select(tasks: Vec<Task>, categories: &[String], limit: Option<usize>) -> Vec<Task> {
+    select_by(tasks, |t| t.category.as_str(), categories, limit)
+}
+
+/// Keeps the items whose group (`group(item)`) is among `categories` (all when empty), in order,
+/// at most `limit` per group: [`select`] for any kind of item.
+pub fn select_by<T>(
+    items: Vec<T>,
+    group: impl Fn(&T) -> &str,
+    categories: &[String],
+    limit: Option<usize>,
+) -> Vec<T> {
     let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    tasks
+    items
         .into_iter()
-        .filter(|t| categories.is_empty() || categories.iter().any(|c| c == &t.category))
+        .filter(|t| categories.is_empty() || categories.iter().any(|c| c == group(t)))
         .filter(|t| {
-            let n = counts.entry(t.category.clone()).or_default();
+            let n = counts.entry(group(t).to_string()).or_default();
             *n += 1;
             limit.is_none_or(|l| *n <= l)
         })

@@ -35,17 +35,12 @@ pub struct ToolsetReport {
 }
 
 fn select(requests: &[Request], args: &EvalArgs) -> Vec<Request> {
-    let mut counts = std::collections::HashMap::<&str, usize>::new();
-    requests
-        .iter()
-        .filter(|r| args.category.is_empty() || args.category.contains(&r.server))
-        .filter(|r| {
-            let n = counts.entry(r.server.as_str()).or_default();
-            *n += 1;
-            args.limit.is_none_or(|l| *n <= l)
-        })
-        .cloned()
-        .collect()
+    crate::dataset::select_by(
+        requests.to_vec(),
+        |r| r.server.as_str(),
+        &args.category,
+        args.limit,
+    )
 }
 
 /// Runs the command on the folder `dir`.
