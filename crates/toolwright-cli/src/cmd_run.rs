@@ -292,7 +292,7 @@ pub async fn run(args: RunArgs, global: &Global) -> i32 {
         Ok(a) => a,
         Err(e) => return usage_error(&e),
     };
-    let trace = agent.run(&args.query).await;
+    let trace = agent.run_trace(&args.query).await;
     if args.json {
         match serde_json::to_string_pretty(&trace) {
             Ok(s) => println!("{s}"),

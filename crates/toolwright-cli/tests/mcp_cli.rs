@@ -644,7 +644,10 @@ fn imported_tools_replace_the_demo_toolset_instead_of_clashing_with_it() {
     // Asking for the demo tools as well brings the clash back, as a clear error.
     let (code, _, err) = run_cli(&["tools", "list", "--toolset", "demo", "--mcp", &server]);
     assert_ne!(code, 0);
-    assert!(err.contains("clashes with a tool already registered"), "{err}");
+    assert!(
+        err.contains("clashes with a tool already registered"),
+        "{err}"
+    );
     // Without tools of one's own, the demo toolset is the default; `none` empties it.
     let (_, out, _) = run_cli(&["tools", "list", "--format", "json"]);
     assert!(out.contains("convert_currency"));
