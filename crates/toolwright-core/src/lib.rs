@@ -13,6 +13,7 @@ pub mod error;
 pub mod registry;
 pub mod schema;
 pub mod spec;
+pub mod state;
 pub mod suggest;
 pub mod tool;
 pub mod validate;
@@ -25,6 +26,7 @@ pub use registry::{
     run_guarded, run_guarded_shared,
 };
 pub use spec::{DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, SideEffects, ToolMeta, ToolSpec};
+pub use state::{State, States};
 pub use suggest::closest;
 pub use tool::{
     DefinitionOnly, FnTool, Invoker, Tool, ToolCall, ToolContext, ToolFuture, ToolOutput,

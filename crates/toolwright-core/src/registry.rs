@@ -25,6 +25,8 @@ pub struct ToolEntry {
     pub tool: Arc<dyn Tool>,
     /// The validator compiled from the tool's advertised schema.
     pub validator: ArgValidator,
+    /// The state values of the registry the tool is in (empty until registered).
+    pub states: Arc<crate::state::States>,
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -47,12 +49,21 @@ impl ToolEntry {
                 reason: e,
             }
         })?;
-        Ok(ToolEntry { tool, validator })
+        Ok(ToolEntry {
+            tool,
+            validator,
+            states: Arc::default(),
+        })
     }
 
     /// The tool's spec.
     pub fn spec(&self) -> &ToolSpec {
         self.tool.spec()
+    }
+
+    /// A context for call `call_id` that reaches the registry's state values.
+    pub fn context_for(&self, call_id: impl Into<String>) -> ToolContext {
+        ToolContext::new(call_id, self.spec().name.clone()).with_states(self.states.clone())
     }
 
     /// Coerces (when `lenient`) and validates arguments against the advertised schema.
@@ -161,6 +172,7 @@ impl Default for InvokeOptions {
 #[derive(Default)]
 pub struct Registry {
     inner: RwLock<Inner>,
+    states: Arc<crate::state::States>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -175,6 +187,25 @@ impl Registry {
     /// An empty registry.
     pub fn new() -> Self {
         Registry::default()
+    }
+
+    /// Stores `value` as the state of type `T` that tools receive through a [`crate::State`]
+    /// parameter (replacing an earlier value of that type). Tools registered before or after
+    /// see it alike.
+    pub fn insert_state<T: Send + Sync + 'static>(&self, value: T) {
+        self.states.insert(Arc::new(value));
+    }
+
+    /// [`Registry::insert_state`], builder style.
+    #[must_use]
+    pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.insert_state(value);
+        self
+    }
+
+    /// The state of type `T`, if one was stored.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.states.get::<T>()
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
@@ -202,7 +233,9 @@ impl Registry {
         if !is_valid_tool_name(&name) {
             return Err(RegistryError::InvalidName(name));
         }
-        let entry = Arc::new(ToolEntry::new(tool)?);
+        let mut entry = ToolEntry::new(tool)?;
+        entry.states = self.states.clone();
+        let entry = Arc::new(entry);
         let mut inner = self.write();
         if inner.map.contains_key(&name) {
             return Err(RegistryError::Duplicate(name));
@@ -221,7 +254,9 @@ impl Registry {
         if !is_valid_tool_name(&name) {
             return Err(RegistryError::InvalidName(name));
         }
-        let entry = Arc::new(ToolEntry::new(tool)?);
+        let mut entry = ToolEntry::new(tool)?;
+        entry.states = self.states.clone();
+        let entry = Arc::new(entry);
         let mut inner = self.write();
         if inner.map.insert(name.clone(), entry).is_none() {
             inner.order.push(name);
@@ -343,7 +378,7 @@ impl Registry {
             let out = Outcome::needs_confirmation(preview, id);
             return finish(out, Some(entry.spec()), &call, start, coerced);
         }
-        let mut ctx = ToolContext::new(call.id.clone(), entry.spec().name.clone());
+        let mut ctx = entry.context_for(call.id.clone());
         ctx.session_id = opts.session_id.clone();
         ctx.step = opts.step;
         ctx.approved = opts.approved;

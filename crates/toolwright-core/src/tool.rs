@@ -73,6 +73,7 @@ pub struct ToolContext {
     /// Cancelled at the deadline or when the host cancels the run; long tools should watch it.
     pub cancel: CancellationToken,
     invoker: Option<Arc<dyn Invoker>>,
+    states: Option<Arc<crate::state::States>>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -114,7 +115,19 @@ impl ToolContext {
             approved: false,
             cancel,
             invoker: None,
+            states: None,
         }
+    }
+
+    /// Gives the call its registry's state values ([`crate::State`]).
+    pub fn with_states(mut self, states: Arc<crate::state::States>) -> Self {
+        self.states = Some(states);
+        self
+    }
+
+    /// The registry's state of type `T`, if the host registered one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.states.as_ref()?.get::<T>()
     }
 
     /// Sets the invoker used by [`ToolContext::call_tool`].

@@ -54,6 +54,8 @@ struct ToolAttrs {
     dependencies: Vec<LitStr>,
     preview: Option<syn::Path>,
     lint_allow: Vec<LitStr>,
+    /// `crate = "path"`: where the `toolwright` facade is, for crates that re-export it.
+    krate: Option<syn::Path>,
 }
 
 fn lit_bool(meta: &syn::meta::ParseNestedMeta) -> syn::Result<bool> {
@@ -126,6 +128,14 @@ impl ToolAttrs {
                 "dependencies" => a.dependencies = lit_strs(&meta)?,
                 "preview" => a.preview = Some(meta.value()?.parse()?),
                 "lint_allow" => a.lint_allow = lit_strs(&meta)?,
+                "crate" => {
+                    let v = meta.value()?;
+                    a.krate = Some(if v.peek(LitStr) {
+                        v.parse::<LitStr>()?.parse()?
+                    } else {
+                        v.parse()?
+                    });
+                }
                 _ => {
                     return Err(meta.error(
                         "unknown #[tool] key; expected one of: name, display_label, timeout_ms, \
@@ -165,7 +175,21 @@ struct Param {
 
 enum Input {
     Param(Box<Param>),
-    Context { by_ref: bool },
+    Context {
+        by_ref: bool,
+    },
+    /// A `State<T>` parameter: filled from the registry's state, not from the arguments.
+    State(Box<Type>),
+}
+
+/// Whether `ty` is `State<T>` (any path ending in `State` with one type argument).
+fn is_state(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            s.ident == "State" && matches!(s.arguments, syn::PathArguments::AngleBracketed(_))
+        }),
+        _ => false,
+    }
 }
 
 fn is_context(ty: &Type) -> Option<bool> {
@@ -220,6 +244,10 @@ fn parse_inputs(func: &ItemFn) -> syn::Result<Vec<Input>> {
         };
         if let Some(by_ref) = is_context(&pt.ty) {
             out.push(Input::Context { by_ref });
+            continue;
+        }
+        if is_state(&pt.ty) {
+            out.push(Input::State(pt.ty.clone()));
             continue;
         }
         let ident = match &*pt.pat {
@@ -440,8 +468,61 @@ fn opt_int(v: &Option<syn::LitInt>) -> TokenStream2 {
     }
 }
 
+/// Replaces every leading `::toolwright` path in `ts` by `krate` (for `#[tool(crate = ...)]`).
+fn rewrite_crate(ts: TokenStream2, krate: &syn::Path) -> TokenStream2 {
+    use proc_macro2::{Group, Spacing, TokenTree};
+    let trees: Vec<TokenTree> = ts.into_iter().collect();
+    let mut out = TokenStream2::new();
+    let mut i = 0;
+    while let Some(tree) = trees.get(i) {
+        let leading = match trees.get(i..).and_then(|rest| rest.get(..3)) {
+            Some(
+                [
+                    TokenTree::Punct(a),
+                    TokenTree::Punct(b),
+                    TokenTree::Ident(id),
+                ],
+            ) => {
+                a.as_char() == ':'
+                    && a.spacing() == Spacing::Joint
+                    && b.as_char() == ':'
+                    && id == "toolwright"
+                    && !matches!(
+                        i.checked_sub(1).and_then(|p| trees.get(p)),
+                        Some(TokenTree::Ident(_))
+                    )
+            }
+            _ => false,
+        };
+        if leading {
+            out.extend(quote!(#krate));
+            i += 3;
+            continue;
+        }
+        match tree {
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), rewrite_crate(g.stream(), krate));
+                ng.set_span(g.span());
+                out.extend([TokenTree::Group(ng)]);
+            }
+            t => out.extend([t.clone()]),
+        }
+        i += 1;
+    }
+    out
+}
+
 fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let attrs = ToolAttrs::parse(attr)?;
+    let krate = attrs.krate.clone();
+    let out = expand_with(attrs, item)?;
+    Ok(match krate {
+        Some(k) => rewrite_crate(out, &k),
+        None => out,
+    })
+}
+
+fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2> {
     let mut func: ItemFn = syn::parse2(item)?;
     if !func.sig.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
@@ -477,7 +558,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         .iter()
         .filter_map(|i| match i {
             Input::Param(p) => Some(p.as_ref()),
-            Input::Context { .. } => None,
+            Input::Context { .. } | Input::State(_) => None,
         })
         .collect();
     let single = params.len() == 1;
@@ -663,15 +744,33 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     };
 
     let field_idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
+    let state_ident = |i: usize| format_ident!("__toolwright_state_{}", i);
     let call_args: Vec<TokenStream2> = inputs
         .iter()
-        .map(|i| match i {
+        .enumerate()
+        .map(|(n, i)| match i {
             Input::Param(p) => {
                 let id = &p.ident;
                 quote!(#id)
             }
             Input::Context { by_ref: true } => quote!(&ctx),
             Input::Context { by_ref: false } => quote!(ctx.clone()),
+            Input::State(_) => {
+                let id = state_ident(n);
+                quote!(#id)
+            }
+        })
+        .collect();
+    // State parameters are taken from the call's registry before the function runs.
+    let state_bindings: Vec<TokenStream2> = inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(n, i)| match i {
+            Input::State(ty) => {
+                let id = state_ident(n);
+                Some(quote!(let #id: #ty = <#ty>::from_context(&ctx)?;))
+            }
+            _ => None,
         })
         .collect();
 
@@ -810,6 +909,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                 ::std::boxed::Box::pin(async move {
                     let parsed = parsed?;
                     #run_validators
+                    #(#state_bindings)*
                     #ctx_binding
                     let #args_ident { #(#field_idents),* } = parsed;
                     #invoke

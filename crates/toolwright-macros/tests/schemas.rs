@@ -344,3 +344,95 @@ async fn shared_arguments_give_the_same_results_as_owned_ones() {
         assert_eq!(*held, args, "the shared arguments are left as they were");
     }
 }
+
+/// A counter shared by the state tools below.
+#[derive(Debug)]
+struct Hits(std::sync::atomic::AtomicU64);
+
+/// Count a visit and say how many there were.
+///
+/// Use this to count visits.
+///
+/// # Arguments
+/// * `page` - The page visited
+#[tool(side_effects = "write")]
+async fn visit(page: String, hits: toolwright::State<Hits>) -> Result<String, ToolError> {
+    let n = hits.0.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    Ok(format!("{page}: {n}"))
+}
+
+/// Read the counter (sync, destructured in axum's manner).
+///
+/// Use this to read the count.
+#[tool(side_effects = "none")]
+fn hits(toolwright::State(h): toolwright::State<Hits>) -> u64 {
+    h.0.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn state_parameters_are_filled_from_the_registry_and_kept_out_of_the_schema() {
+    let spec = VisitTool.spec();
+    assert_eq!(spec.parameters["required"], json!(["page"]));
+    assert!(spec.parameters["properties"].get("hits").is_none());
+    assert_eq!(HitsTool.spec().parameters["properties"], json!({}));
+
+    let reg = Registry::new();
+    reg.register(VisitTool).unwrap();
+    reg.register(HitsTool).unwrap();
+    // No state yet: an INTERNAL error naming the type, not a panic.
+    let out = reg
+        .invoke(
+            ToolCall::new("1", "visit", json!({"page": "a"})),
+            &InvokeOptions::default(),
+        )
+        .await;
+    assert_eq!(
+        out.error.as_ref().unwrap().code,
+        toolwright::ErrorCode::Internal
+    );
+    let ctx = ToolContext::default();
+    let e = toolwright::State::<Hits>::from_context(&ctx).unwrap_err();
+    assert!(
+        e.detail.unwrap().contains("Hits"),
+        "the log names the missing type"
+    );
+    // Inserted after registration: every tool sees the same value.
+    reg.insert_state(Hits(std::sync::atomic::AtomicU64::new(0)));
+    for page in ["a", "b"] {
+        let out = reg
+            .invoke(
+                ToolCall::new("2", "visit", json!({"page": page})),
+                &InvokeOptions::default(),
+            )
+            .await;
+        assert_eq!(out.status, Status::Success, "{out:?}");
+    }
+    let out = reg
+        .invoke(
+            ToolCall::new("3", "hits", json!({})),
+            &InvokeOptions::default(),
+        )
+        .await;
+    assert_eq!(out.data, Some(json!(2)));
+}
+
+/// A crate that re-exports toolwright under another path.
+mod facade {
+    pub use toolwright as tw;
+}
+
+/// Say hello.
+///
+/// Use this to greet.
+///
+/// # Arguments
+/// * `who` - Whom to greet
+#[tool(crate = "crate::facade::tw", side_effects = "none")]
+fn greet(who: String) -> String {
+    format!("hello {who}")
+}
+
+#[test]
+fn the_crate_path_can_be_given() {
+    assert_eq!(GreetTool.spec().name, "greet");
+}

@@ -124,7 +124,8 @@ impl Request {
             self.call.id.clone(),
             self.entry.spec().name.clone(),
             self.cancel.clone(),
-        );
+        )
+        .with_states(self.entry.states.clone());
         ctx.session_id = self.session_id.clone();
         ctx.step = self.step;
         ctx.approved = self.approved;
