@@ -57,7 +57,8 @@ pub mod prelude {
     pub use toolwright_runtime::Runtime;
 }
 
-/// The README's examples, compiled and run as doctests so the README stays true.
-#[cfg(doctest)]
+/// The README's examples, compiled and run as doctests so the README stays true (they use the
+/// agent, so they run with the `agent` feature, as the test command does with --all-features).
+#[cfg(all(doctest, feature = "agent"))]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
