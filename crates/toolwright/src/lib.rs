@@ -49,8 +49,8 @@ pub mod prelude {
     #[cfg(feature = "agent")]
     pub use toolwright_agent::{Agent, AgentBuilder, AgentError, AgentStreamEvent, Answer};
     pub use toolwright_core::{
-        ErrorCode, FnTool, Outcome, Registry, SideEffects, Status, Tool, ToolCall, ToolContext,
-        ToolError, ToolSpec,
+        ErrorCode, FnTool, Outcome, Registry, SideEffects, State, Status, Tool, ToolCall,
+        ToolContext, ToolError, ToolSpec,
     };
     pub use toolwright_macros::tool;
     #[cfg(feature = "runtime")]
