@@ -31,3 +31,7 @@ if [ -x scripts/mcp-conformance.sh ]; then
   echo "== MCP conformance"
   scripts/mcp-conformance.sh
 fi
+
+# Last: it relinks the CLI binary without the embedded model.
+echo "== lean build (no default features)"
+scripts/lean-check.sh

@@ -5,6 +5,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use toolwright_local::embed::{self, FetchProgress};
+#[cfg(feature = "local")]
 use toolwright_local::model::{self, Fetched};
 
 /// `model` arguments.
@@ -33,6 +34,7 @@ enum ModelCommand {
     Path,
 }
 
+#[cfg(feature = "local")]
 fn spinner(what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template("{spinner} {prefix}: {msg}") {
@@ -46,27 +48,33 @@ fn spinner(what: &str) -> ProgressBar {
 /// The wheels given with `--from-wheel`, sorted by their hash: `(LLM's, embedder's)`.
 fn sort_wheels(wheels: &[PathBuf]) -> Result<(Option<PathBuf>, Option<PathBuf>), String> {
     let (mut llm, mut emb) = (None, None);
+    // The wheels this build can use: (package, sha256, is the LLM's).
+    let known: Vec<(&str, &str, bool)> = vec![
+        #[cfg(feature = "local")]
+        (model::PACKAGE, model::WHEEL_SHA256, true),
+        (embed::PACKAGE, embed::WHEEL_SHA256, false),
+    ];
     for w in wheels {
-        let sha = model::sha256_file(w).map_err(|e| e.to_string())?;
-        if sha == model::WHEEL_SHA256 {
-            llm = Some(w.clone());
-        } else if sha == embed::WHEEL_SHA256 {
-            emb = Some(w.clone());
-        } else {
-            return Err(format!(
-                "{} (SHA-256 {sha}) is neither {} ({}) nor {} ({})",
-                w.display(),
-                model::PACKAGE,
-                model::WHEEL_SHA256,
-                embed::PACKAGE,
-                embed::WHEEL_SHA256
-            ));
+        let sha = embed::sha256_file(w).map_err(|e| e.to_string())?;
+        match known.iter().find(|(_, h, _)| *h == sha) {
+            Some((_, _, true)) => llm = Some(w.clone()),
+            Some((_, _, false)) => emb = Some(w.clone()),
+            None => {
+                let list: Vec<String> =
+                    known.iter().map(|(p, h, _)| format!("{p} ({h})")).collect();
+                return Err(format!(
+                    "{} (SHA-256 {sha}) is none of the wheels this build uses: {}",
+                    w.display(),
+                    list.join(", ")
+                ));
+            }
         }
     }
     Ok((llm, emb))
 }
 
 /// Fetches the LLM into `dir` (spinner with the download's stages).
+#[cfg(feature = "local")]
 fn fetch_llm(dir: &Path, wheel: Option<&Path>) -> Result<(Fetched, PathBuf), String> {
     let bar = spinner("SmolLM2-135M-Instruct");
     let res = model::fetch_from(dir, wheel, &mut |line| bar.set_message(line.to_string()));
@@ -103,32 +111,56 @@ fn fetch_embedder(dir: &Path, wheel: Option<&Path>) -> Result<(bool, PathBuf), S
     }
 }
 
+/// Fetches what this build uses into `dir`: the LLM (feature `local`) and the embedder. Returns
+/// the paths to print.
+fn fetch_all(
+    dir: &Path,
+    llm_wheel: Option<PathBuf>,
+    emb_wheel: Option<PathBuf>,
+) -> Result<Vec<PathBuf>, String> {
+    let mut paths = Vec::new();
+    #[cfg(feature = "local")]
+    {
+        let (llm, path) =
+            fetch_llm(dir, llm_wheel.as_deref()).map_err(|e| format!("the model: {e}"))?;
+        if matches!(llm, Fetched::AlreadyPresent(_)) {
+            eprintln!("the model is already there (hash ok)");
+        }
+        paths.push(path);
+    }
+    #[cfg(not(feature = "local"))]
+    {
+        let _ = llm_wheel;
+        eprintln!(
+            "this build has no embedded model (cargo feature `local`): fetching the embedder only"
+        );
+    }
+    let (present, path) =
+        fetch_embedder(dir, emb_wheel.as_deref()).map_err(|e| format!("the embedder: {e}"))?;
+    if present {
+        eprintln!("the embedder is already there (hashes ok)");
+    }
+    paths.push(path);
+    Ok(paths)
+}
+
 /// Runs `model`.
 pub async fn run(args: ModelArgs, _global: &Global) -> i32 {
     match args.command {
         ModelCommand::Fetch { dir, from_wheel } => {
-            let dir = dir.unwrap_or_else(model::models_dir);
+            let dir = dir.unwrap_or_else(embed::models_dir);
             let res = tokio::task::spawn_blocking(move || {
                 let (llm_wheel, emb_wheel) = sort_wheels(&from_wheel)?;
-                let llm =
-                    fetch_llm(&dir, llm_wheel.as_deref()).map_err(|e| format!("the model: {e}"))?;
-                let emb = fetch_embedder(&dir, emb_wheel.as_deref())
-                    .map_err(|e| format!("the embedder: {e}"))?;
-                Ok::<_, String>((llm, emb))
+                fetch_all(&dir, llm_wheel, emb_wheel)
             })
             .await
             .map_err(|e| e.to_string())
             .and_then(|r| r);
             match res {
-                Ok(((llm, llm_path), (emb_present, emb_path))) => {
-                    if matches!(llm, Fetched::AlreadyPresent(_)) {
-                        eprintln!("the model is already there (hash ok)");
+                Ok(paths) => {
+                    for p in paths {
+                        println!("{}", p.display());
                     }
-                    if emb_present {
-                        eprintln!("the embedder is already there (hashes ok)");
-                    }
-                    println!("{}", llm_path.display());
-                    println!("{}", emb_path.display());
                     0
                 }
                 Err(e) => {
@@ -137,7 +169,7 @@ pub async fn run(args: ModelArgs, _global: &Global) -> i32 {
                 }
             }
         }
-        ModelCommand::Path => match model::find_model() {
+        ModelCommand::Path => match model_path() {
             Some(p) => {
                 println!("{}", p.display());
                 0
@@ -145,4 +177,11 @@ pub async fn run(args: ModelArgs, _global: &Global) -> i32 {
             None => usage_error(&crate::provider_choice::missing_model_message()),
         },
     }
+}
+
+fn model_path() -> Option<PathBuf> {
+    #[cfg(feature = "local")]
+    return model::find_model();
+    #[cfg(not(feature = "local"))]
+    None
 }

@@ -14,7 +14,9 @@ use toolwright_agent::providers::openai::{
 };
 use toolwright_agent::providers::prompted::PromptedProvider;
 use toolwright_agent::{Provider, ProviderError, Secret};
-use toolwright_local::{LocalChat, LocalConfig, LocalProvider, Summarizer};
+use toolwright_local::Summarizer;
+#[cfg(feature = "local")]
+use toolwright_local::{LocalChat, LocalConfig, LocalProvider};
 
 /// The kinds of provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +47,7 @@ pub struct ProviderOptions {
 }
 
 /// The message when nothing is configured and the embedded model is missing.
+#[cfg(feature = "local")]
 pub fn missing_model_message() -> String {
     format!(
         "no model available: run `{}` to download the embedded model (about 100 MB), or set \
@@ -52,6 +55,18 @@ pub fn missing_model_message() -> String {
         toolwright_local::model::FETCH_COMMAND
     )
 }
+
+/// The message when nothing is configured and this build has no embedded model.
+#[cfg(not(feature = "local"))]
+pub fn missing_model_message() -> String {
+    NO_LOCAL.to_string()
+}
+
+/// What a build without the `local` feature says when the embedded model is asked for.
+#[cfg(not(feature = "local"))]
+const NO_LOCAL: &str = "this toolwright was built without the embedded model (cargo feature \
+     `local`): set OPENAI_API_KEY, ANTHROPIC_API_KEY or TOOLWRIGHT_BASE_URL, or install it with \
+     the default features (`cargo install --path crates/toolwright-cli`)";
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name)
@@ -128,6 +143,7 @@ fn anthropic(opts: &ProviderOptions) -> Result<AnthropicProvider, ProviderError>
 ///
 /// # Errors
 /// Nothing found: the message names `toolwright model fetch`.
+#[cfg(feature = "local")]
 pub fn local_model_path(opts: &ProviderOptions) -> Result<std::path::PathBuf, ProviderError> {
     if let Some(m) = &opts.model {
         let p = std::path::PathBuf::from(m);
@@ -143,10 +159,26 @@ pub fn local_model_path(opts: &ProviderOptions) -> Result<std::path::PathBuf, Pr
         .ok_or_else(|| ProviderError::Config(missing_model_message()))
 }
 
+#[cfg(feature = "local")]
 fn local(opts: &ProviderOptions) -> Result<Arc<LocalProvider>, ProviderError> {
     let mut config = LocalConfig::new(local_model_path(opts)?);
     config.summaries = opts.summaries.clone();
     LocalProvider::new(config).map(Arc::new)
+}
+
+#[cfg(feature = "local")]
+fn local_prompted(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
+    Ok(Arc::new(PromptedProvider::new(LocalChat(local(opts)?))))
+}
+
+#[cfg(not(feature = "local"))]
+fn local(_: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
+    Err(ProviderError::Config(NO_LOCAL.to_string()))
+}
+
+#[cfg(not(feature = "local"))]
+fn local_prompted(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
+    local(opts)
 }
 
 /// Builds the provider the options and environment select.
@@ -166,7 +198,7 @@ pub fn build_provider(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, Provi
             if remote {
                 return Ok(Arc::new(PromptedProvider::new(openai(opts)?)));
             }
-            Ok(Arc::new(PromptedProvider::new(LocalChat(local(opts)?))))
+            local_prompted(opts)
         }
     }
 }
