@@ -27,6 +27,11 @@ fi
 echo "== cargo test (workspace, all features)"
 cargo test --workspace --all-features --no-fail-fast
 
+echo "== examples that need no network"
+cargo build -q -p toolwright --all-features --examples
+cargo run -q -p toolwright --all-features --example mcp_client
+env -u TOOLWRIGHT_BASE_URL cargo run -q -p toolwright --all-features --example agent_openai
+
 if [ -x scripts/mcp-conformance.sh ]; then
   echo "== MCP conformance"
   scripts/mcp-conformance.sh
