@@ -23,7 +23,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let conn = connect(&McpSource::parse(&command)?, &ClientOptions::default()).await?;
     println!("connected to {}", conn.server_name());
     for tool in conn.list_tools().await? {
-        println!("  tool {}", tool["name"]);
+        println!(
+            "  tool {}",
+            tool.get("name").unwrap_or(&serde_json::Value::Null)
+        );
     }
 
     // Imported tools are validated before the call leaves, and answer with the envelope.
