@@ -24,6 +24,19 @@ fn call(id: &str, name: &str, args: serde_json::Value) -> ToolCall {
     ToolCall::new(id, name, args)
 }
 
+/// `n` replies that each call the calculator (never an answer).
+fn calculations(n: usize) -> Vec<Reply> {
+    (0..n)
+        .map(|i| {
+            Reply::calls(vec![call(
+                &format!("c{i}"),
+                "calculate",
+                json!({"expression": format!("{i}+1")}),
+            )])
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn a_call_repeated_after_an_error_stops_the_run() {
     let bad = json!({"city": "Atlantis"});
@@ -58,15 +71,7 @@ async fn a_call_repeated_after_an_error_stops_the_run() {
 
 #[tokio::test]
 async fn the_step_limit_ends_a_run_without_an_answer() {
-    let replies = (0..5)
-        .map(|i| {
-            Reply::calls(vec![call(
-                &format!("c{i}"),
-                "calculate",
-                json!({"expression": format!("{i}+1")}),
-            )])
-        })
-        .collect();
+    let replies = calculations(5);
     let (rt, _d) = demo_runtime();
     let mut agent = Agent::new(
         Arc::new(ScriptedProvider::from_replies(replies)),
@@ -334,15 +339,7 @@ async fn recordings_replay_identically() {
 #[tokio::test]
 async fn run_returns_the_answer_or_a_typed_error_with_the_trace() {
     let (rt, _d) = demo_runtime();
-    let replies = (0..5)
-        .map(|i| {
-            Reply::calls(vec![call(
-                &format!("c{i}"),
-                "calculate",
-                json!({"expression": format!("{i}+1")}),
-            )])
-        })
-        .collect();
+    let replies = calculations(5);
     let mut agent = Agent::builder(ScriptedProvider::from_replies(replies))
         .runtime(rt)
         .max_steps(2)
