@@ -14,12 +14,51 @@ const KEYS: &[&str] = &[
     "city", "limit", "name", "from", "to", "amount", "path", "tags", "mode", "x", "a b", "Ä", "",
 ];
 const STRINGS: &[&str] = &[
-    "", "5", "-3", "2.5", "1e3", "true", "FALSE", "null", "{\"a\":1}", "[1,2]", "EUR", "eur",
-    "Admin", "admin ", "  7 ", "0x10", "NaN", "2026-01-01", "a@b.c", "é", "\u{0}", "\\",
+    "",
+    "5",
+    "-3",
+    "2.5",
+    "1e3",
+    "true",
+    "FALSE",
+    "null",
+    "{\"a\":1}",
+    "[1,2]",
+    "EUR",
+    "eur",
+    "Admin",
+    "admin ",
+    "  7 ",
+    "0x10",
+    "NaN",
+    "2026-01-01",
+    "a@b.c",
+    "é",
+    "\u{0}",
+    "\\",
 ];
-const PATTERNS: &[&str] = &["^[a-z]+$", "^[A-Z]{3}$", "\\d+", "^$", "^(a|b)*$", "[", "^\\p{L}+$"];
-const FORMATS: &[&str] = &["date", "date-time", "email", "uri", "uuid", "ipv4", "regex", "bogus"];
-const TYPES: &[&str] = &["string", "integer", "number", "boolean", "null", "array", "object", "float"];
+const PATTERNS: &[&str] = &[
+    "^[a-z]+$",
+    "^[A-Z]{3}$",
+    "\\d+",
+    "^$",
+    "^(a|b)*$",
+    "[",
+    "^\\p{L}+$",
+];
+const FORMATS: &[&str] = &[
+    "date",
+    "date-time",
+    "email",
+    "uri",
+    "uuid",
+    "ipv4",
+    "regex",
+    "bogus",
+];
+const TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "null", "array", "object", "float",
+];
 
 /// A key: mostly from a small set (so values and required lists meet), sometimes anything.
 pub fn key(u: &mut Unstructured) -> Result<String> {
@@ -73,7 +112,10 @@ pub fn value(u: &mut Unstructured, depth: usize) -> Result<Value> {
     }
     if u.arbitrary()? {
         let n = u.int_in_range(0..=4)?;
-        (0..n).map(|_| value(u, depth - 1)).collect::<Result<Vec<_>>>().map(Value::Array)
+        (0..n)
+            .map(|_| value(u, depth - 1))
+            .collect::<Result<Vec<_>>>()
+            .map(Value::Array)
     } else {
         let n = u.int_in_range(0..=4)?;
         let mut m = Map::new();
@@ -116,7 +158,10 @@ pub fn schema(u: &mut Unstructured, depth: usize, defs: usize) -> Result<Value> 
             }
         }
         1 | 2 => {
-            m.insert("type".into(), json!(if u.arbitrary()? { "integer" } else { "number" }));
+            m.insert(
+                "type".into(),
+                json!(if u.arbitrary()? { "integer" } else { "number" }),
+            );
             opt_num(u, &mut m, "minimum")?;
             opt_num(u, &mut m, "maximum")?;
             opt_num(u, &mut m, "exclusiveMinimum")?;
@@ -159,12 +204,16 @@ pub fn schema(u: &mut Unstructured, depth: usize, defs: usize) -> Result<Value> 
         10 | 11 => {
             let kw = *u.choose(&["anyOf", "oneOf", "allOf"])?;
             let n = u.int_in_range(0..=3)?;
-            let subs = (0..n).map(|_| schema(u, depth - 1, defs)).collect::<Result<Vec<_>>>()?;
+            let subs = (0..n)
+                .map(|_| schema(u, depth - 1, defs))
+                .collect::<Result<Vec<_>>>()?;
             m.insert(kw.into(), Value::Array(subs));
         }
         12 => {
             let n = u.int_in_range(1..=3)?;
-            let ts = (0..n).map(|_| u.choose(TYPES).map(|t| json!(*t))).collect::<Result<Vec<_>>>()?;
+            let ts = (0..n)
+                .map(|_| u.choose(TYPES).map(|t| json!(*t)))
+                .collect::<Result<Vec<_>>>()?;
             m.insert("type".into(), Value::Array(ts));
         }
         13 => {
@@ -271,11 +320,19 @@ pub fn args_for(u: &mut Unstructured, schema: &Value, depth: usize) -> Result<Va
         "array" => {
             let item = schema.get("items").cloned().unwrap_or(Value::Bool(true));
             let n = u.int_in_range(0..=4)?;
-            Value::Array((0..n).map(|_| args_for(u, &item, depth - 1)).collect::<Result<_>>()?)
+            Value::Array(
+                (0..n)
+                    .map(|_| args_for(u, &item, depth - 1))
+                    .collect::<Result<_>>()?,
+            )
         }
         "integer" | "number" => {
             let n = number(u)?;
-            if u.ratio(1, 3)? { Value::String(n.to_string()) } else { n }
+            if u.ratio(1, 3)? {
+                Value::String(n.to_string())
+            } else {
+                n
+            }
         }
         "boolean" => match u.int_in_range(0..=2)? {
             0 => Value::Bool(u.arbitrary()?),

@@ -11,7 +11,9 @@ use libfuzzer_sys::fuzz_target;
 use toolwright_demo::calc::{CalcError, calculate, evaluate};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(expr) = std::str::from_utf8(data) else { return };
+    let Ok(expr) = std::str::from_utf8(data) else {
+        return;
+    };
     let result = evaluate(expr);
     if let Ok(v) = result {
         assert!(v.is_finite(), "{expr:?} gave {v}");

@@ -10,7 +10,9 @@ use std::collections::HashSet;
 use toolwright_catalog::catalog::{parse, to_yaml};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     match parse(text, Some("fuzz.yaml")) {
         Ok(catalog) => {
             let mut names = HashSet::new();

@@ -16,8 +16,12 @@ use toolwright_core::defs::parse_definitions;
 use toolwright_core::{DefinitionOnly, ToolEntry};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(v) = serde_json::from_slice::<Value>(data) else { return };
-    let Ok(specs) = parse_definitions(&v) else { return };
+    let Ok(v) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let Ok(specs) = parse_definitions(&v) else {
+        return;
+    };
     for spec in &specs {
         let _ = ToolEntry::new(Arc::new(DefinitionOnly::new(spec.clone())));
         let mcp = toolwright_mcp::tool_json(spec);
@@ -41,8 +45,15 @@ fuzz_target!(|data: &[u8]| {
         let yaml = toolwright_catalog::catalog::export(&specs, "fuzz").expect("export");
         let catalog = toolwright_catalog::catalog::parse(&yaml, None)
             .unwrap_or_else(|e| panic!("an exported catalog does not parse: {e}\n{yaml}"));
-        let round: Vec<_> = catalog.to_specs().into_iter().map(|s| (s.name, s.parameters)).collect();
-        let orig: Vec<_> = specs.iter().map(|s| (s.name.clone(), s.parameters.clone())).collect();
+        let round: Vec<_> = catalog
+            .to_specs()
+            .into_iter()
+            .map(|s| (s.name, s.parameters))
+            .collect();
+        let orig: Vec<_> = specs
+            .iter()
+            .map(|s| (s.name.clone(), s.parameters.clone()))
+            .collect();
         assert_eq!(round, orig, "specs changed through the catalog:\n{yaml}");
     }
 });

@@ -97,7 +97,10 @@ fn check(grammar: &str) {
             !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
             "bad rule name {name:?}\n{grammar}"
         );
-        assert!(defined.insert(name.to_string()), "rule {name} defined twice\n{grammar}");
+        assert!(
+            defined.insert(name.to_string()),
+            "rule {name} defined twice\n{grammar}"
+        );
         bodies.push(body);
     }
     assert!(defined.contains("root"), "no root\n{grammar}");

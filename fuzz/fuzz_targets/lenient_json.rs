@@ -19,7 +19,9 @@ fn depth(v: &Value) -> usize {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     match parse(text) {
         Ok(v) => {
             assert!(v.is_object() || v.is_array(), "not a container: {v}");
@@ -31,10 +33,18 @@ fuzz_target!(|data: &[u8]| {
                     return;
                 }
             }
-            assert!(depth(&v) <= MAX_DEPTH + 1, "depth {} over the bound", depth(&v));
+            assert!(
+                depth(&v) <= MAX_DEPTH + 1,
+                "depth {} over the bound",
+                depth(&v)
+            );
         }
         Err(e) => {
-            assert!(e.position <= text.chars().count(), "position {} past the end", e.position);
+            assert!(
+                e.position <= text.chars().count(),
+                "position {} past the end",
+                e.position
+            );
             assert!(!e.message.is_empty());
         }
     }

@@ -35,8 +35,10 @@ fn registry() -> Arc<Registry> {
     REG.get_or_init(|| {
         let reg = Registry::new();
         reg.register(toolwright_demo::calc::CalculateTool).unwrap();
-        reg.register(toolwright_demo::finance::ConvertCurrencyTool).unwrap();
-        reg.register(toolwright_demo::weather::GetWeatherTool).unwrap();
+        reg.register(toolwright_demo::finance::ConvertCurrencyTool)
+            .unwrap();
+        reg.register(toolwright_demo::weather::GetWeatherTool)
+            .unwrap();
         reg.register(FnTool::new(
             ToolSpec::new(
                 "echo",
@@ -49,8 +51,12 @@ fn registry() -> Arc<Registry> {
         ))
         .unwrap();
         reg.register(FnTool::new(
-            ToolSpec::new("wipe", "Wipe everything. Use this when asked to wipe.", json!({"type": "object", "properties": {}}))
-                .side_effects(SideEffects::Destructive),
+            ToolSpec::new(
+                "wipe",
+                "Wipe everything. Use this when asked to wipe.",
+                json!({"type": "object", "properties": {}}),
+            )
+            .side_effects(SideEffects::Destructive),
             |_, _| async move {
                 WIPED.store(true, Ordering::SeqCst);
                 Ok(ToolOutput::Data(json!({"wiped": true})))
@@ -65,7 +71,10 @@ fn registry() -> Arc<Registry> {
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RT.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
     })
 }
 
@@ -82,7 +91,9 @@ fn id_key(id: &Value) -> String {
 fn request_ids(client: &[u8]) -> Vec<String> {
     let mut ids = Vec::new();
     for line in client.split(|b| *b == b'\n') {
-        let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
         let items = match v {
             Value::Array(a) => a,
             other => vec![other],
@@ -97,7 +108,9 @@ fn request_ids(client: &[u8]) -> Vec<String> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&flags, frames)) = data.split_first() else { return };
+    let Some((&flags, frames)) = data.split_first() else {
+        return;
+    };
     let mut client = Vec::new();
     if flags & 1 == 0 {
         client.extend_from_slice(HANDSHAKE.as_bytes());
@@ -106,7 +119,10 @@ fuzz_target!(|data: &[u8]| {
     if !client.ends_with(b"\n") {
         client.push(b'\n');
     }
-    let options = ServerOptions { heartbeat: None, ..ServerOptions::default() };
+    let options = ServerOptions {
+        heartbeat: None,
+        ..ServerOptions::default()
+    };
     let server = McpServer::new(Runtime::new(registry()), options);
     WIPED.store(false, Ordering::SeqCst);
 
@@ -126,19 +142,29 @@ fuzz_target!(|data: &[u8]| {
         let _ = cw.shutdown().await;
         drop(cw);
         let ended = tokio::time::timeout(Duration::from_secs(10), session).await;
-        assert!(ended.is_ok(), "the session did not end after the client closed");
+        assert!(
+            ended.is_ok(),
+            "the session did not end after the client closed"
+        );
         tokio::time::timeout(Duration::from_secs(10), reader)
             .await
             .expect("the server's output did not end")
             .unwrap_or_default()
     });
 
-    assert!(!WIPED.load(Ordering::SeqCst), "a destructive tool ran without approval");
+    assert!(
+        !WIPED.load(Ordering::SeqCst),
+        "a destructive tool ran without approval"
+    );
     let sent = request_ids(&client);
     let mut answered = HashSet::new();
     for line in out.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-        let v: Value = serde_json::from_slice(line)
-            .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {}", String::from_utf8_lossy(line)));
+        let v: Value = serde_json::from_slice(line).unwrap_or_else(|e| {
+            panic!(
+                "server wrote a non-JSON line ({e}): {}",
+                String::from_utf8_lossy(line)
+            )
+        });
         assert_eq!(v["jsonrpc"], "2.0", "{v}");
         let is_response = v.get("result").is_some() || v.get("error").is_some();
         if is_response && v.get("method").is_none() {

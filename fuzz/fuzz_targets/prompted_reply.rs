@@ -11,12 +11,19 @@ use std::collections::HashSet;
 use toolwright_agent::providers::prompted::parse_reply;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&base, rest)) = data.split_first() else { return };
-    let Ok(text) = std::str::from_utf8(rest) else { return };
+    let Some((&base, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
     match parse_reply(text, usize::from(base)) {
         Ok(reply) => {
             let answered = reply.text.as_deref().is_some_and(|t| !t.is_empty());
-            assert!(answered || !reply.tool_calls.is_empty(), "an empty reply: {reply:?}");
+            assert!(
+                answered || !reply.tool_calls.is_empty(),
+                "an empty reply: {reply:?}"
+            );
             let mut ids = HashSet::new();
             for call in &reply.tool_calls {
                 let args = &call.arguments;

@@ -18,10 +18,16 @@ use toolwright_core::{DefinitionOnly, ErrorCode, ToolEntry, ToolSpec};
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let Ok(schema) = common::root_schema(&mut u) else { return };
-    let Ok(args) = common::args_for(&mut u, &schema, common::MAX_DEPTH + 1) else { return };
+    let Ok(schema) = common::root_schema(&mut u) else {
+        return;
+    };
+    let Ok(args) = common::args_for(&mut u, &schema, common::MAX_DEPTH + 1) else {
+        return;
+    };
     let spec = ToolSpec::new("fuzz_tool", "A tool with a generated schema.", schema);
-    let Ok(entry) = ToolEntry::new(Arc::new(DefinitionOnly::new(spec))) else { return };
+    let Ok(entry) = ToolEntry::new(Arc::new(DefinitionOnly::new(spec))) else {
+        return;
+    };
 
     let strict = entry.prepare(args.clone(), false);
     let lenient = entry.prepare(args.clone(), true);
@@ -29,8 +35,13 @@ fuzz_target!(|data: &[u8]| {
         Ok((v, coerced)) => {
             assert!(coerced.is_empty(), "strict mode coerced: {coerced:?}");
             assert_eq!(v, &args, "strict mode changed the arguments");
-            let (lv, lc) = lenient.as_ref().expect("lenient rejected what strict accepted");
-            assert!(lc.is_empty() && lv == &args, "lenient changed valid arguments");
+            let (lv, lc) = lenient
+                .as_ref()
+                .expect("lenient rejected what strict accepted");
+            assert!(
+                lc.is_empty() && lv == &args,
+                "lenient changed valid arguments"
+            );
         }
         Err(e) => check_error(e),
     }
