@@ -48,7 +48,7 @@ for t in $targets; do
     failed+=("$t")
     continue
   fi
-  grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec|^#[0-9]+ +DONE' "$scratch/$t.log" || true
+  grep -E 'DONE +cov|^stat::number_of_executed_units|^stat::average_exec_per_sec' "$scratch/$t.log" || true
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: FAILED: ${failed[*]}" >&2
