@@ -2,7 +2,7 @@
 # Runs every cargo-fuzz target (fuzz/, see fuzz/README.md) briefly on its committed seed corpus:
 # a regression check for CI, not a fuzzing campaign. Fails on any crash, panic, hang or leak.
 #
-#   FUZZ_SECONDS       seconds per target (default 40)
+#   FUZZ_SECONDS       seconds per target (default 30)
 #   FUZZ_TARGET_DIR    build cache (default ~/.cache/toolwright-fuzz-target; nightly cannot share
 #                      the stable target dir)
 #   FUZZ_TARGETS       space-separated subset of targets (default: all)
@@ -11,7 +11,7 @@
 # crates.io when it is missing. New inputs go to a scratch directory, never into fuzz/corpus/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-40}
+seconds=${FUZZ_SECONDS:-30}
 export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$HOME/.cache/toolwright-fuzz-target}
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
