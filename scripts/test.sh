@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command of the README: installs what the tests need, then runs formatting, lints, every test
-# (all features: embedded model, Redis, MCP HTTP) and the MCP conformance suite.
+# (all features: embedded model, Redis, MCP HTTP), a short run of every fuzz target and the MCP
+# conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
@@ -31,6 +32,14 @@ echo "== examples that need no network"
 cargo build -q -p toolwright --all-features --examples
 cargo run -q -p toolwright --all-features --example mcp_client
 env -u TOOLWRIGHT_BASE_URL cargo run -q -p toolwright --all-features --example agent_openai
+
+# Every cargo-fuzz target briefly on its seed corpus (nightly toolchain; fails loudly without it).
+if [ -n "${TOOLWRIGHT_SKIP_FUZZ:-}" ]; then
+  echo "== fuzz: SKIPPED because TOOLWRIGHT_SKIP_FUZZ is set" >&2
+else
+  echo "== fuzz (scripts/fuzz.sh)"
+  scripts/fuzz.sh
+fi
 
 if [ -x scripts/mcp-conformance.sh ]; then
   echo "== MCP conformance"

@@ -545,8 +545,23 @@ fn schema_at<'a>(root: &'a Value, path: &str) -> Option<&'a Value> {
     Some(node)
 }
 
+/// Most subschemas `schema_types` visits for one value.
+const MAX_TYPE_NODES: usize = 256;
+
+/// The types `s` allows, through `$ref`s and `anyOf`/`oneOf` options. Each subschema is visited
+/// once: an option may refer back to its own schema (`{"anyOf": [{"$ref": "#/$defs/a"}]}` inside
+/// `a`), which would otherwise recurse without end.
 fn schema_types(root: &Value, s: &Value) -> Vec<String> {
+    let mut seen = Vec::new();
+    schema_types_within(root, s, &mut seen)
+}
+
+fn schema_types_within(root: &Value, s: &Value, seen: &mut Vec<*const Value>) -> Vec<String> {
     let s = resolve(root, s);
+    if seen.len() >= MAX_TYPE_NODES || seen.contains(&std::ptr::from_ref(s)) {
+        return Vec::new();
+    }
+    seen.push(std::ptr::from_ref(s));
     let mut out = Vec::new();
     match s.get("type") {
         Some(Value::String(t)) => out.push(t.clone()),
@@ -556,7 +571,7 @@ fn schema_types(root: &Value, s: &Value) -> Vec<String> {
     for k in ["anyOf", "oneOf"] {
         if let Some(opts) = s.get(k).and_then(Value::as_array) {
             for o in opts {
-                out.extend(schema_types(root, o));
+                out.extend(schema_types_within(root, o, seen));
             }
         }
     }

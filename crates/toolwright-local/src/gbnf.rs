@@ -21,7 +21,7 @@
 //! ```
 
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use toolwright_core::ToolSpec;
 
@@ -142,11 +142,20 @@ fn literal(v: &Value) -> String {
     out
 }
 
+/// The rules `Builder::finish` always writes: no added rule may take one of these names (a
+/// second definition would replace the first in llama.cpp).
+const BUILTIN_RULES: &[&str] = &[
+    "root", "ws", "char", "string", "number", "integer", "boolean", "null", "value", "object",
+    "array",
+];
+
 struct Builder {
     limits: GrammarLimits,
     rules: Vec<(String, String)>,
     by_body: HashMap<String, String>,
     used: HashMap<String, usize>,
+    /// Every rule name given out, so a suffixed name (`a-b` + `-2`) never meets a base one (`a-b-2`).
+    taken: HashSet<String>,
 }
 
 impl Builder {
@@ -156,6 +165,7 @@ impl Builder {
             rules: Vec::new(),
             by_body: HashMap::new(),
             used: HashMap::new(),
+            taken: HashSet::new(),
         }
     }
 
@@ -178,8 +188,18 @@ impl Builder {
             base.insert(0, 'r');
         }
         let n = self.used.entry(base.clone()).or_insert(0);
-        *n += 1;
-        let name = if *n == 1 { base } else { format!("{base}-{n}") };
+        let name = loop {
+            *n += 1;
+            let candidate = if *n == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            };
+            if !BUILTIN_RULES.contains(&candidate.as_str()) && self.taken.insert(candidate.clone())
+            {
+                break candidate;
+            }
+        };
         self.by_body.insert(body.clone(), name.clone());
         self.rules.push((name.clone(), body));
         name
@@ -563,6 +583,47 @@ mod tests {
         // one call: the object alone, as before
         let g1 = tool_call_grammar(&[a], &GrammarLimits::default()).unwrap();
         assert!(g1.starts_with(r#"root ::= "{""#), "{g1}");
+    }
+
+    /// The rule names defined more than once in `g`.
+    fn defined_twice(g: &str) -> Vec<String> {
+        let mut seen = HashSet::new();
+        g.lines()
+            .filter_map(|l| l.split_once(" ::= ").map(|(n, _)| n.to_string()))
+            .filter(|n| !seen.insert(n.clone()))
+            .collect()
+    }
+
+    /// Found by the `gbnf` fuzz target: `value_grammar` named its own rule `value`, which the
+    /// built-in `value` rule (any JSON value) then redefined.
+    #[test]
+    fn value_grammar_never_redefines_a_builtin_rule() {
+        for schema in [
+            json!({"enum": ["a", "b"]}),
+            json!({"type": "object", "properties": {"mode": {"type": "null"}}}),
+            json!({"type": "array", "items": {"type": "integer"}}),
+        ] {
+            let g = value_grammar(&schema, &GrammarLimits::default());
+            assert_eq!(defined_twice(&g), Vec::<String>::new(), "{g}");
+            let root = g.lines().next().unwrap();
+            assert_ne!(root, "root ::= value", "{g}");
+        }
+        let g = value_grammar(&json!({"enum": ["a", "b"]}), &GrammarLimits::default());
+        assert!(g.starts_with("root ::= value-2\n"), "{g}");
+        assert!(g.contains(r#"value-2 ::= "\"a\"" | "\"b\"""#), "{g}");
+    }
+
+    /// A suffixed name (`x-a-b` + `-2`) must not meet a property whose own name ends in `-2`.
+    #[test]
+    fn rule_names_stay_unique_when_hints_collide() {
+        let s = spec(
+            "x",
+            json!({"type": "object", "properties": {
+                "a b": {"enum": [1]}, "a-b": {"enum": [2]}, "a-b-2": {"enum": [3]},
+                "value": {"enum": [4]}}}),
+        );
+        let g = tool_call_grammar(&[s], &GrammarLimits::default()).unwrap();
+        assert_eq!(defined_twice(&g), Vec::<String>::new(), "{g}");
     }
 
     #[test]
