@@ -83,11 +83,12 @@ async function viewTools() {
     const q = input.value.trim();
     searchText = input.value;
     const mine = ++seq;
-    if (!q) { $("#search-note").textContent = "All tools, by category."; renderGroups(list, t.tools); return; }
+    if (!q) { $("#search-note").textContent = "All tools, by category."; renderGroups(list, t.tools); list.dataset.query = ""; return; }
     const res = await api("/api/search?k=20&q=" + encodeURIComponent(q));
     if (mine !== seq) return;
     $("#search-note").textContent = "Ranked by the " + res.scorer + " router (the same as `toolwright route`).";
     renderRanked(list, res.tools, t.tools);
+    list.dataset.query = q;
   };
   input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => refresh().catch(showListError), 120); });
   await refresh();
@@ -153,7 +154,7 @@ async function viewTool(name) {
   const formEl = h("form", { id: "call-form", autocomplete: "off" },
     h("div", { id: "form-errors" }), form.fieldset,
     h("label", {}, rawToggle, " Raw JSON mode"), raw,
-    h("div", { style: "margin-top:8px" }, submit, " ",
+    h("div", { class: "actions" }, submit, " ",
       h("label", { class: "muted" }, strict, " strict (no lenient coercion)")));
   formEl.addEventListener("submit", async (ev) => {
     ev.preventDefault();
