@@ -62,9 +62,7 @@ fn start_ui(root: &Path, stats: &Path) -> (Proc, String) {
         let _ = BufReader::new(stdout).read_line(&mut line);
         let _ = tx.send(line);
     });
-    let line = rx
-        .recv_timeout(WAIT)
-        .expect("toolwright ui printed no URL");
+    let line = rx.recv_timeout(WAIT).expect("toolwright ui printed no URL");
     let url = line
         .trim()
         .strip_prefix("toolwright ui: open ")
@@ -242,7 +240,11 @@ async fn tools_search_form_errors_and_approval_in_chromium() {
 
     // The printed URL: the tools page, grouped by category.
     c.goto(&url).await.unwrap();
-    assert_eq!(c.current_url().await.unwrap().query(), None, "token left in the URL");
+    assert_eq!(
+        c.current_url().await.unwrap().query(),
+        None,
+        "token left in the URL"
+    );
     wait_text(&c, "#tool-list", "get_weather", WAIT).await;
     let nav: Value = c
         .execute(
@@ -256,7 +258,13 @@ async fn tools_search_form_errors_and_approval_in_chromium() {
     // Search "weather": get_weather first, with its scores.
     let search = c.find(Locator::Css("#search")).await.unwrap();
     search.send_keys("weather").await.unwrap();
-    wait_text(&c, r#"#tool-list[data-query="weather"]"#, "get_weather", WAIT).await;
+    wait_text(
+        &c,
+        r#"#tool-list[data-query="weather"]"#,
+        "get_weather",
+        WAIT,
+    )
+    .await;
     wait_text(&c, "#search-note", "Ranked", WAIT).await;
     let first = c.find(Locator::Css("#tool-list .tool-row")).await.unwrap();
     assert_eq!(
@@ -407,6 +415,7 @@ async fn agent_live_trace_in_chromium() {
     let answer = wait_text(&c, "#answer", "EUR", AGENT_WAIT).await;
     assert!(answer.contains("96.04"), "{answer}");
     wait_text(&c, "#trace .ev-model.step", "Model step 1", WAIT).await;
+    c.set_window_size(1280, 1300).await.unwrap();
     screenshot(&c, &shots, "ui-agent-trace.png").await;
 
     // The download is `run --json`'s JSON: it parses as a Trace and prints back identically.
@@ -432,7 +441,12 @@ async fn agent_live_trace_in_chromium() {
         text
     );
     assert_eq!(trace.query, "Convert 100 USD to EUR");
-    assert!(trace.calls.iter().any(|r| r.call.name == "convert_currency"));
+    assert!(
+        trace
+            .calls
+            .iter()
+            .any(|r| r.call.name == "convert_currency")
+    );
     assert_eq!(trace.answer.as_deref(), Some(answer.as_str()));
     c.close().await.unwrap();
 }

@@ -77,7 +77,7 @@ async function viewTools() {
   const input = h("input", { type: "search", id: "search", placeholder: "Search tools the way the router ranks them (e.g. “weather in Paris”)", value: searchText, autocomplete: "off" });
   const list = h("div", { id: "tool-list" });
   const findings = t.toolset_findings.length ? h("div", { class: "card" }, h("h3", { text: "Toolset lint findings" }), t.toolset_findings.map(findingRow)) : null;
-  main().replaceChildren(input, h("p", { class: "muted", id: "search-note" }), list, findings);
+  main().replaceChildren(...[input, h("p", { class: "muted", id: "search-note" }), list, findings].filter(Boolean));
   let timer = null, seq = 0;
   const refresh = async () => {
     const q = input.value.trim();
@@ -213,6 +213,7 @@ function showEnvelope(box, env, form) {
   if (form) form.clearErrors();
   const err = env.error;
   const meta = env.meta || {};
+  const compact = !form && !box.id;
   const kids = [h("div", { class: "env-head" },
     h("span", { class: "badge status s-" + env.status, text: env.status }),
     err ? h("code", { class: "error-code", text: err.code }) : null,
@@ -226,7 +227,14 @@ function showEnvelope(box, env, form) {
     }
   }
   if (env.status === "needs_confirmation") kids.push(approvalBox(env, box, form));
+  else if (env.data !== undefined && env.data !== null && compact) kids.push(h("pre", { class: "data", text: JSON.stringify(env.data) }));
   else if (env.data !== undefined && env.data !== null) kids.push(h("h3", { text: "data" }), h("pre", { class: "data", text: pretty(env.data) }));
+  if (compact) {
+    kids.push(h("div", { class: "small", text: meta.duration_ms + " ms · attempt " + meta.attempt + (meta.truncated ? " · truncated" : "") + (meta.coerced && meta.coerced.length ? " · coerced " + JSON.stringify(meta.coerced) : "") }),
+      h("details", {}, h("summary", { class: "small", text: "Whole envelope (JSON)" }), h("pre", { class: "envelope", text: pretty(env) })));
+    box.replaceChildren(h("div", { class: "envelope-card" }, kids));
+    return;
+  }
   const rows = [["tool", meta.tool], ["duration", meta.duration_ms + " ms"], ["attempt", meta.attempt + (meta.attempts_left != null ? " (" + meta.attempts_left + " left)" : "")],
     ["truncated", meta.truncated ? pretty(meta.truncated) : "no"], ["coerced", meta.coerced && meta.coerced.length ? pretty(meta.coerced) : "none"],
     ["replayed", String(!!meta.replayed)]];
