@@ -122,6 +122,12 @@ pub async fn run(args: UiArgs, global: &Global) -> i32 {
         }
     };
     outln!("toolwright ui: open {}", server.url());
+    if !args.bind.is_loopback() {
+        eprintln!(
+            "toolwright: warning: listening on {} exposes the tools beyond this machine (the token is still required)",
+            args.bind
+        );
+    }
     let _ = std::io::stdout().flush();
     eprintln!("toolwright: press Ctrl-C to stop");
     let stop = async {

@@ -44,11 +44,12 @@ fn free_port() -> u16 {
 }
 
 /// `toolwright ui --port 0` over a sandbox root; returns the process and the printed URL.
-fn start_ui(root: &Path, stats: &Path) -> (Proc, String) {
+fn start_ui(root: &Path, stats: &Path, extra: &[&str]) -> (Proc, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .arg("--root")
         .arg(root)
         .args(["ui", "--port", "0"])
+        .args(extra)
         .env("TOOLWRIGHT_STATS_FILE", stats)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -228,7 +229,7 @@ async fn tools_search_form_errors_and_approval_in_chromium() {
     std::fs::create_dir_all(&root).unwrap();
     let doomed = root.join("doomed.txt");
     std::fs::write(&doomed, "bye").unwrap();
-    let (_ui, url) = start_ui(&root, &tmp.path().join("metrics.json"));
+    let (_ui, url) = start_ui(&root, &tmp.path().join("metrics.json"), &[]);
     let (base, token) = url.split_once("/?token=").unwrap();
     let shots = screenshot_dir(tmp.path());
     refusals(base, token);
@@ -386,7 +387,7 @@ async fn agent_live_trace_in_chromium() {
         .filter(|p| p.is_file())
         .expect("no embedded model: run `toolwright model fetch` (the README's test command does)");
     let tmp = tempfile::tempdir().unwrap();
-    let (_ui, url) = start_ui(tmp.path(), &tmp.path().join("metrics.json"));
+    let (_ui, url) = start_ui(tmp.path(), &tmp.path().join("metrics.json"), &[]);
     let (base, _) = url.split_once("/?token=").unwrap();
     let shots = screenshot_dir(tmp.path());
     let (_driver, c) = browser(&tmp.path().join("profile")).await;
@@ -449,4 +450,50 @@ async fn agent_live_trace_in_chromium() {
     );
     assert_eq!(trace.answer.as_deref(), Some(answer.as_str()));
     c.close().await.unwrap();
+}
+
+/// With `--mcp`, the imported server's tools are listed, shown and called like the others (the
+/// repository's own MCP server over stdio, its conformance toolset).
+#[test]
+fn mcp_tools_are_served_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = format!(
+        "{} serve --stdio --toolset conformance",
+        env!("CARGO_BIN_EXE_toolwright")
+    );
+    let (_ui, url) = start_ui(
+        tmp.path(),
+        &tmp.path().join("metrics.json"),
+        &["--mcp", &server],
+    );
+    let (base, token) = url.split_once("/?token=").unwrap();
+    let host = base.trim_start_matches("http://");
+    let cookie = format!("Cookie: toolwright_ui={token}\r\n");
+    let get = |path: &str| {
+        raw_http(
+            base,
+            &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n{cookie}Connection: close\r\n\r\n"),
+        )
+    };
+    let (status, body) = get("/api/tools");
+    assert!(status.contains(" 200 "), "{status}");
+    assert!(body.contains("test_simple_text") && body.contains("get_weather"));
+    let (status, body) = get("/api/tools/test_simple_text");
+    assert!(
+        status.contains(" 200 ") && body.contains("\"exports\""),
+        "{status}"
+    );
+    let call = r#"{"tool":"test_simple_text","arguments":{}}"#;
+    let (status, body) = raw_http(
+        base,
+        &format!(
+            "POST /api/call HTTP/1.1\r\nHost: {host}\r\n{cookie}Origin: {base}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{call}",
+            call.len()
+        ),
+    );
+    assert!(status.contains(" 200 "), "{status}");
+    assert!(
+        body.contains(r#""status":"success""#) && body.contains("simple text response"),
+        "{body}"
+    );
 }
