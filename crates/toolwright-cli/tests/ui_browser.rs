@@ -497,3 +497,101 @@ fn mcp_tools_are_served_too() {
         "{body}"
     );
 }
+
+/// The form generated from a schema with a nested object, an array of objects, a boolean, an
+/// enum and an integer range (`--functions`: calls are validated, not run): the arguments it
+/// builds are the JSON the schema describes, and an out-of-range item shows its error next to
+/// that item's field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_forms_build_the_schema_s_json_in_chromium() {
+    let tmp = tempfile::tempdir().unwrap();
+    let defs = tmp.path().join("defs.json");
+    let schema = json!([{"name": "create_order",
+        "description": "Create an order for a customer. Use it when the user orders items.",
+        "parameters": {"type": "object", "additionalProperties": false, "required": ["customer", "items"],
+            "properties": {
+                "customer": {"type": "object", "additionalProperties": false, "required": ["name"],
+                    "properties": {"name": {"type": "string", "minLength": 1}, "vip": {"type": "boolean"}}},
+                "items": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+                    "required": ["sku", "qty"],
+                    "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1, "maximum": 10}}}},
+                "priority": {"type": "string", "enum": ["low", "high"]}}}}]);
+    std::fs::write(&defs, schema.to_string()).unwrap();
+    let (_ui, url) = start_ui(
+        tmp.path(),
+        &tmp.path().join("metrics.json"),
+        &["--functions", defs.to_str().unwrap()],
+    );
+    let (base, _) = url.split_once("/?token=").unwrap();
+    let (_driver, c) = browser(&tmp.path().join("profile")).await;
+    c.goto(&url).await.unwrap();
+    wait_text(&c, "#tool-list", "create_order", WAIT).await;
+    c.goto(&format!("{base}/#/tool/create_order"))
+        .await
+        .unwrap();
+    wait_text(&c, ".tool-name", "create_order", WAIT).await;
+    let field = |path: &str, tag: &str| format!(r#".field[data-path="{path}"] {tag}"#);
+    c.find(Locator::Css(&field("/customer/name", "input")))
+        .await
+        .unwrap()
+        .send_keys("Ada")
+        .await
+        .unwrap();
+    c.find(Locator::Css(&field("/customer/vip", "select")))
+        .await
+        .unwrap()
+        .select_by_label("true")
+        .await
+        .unwrap();
+    c.find(Locator::Css(r#".field[data-path="/items"] > button"#))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.find(Locator::Css(&field("/items/0/sku", "input")))
+        .await
+        .unwrap()
+        .send_keys("A-1")
+        .await
+        .unwrap();
+    let qty = c
+        .find(Locator::Css(&field("/items/0/qty", "input")))
+        .await
+        .unwrap();
+    qty.send_keys("11").await.unwrap();
+    c.find(Locator::Css(&field("/priority", "select")))
+        .await
+        .unwrap()
+        .select_by_label("high")
+        .await
+        .unwrap();
+    let submit = c.find(Locator::Css("#submit")).await.unwrap();
+    submit.click().await.unwrap();
+    wait_text(
+        &c,
+        r#".field[data-path="/items/0/qty"] .field-error"#,
+        "qty",
+        WAIT,
+    )
+    .await;
+    wait_text(&c, "#result .status", "error", WAIT).await;
+
+    qty.clear().await.unwrap();
+    qty.send_keys("3").await.unwrap();
+    submit.click().await.unwrap();
+    wait_text(&c, "#result .status", "success", WAIT).await;
+    let data = c
+        .find(Locator::Css("#result .data"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let data: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(
+        data["arguments"],
+        json!({"customer": {"name": "Ada", "vip": true}, "items": [{"sku": "A-1", "qty": 3}], "priority": "high"})
+    );
+    c.close().await.unwrap();
+}

@@ -151,7 +151,7 @@ async function viewTool(name) {
     }
   });
   const submit = h("button", { class: "primary", id: "submit", type: "submit", text: "Call " + spec.name });
-  const formEl = h("form", { id: "call-form", autocomplete: "off" },
+  const formEl = h("form", { id: "call-form", autocomplete: "off", novalidate: true },
     h("div", { id: "form-errors" }), form.fieldset,
     h("label", {}, rawToggle, " Raw JSON mode"), raw,
     h("div", { class: "actions" }, submit, " ",
