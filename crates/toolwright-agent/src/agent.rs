@@ -288,6 +288,16 @@ impl Agent {
         self
     }
 
+    /// The observer, if any.
+    pub(crate) fn observer(&self) -> Option<Arc<dyn Observer>> {
+        self.observer.clone()
+    }
+
+    /// Replaces the observer (for the run of [`Agent::run_stream`]).
+    pub(crate) fn set_observer(&mut self, observer: Option<Arc<dyn Observer>>) {
+        self.observer = observer;
+    }
+
     /// The conversation so far.
     pub fn conversation(&self) -> &[Message] {
         &self.conversation
@@ -377,9 +387,10 @@ impl Agent {
         changed
     }
 
-    /// Runs one query (continuing the conversation) and returns its trace. Never panics; a
-    /// provider failure ends the run with [`StopReason::ProviderError`].
-    pub async fn run(&mut self, query: &str) -> Trace {
+    /// Runs one query (continuing the conversation) and returns its trace whatever happened.
+    /// Never panics; a provider failure ends the run with [`StopReason::ProviderError`]. See
+    /// [`Agent::run`] for the answer as a `Result`.
+    pub async fn run_trace(&mut self, query: &str) -> Trace {
         let start = Instant::now();
         if self.conversation.is_empty()
             && let Some(sp) = self.config.system_prompt.clone()

@@ -31,7 +31,7 @@
 //!     Reply::text("2 + 3 = 5"),
 //! ]);
 //! let mut agent = Agent::new(Arc::new(provider), Runtime::new(Arc::new(reg)), AgentConfig::default());
-//! let trace = agent.run("What is 2 + 3?").await;
+//! let trace = agent.run_trace("What is 2 + 3?").await;
 //! assert_eq!(trace.stop, StopReason::Answered);
 //! assert_eq!(trace.calls[0].envelope.data, Some(json!(5)));
 //! assert_eq!(trace.answer.as_deref(), Some("2 + 3 = 5"));
@@ -39,6 +39,7 @@
 //! ```
 
 pub mod agent;
+pub mod builder;
 pub mod http;
 pub mod lenient;
 pub mod message;
@@ -50,6 +51,7 @@ pub mod routing;
 pub use agent::{
     Agent, AgentConfig, AgentEvent, CallRecord, Mode, Observer, StepRecord, StopReason, Trace,
 };
+pub use builder::{AgentBuilder, AgentError, AgentStreamEvent, Answer};
 pub use http::HttpConfig;
 pub use message::{Message, Reply, Role, Usage};
 pub use provider::{Candidate, Provider, ProviderError, Secret, Turn};

@@ -9,11 +9,14 @@
 mod common;
 
 use common::demo_runtime;
+use futures::StreamExt;
 use serde_json::json;
 use std::sync::Arc;
 use toolwright_agent::providers::prompted::PromptedProvider;
 use toolwright_agent::providers::scripted::{Recorder, Script, ScriptedProvider};
-use toolwright_agent::{Agent, AgentConfig, Mode, Reply, Role, StopReason};
+use toolwright_agent::{
+    Agent, AgentConfig, AgentError, AgentStreamEvent, Mode, Reply, Role, StopReason,
+};
 use toolwright_core::{DefinitionOnly, Registry, ToolCall, ToolSpec};
 use toolwright_runtime::Runtime;
 
@@ -31,7 +34,7 @@ async fn a_call_repeated_after_an_error_stops_the_run() {
     ]);
     let (rt, _d) = demo_runtime();
     let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
-    let trace = agent.run("weather in Atlantis").await;
+    let trace = agent.run_trace("weather in Atlantis").await;
     assert_eq!(
         trace.stop,
         StopReason::RepeatedFailingCall {
@@ -73,7 +76,7 @@ async fn the_step_limit_ends_a_run_without_an_answer() {
             ..AgentConfig::default()
         },
     );
-    let trace = agent.run("count").await;
+    let trace = agent.run_trace("count").await;
     assert_eq!(trace.stop, StopReason::MaxSteps);
     assert_eq!(trace.steps.len(), 3);
     assert!(trace.answer.is_none());
@@ -94,7 +97,7 @@ async fn validation_budgets_run_out_and_say_stop() {
         rt,
         AgentConfig::default(),
     );
-    let trace = agent.run("list the wizards").await;
+    let trace = agent.run_trace("list the wizards").await;
     assert_eq!(trace.stop, StopReason::Answered);
     let last = &trace.calls[2].envelope;
     assert_eq!(last.meta.attempts_left, 0);
@@ -129,7 +132,7 @@ async fn plan_execute_runs_the_plan_once_in_sequence() {
             ..AgentConfig::default()
         },
     );
-    let trace = agent.run("convert and add").await;
+    let trace = agent.run_trace("convert and add").await;
     assert_eq!(trace.stop, StopReason::Answered);
     assert_eq!(trace.calls.len(), 2, "only the plan ran");
     assert!(
@@ -166,7 +169,7 @@ async fn old_tool_results_are_shortened_at_the_context_budget() {
             ..AgentConfig::default()
         },
     );
-    let trace = agent.run("weather twice").await;
+    let trace = agent.run_trace("weather twice").await;
     assert_eq!(trace.stop, StopReason::Answered);
     let results: Vec<&str> = trace
         .messages
@@ -210,7 +213,7 @@ async fn definition_only_tools_are_validated_and_recorded_not_run() {
         Runtime::new(Arc::new(reg)),
         AgentConfig::default(),
     );
-    let trace = agent.run("fly me to Lisbon").await;
+    let trace = agent.run_trace("fly me to Lisbon").await;
     assert_eq!(
         trace.calls[0]
             .envelope
@@ -232,8 +235,8 @@ async fn chat_keeps_the_conversation() {
     let p = ScriptedProvider::from_replies(vec![Reply::text("Hello!"), Reply::text("Still here.")]);
     let (rt, _d) = demo_runtime();
     let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
-    agent.run("hi").await;
-    let t = agent.run("are you there?").await;
+    agent.run_trace("hi").await;
+    let t = agent.run_trace("are you there?").await;
     assert_eq!(t.messages.len(), 4);
     agent.reset();
     assert!(agent.conversation().is_empty());
@@ -254,7 +257,7 @@ async fn prompted_json_reprompts_once_with_the_parse_error() {
     let p = PromptedProvider::new(inner.clone());
     let (rt, _d) = demo_runtime();
     let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
-    let trace = agent.run("What is 17 times 23?").await;
+    let trace = agent.run_trace("What is 17 times 23?").await;
     assert_eq!(trace.stop, StopReason::Answered);
     assert_eq!(trace.answer.as_deref(), Some("17 × 23 = 391"));
     assert_eq!(trace.calls[0].envelope.data, Some(json!(391)));
@@ -281,7 +284,7 @@ async fn prompted_json_gives_up_after_one_reprompt() {
     ]));
     let (rt, _d) = demo_runtime();
     let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default());
-    let trace = agent.run("hi").await;
+    let trace = agent.run_trace("hi").await;
     assert_eq!(trace.answer.as_deref(), Some("still no json"));
     assert!(
         trace.steps[0]
@@ -300,7 +303,7 @@ async fn recordings_replay_identically() {
     let rec = Arc::new(Recorder::new(ScriptedProvider::from_replies(original)));
     let (rt, _d) = demo_runtime();
     let t1 = Agent::new(rec.clone(), rt, AgentConfig::default())
-        .run("6*7?")
+        .run_trace("6*7?")
         .await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("script.json");
@@ -308,7 +311,7 @@ async fn recordings_replay_identically() {
     let replay = ScriptedProvider::from_file(&path).unwrap();
     let (rt, _d2) = demo_runtime();
     let t2 = Agent::new(Arc::new(replay), rt, AgentConfig::default())
-        .run("6*7?")
+        .run_trace("6*7?")
         .await;
     assert_eq!(t1.answer, t2.answer);
     assert_eq!(t1.calls.len(), t2.calls.len());
@@ -320,8 +323,8 @@ async fn recordings_replay_identically() {
         rt,
         AgentConfig::default(),
     );
-    a.run("6*7?").await;
-    let t3 = a.run("again").await;
+    a.run_trace("6*7?").await;
+    let t3 = a.run_trace("again").await;
     let StopReason::ProviderError { message } = t3.stop else {
         panic!()
     };
@@ -354,7 +357,7 @@ async fn the_observer_sees_routing_then_each_step_in_order() {
     let tools = rt.registry().specs().len();
     let log = Arc::new(Log(Mutex::new(Vec::new())));
     let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default()).with_observer(log.clone());
-    let trace = agent.run("2+2?").await;
+    let trace = agent.run_trace("2+2?").await;
     assert_eq!(trace.answer.as_deref(), Some("4"));
     assert_eq!(
         *log.0.lock().unwrap(),
@@ -368,4 +371,76 @@ async fn the_observer_sees_routing_then_each_step_in_order() {
             "model 2 done".into(),
         ]
     );
+}
+
+#[tokio::test]
+async fn run_returns_the_answer_or_a_typed_error_with_the_trace() {
+    let (rt, _d) = demo_runtime();
+    let replies = (0..5)
+        .map(|i| {
+            Reply::calls(vec![call(
+                &format!("c{i}"),
+                "calculate",
+                json!({"expression": format!("{i}+1")}),
+            )])
+        })
+        .collect();
+    let mut agent = Agent::builder(ScriptedProvider::from_replies(replies))
+        .runtime(rt)
+        .max_steps(2)
+        .build();
+    let err = agent.run("count").await.unwrap_err();
+    assert!(
+        matches!(err, AgentError::MaxSteps { steps: 2, .. }),
+        "{err}"
+    );
+    assert_eq!(err.trace().calls.len(), 2);
+
+    let (rt, _d) = demo_runtime();
+    let mut agent = Agent::builder(ScriptedProvider::from_replies(vec![Reply::text("Hi!")]))
+        .runtime(rt)
+        .build();
+    let answer = agent.run("hello").await.unwrap();
+    assert_eq!(answer.text, "Hi!");
+    assert_eq!(answer.trace.stop, StopReason::Answered);
+    // The provider has nothing left to say: a provider error, typed.
+    let err = agent.run("again").await.unwrap_err();
+    assert!(matches!(err, AgentError::Provider { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn run_stream_yields_every_event_in_order_then_done() {
+    let (rt, _d) = demo_runtime();
+    let p = ScriptedProvider::from_replies(vec![
+        Reply::calls(vec![call("a", "calculate", json!({"expression": "6*7"}))]),
+        Reply::text("42"),
+    ]);
+    let mut agent = Agent::builder(p).runtime(rt).build();
+    let events: Vec<AgentStreamEvent> = agent.run_stream("6 times 7?").collect().await;
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| match e {
+            AgentStreamEvent::ModelStarted { .. } => "model",
+            AgentStreamEvent::ModelFinished { .. } => "reply",
+            AgentStreamEvent::CallStarted { .. } => "call",
+            AgentStreamEvent::CallFinished(_) => "envelope",
+            AgentStreamEvent::Done(_) => "done",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "model", "reply", "call", "envelope", "model", "reply", "done"
+        ]
+    );
+    let AgentStreamEvent::CallFinished(rec) = &events[3] else {
+        panic!()
+    };
+    assert_eq!(rec.envelope.data, Some(json!(42)));
+    let AgentStreamEvent::Done(Ok(answer)) = &events[6] else {
+        panic!("{:?}", events[6])
+    };
+    assert_eq!(answer.text, "42");
+    // The agent is usable again afterwards, and its conversation kept the run.
+    assert_eq!(agent.conversation().len(), 4);
 }

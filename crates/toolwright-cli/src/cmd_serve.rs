@@ -2,24 +2,13 @@
 //! MCP servers' tools used by every command that builds a runtime.
 
 use crate::{Global, load_definitions, runtime_over, usage_error};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use toolwright::Registry;
 use toolwright_mcp::{ClientOptions, McpServer, ServerOptions};
-
-/// Which tools `serve` exposes.
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Toolset {
-    /// The demo tools (currency, weather, files, calculator, users).
-    Demo,
-    /// The fixture tools of the official MCP conformance suite.
-    Conformance,
-    /// No built-in tools (only `--mcp` imports or `--functions`).
-    None,
-}
 
 /// `serve` arguments.
 #[derive(Args, Debug)]
@@ -31,9 +20,6 @@ pub struct ServeArgs {
     /// The endpoint is /mcp; the URL is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
-    /// The built-in tools to expose.
-    #[arg(long, value_enum, default_value_t = Toolset::Demo)]
-    pub toolset: Toolset,
     /// Also expose the tools of a definitions file (validated against their schemas, not executed).
     #[arg(long, value_name = "DEFS.json")]
     pub functions: Option<PathBuf>,
@@ -109,14 +95,7 @@ async fn import_mcp_with(
 }
 
 fn registry_for(args: &ServeArgs, global: &Global) -> Result<Arc<Registry>, String> {
-    let registry = match args.toolset {
-        Toolset::Demo => crate::demo_registry(global)?,
-        Toolset::Conformance => Arc::new(
-            toolwright_mcp::conformance::registry()
-                .map_err(|e| format!("cannot build the conformance toolset: {e}"))?,
-        ),
-        Toolset::None => Arc::new(Registry::new()),
-    };
+    let registry = crate::base_registry(global, args.functions.is_some())?;
     if let Some(path) = &args.functions {
         for spec in load_definitions(path)? {
             let name = spec.name.clone();

@@ -4,7 +4,7 @@
 
 use crate::cmd_lint::{SpecSource, load_catalog};
 use crate::cmd_run::ProviderArgs;
-use crate::{Global, demo_registry, load_definitions, runtime_over, usage_error};
+use crate::{Global, Toolset, base_registry, load_definitions, runtime_over, toolset, usage_error};
 use clap::Args;
 use std::io::Write as _;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -37,41 +37,51 @@ pub struct UiArgs {
     max_steps: u32,
 }
 
-/// A registry of definition-only tools (validated and recorded, not executed), as `run
-/// --functions` makes.
-fn definition_registry(specs: Vec<ToolSpec>, origin: &str) -> Result<Arc<Registry>, String> {
-    let reg = Registry::new();
+/// Adds `specs` as definition-only tools (validated and recorded, not executed), as `run
+/// --functions` does.
+fn add_definitions(reg: &Registry, specs: Vec<ToolSpec>, origin: &str) -> Result<(), String> {
     for s in specs {
         let name = s.name.clone();
         reg.register(DefinitionOnly::new(s))
             .map_err(|e| format!("{origin}: tool `{name}`: {e}"))?;
     }
-    Ok(Arc::new(reg))
+    Ok(())
 }
 
-/// The registry for the source flags, a label for the page, and whether side effects are
+/// The registry for the source flags (the built-in toolset `--toolset` or its default, plus
+/// `--functions`/`--catalog` definitions), a label for the page, and whether side effects are
 /// declared (for lint).
 fn registry(args: &UiArgs, global: &Global) -> Result<(Arc<Registry>, String, bool), String> {
+    let own = args.source.functions.is_some() || args.source.catalog.is_some();
+    let reg = base_registry(global, own)?;
+    let mut labels = match toolset(global, own) {
+        Toolset::Demo => vec!["demo toolset".to_string()],
+        Toolset::Conformance => vec!["conformance toolset".to_string()],
+        Toolset::None => Vec::new(),
+    };
+    let mut declared = true;
     if let Some(path) = &args.source.functions {
         let origin = path.display().to_string();
-        let reg = definition_registry(load_definitions(path)?, &origin)?;
-        return Ok((reg, origin, false));
+        add_definitions(&reg, load_definitions(path)?, &origin)?;
+        labels.push(origin);
+        declared = false;
     }
     if let Some(path) = &args.source.catalog {
         let origin = path.display().to_string();
-        let reg = definition_registry(load_catalog(path)?, &origin)?;
-        return Ok((reg, origin, true));
+        add_definitions(&reg, load_catalog(path)?, &origin)?;
+        labels.push(origin);
     }
-    Ok((demo_registry(global)?, "demo toolset".to_string(), true))
+    if !global.mcp.is_empty() {
+        labels.push(format!("MCP {}", global.mcp.join(", ")));
+    }
+    Ok((reg, labels.join(" + "), declared))
 }
 
 async fn toolbox(args: &UiArgs, global: &Global) -> Result<Toolbox, String> {
-    let (reg, mut source, declared) = registry(args, global)?;
-    let definition_only = args.source.functions.is_some() || args.source.catalog.is_some();
+    let (reg, source, declared) = registry(args, global)?;
+    let own = args.source.functions.is_some() || args.source.catalog.is_some();
+    let definition_only = own && toolset(global, own) == Toolset::None && global.mcp.is_empty();
     let runtime = runtime_over(global, reg).await?;
-    if !global.mcp.is_empty() {
-        source = format!("{source} + MCP {}", global.mcp.join(", "));
-    }
     let specs = runtime.registry().specs();
     let findings = lint::lint(
         &specs,
@@ -85,8 +95,9 @@ async fn toolbox(args: &UiArgs, global: &Global) -> Result<Toolbox, String> {
         eprintln!("toolwright: {hint}");
     }
     let provider = args.provider.clone();
-    // Demo sentences for the embedded model's answers only when the tools are the demo's.
-    let demo_tools = !definition_only;
+    // The embedded model composes answers with the demo's sentences only when its tools are in
+    // use (as `run`).
+    let demo_tools = toolset(global, own) == Toolset::Demo;
     Ok(Toolbox {
         runtime,
         ranker: Arc::new(CatalogRanker::from_router(setup.router)),

@@ -62,6 +62,46 @@ pub struct Global {
     /// Deadline of one call to an MCP server's tool, in milliseconds.
     #[arg(long, global = true, value_name = "MS", default_value_t = 30_000)]
     pub mcp_timeout_ms: u64,
+    /// The built-in tools [default: `demo` when no --functions, --catalog or --mcp brings tools,
+    /// else `none`].
+    #[arg(long, global = true, value_enum)]
+    pub toolset: Option<Toolset>,
+}
+
+/// The built-in tools a command starts from.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toolset {
+    /// The demo tools (currency, weather, files, calculator, users).
+    Demo,
+    /// The fixture tools of the official MCP conformance suite.
+    Conformance,
+    /// No built-in tools (only `--mcp` imports, `--functions` or `--catalog`).
+    None,
+}
+
+/// The registry of built-in tools a command starts from: `--toolset`, or by default the demo
+/// tools only when the user brings none (`own_tools`: `--functions`/`--catalog` given; `--mcp`
+/// counts too), so that imported tools never clash with the demo's.
+///
+/// # Errors
+/// A message for the user.
+pub fn base_registry(global: &Global, own_tools: bool) -> Result<Arc<Registry>, String> {
+    match toolset(global, own_tools) {
+        Toolset::Demo => demo_registry(global),
+        Toolset::Conformance => toolwright_mcp::conformance::registry()
+            .map(Arc::new)
+            .map_err(|e| format!("cannot build the conformance toolset: {e}")),
+        Toolset::None => Ok(Arc::new(Registry::new())),
+    }
+}
+
+/// The built-in toolset in use (see [`base_registry`]).
+pub fn toolset(global: &Global, own_tools: bool) -> Toolset {
+    match global.toolset {
+        Some(t) => t,
+        None if own_tools || !global.mcp.is_empty() => Toolset::None,
+        None => Toolset::Demo,
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -108,12 +148,13 @@ pub fn demo_registry(global: &Global) -> Result<Arc<Registry>, String> {
         .map_err(|e| format!("cannot build the demo toolset: {e}"))
 }
 
-/// The runtime over the demo registry (and imported tools), honouring the global options.
+/// The runtime over the built-in tools ([`base_registry`]) and the tools imported with `--mcp`,
+/// honouring the global options.
 ///
 /// # Errors
 /// A message for the user.
 pub async fn build_runtime(global: &Global) -> Result<Runtime, String> {
-    let registry = demo_registry(global)?;
+    let registry = base_registry(global, false)?;
     runtime_over(global, registry).await
 }
 

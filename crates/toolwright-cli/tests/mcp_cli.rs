@@ -53,13 +53,11 @@ fn reference() -> Option<&'static (PathBuf, PathBuf)> {
         };
         if !ready() {
             let runner = kit_dir().join("run-conformance.sh");
-            if !runner.exists() {
-                eprintln!(
-                    "SKIP: MCP conformance kit not found at {}",
-                    runner.display()
-                );
-                return None;
-            }
+            assert!(
+                runner.exists(),
+                "the MCP conformance kit is part of the repository but is missing at {}",
+                runner.display()
+            );
             let st = Command::new(&runner)
                 .args(["--reference", "tools", "--scenario", "ping"])
                 .stdout(Stdio::null())
@@ -382,10 +380,11 @@ fn tools_list_and_call_with_the_reference_server_over_stdio() {
         "test_simple_text",
         "test_error_handling",
         "json_schema_2020_12_tool",
-        "convert_currency",
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
+    // Imported tools replace the demo toolset (`--toolset demo` would add it).
+    assert!(!names.contains(&"convert_currency"), "{names:?}");
     // The remote schema is kept as written.
     let js = specs
         .iter()
@@ -619,4 +618,43 @@ async fn serve_find_tools_ranks_with_the_hybrid_router() {
     assert_eq!(out["isError"], false, "{out}");
     let found = &out["structuredContent"]["data"]["tools"];
     assert_eq!(found[0]["name"], "get_current_time", "{out}");
+}
+
+#[test]
+fn imported_tools_replace_the_demo_toolset_instead_of_clashing_with_it() {
+    // A server exposing the demo tools (read_file, …): imported into a command that used to load
+    // the demo tools too, every name clashed.
+    let server = format!("'{}' serve --stdio", bin());
+    let (code, out, err) = run_cli(&["tools", "list", "--format", "json", "--mcp", &server]);
+    assert_eq!(code, 0, "{err}");
+    let specs: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let reads = specs.iter().filter(|s| s["name"] == "read_file").count();
+    assert_eq!(reads, 1, "{out}");
+    // Imported over MCP: a remote tool, not the built-in one.
+    let (code, out, err) = run_cli(&[
+        "call",
+        "calculate",
+        "--args",
+        r#"{"expression": "6*7"}"#,
+        "--mcp",
+        &server,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("42"), "{out}");
+    // Asking for the demo tools as well brings the clash back, as a clear error.
+    let (code, _, err) = run_cli(&["tools", "list", "--toolset", "demo", "--mcp", &server]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("clashes with a tool already registered"),
+        "{err}"
+    );
+    // Without tools of one's own, the demo toolset is the default; `none` empties it.
+    let (_, out, _) = run_cli(&["tools", "list", "--format", "json"]);
+    assert!(out.contains("convert_currency"));
+    let (_, out, _) = run_cli(&["tools", "list", "--format", "json", "--toolset", "none"]);
+    assert_eq!(
+        serde_json::from_str::<Vec<Value>>(&out).unwrap().len(),
+        0,
+        "{out}"
+    );
 }

@@ -81,7 +81,7 @@ impl Solver for AgentSolver {
                 return crate::naive::solve(self.naive.as_ref(), task).await;
             }
             let mut agent = Agent::new(self.guided.clone(), task.runtime.clone(), self.config());
-            let trace = agent.run(&task.task.query).await;
+            let trace = agent.run_trace(&task.task.query).await;
             attempt_from_trace(&trace, mode)
         })
     }

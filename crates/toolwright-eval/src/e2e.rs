@@ -117,7 +117,7 @@ pub async fn run_end_to_end(
         let started = std::time::Instant::now();
         let mut agent = Agent::new(provider.clone(), prepared.runtime.clone(), config.clone())
             .with_ranker(ranker.clone());
-        let trace = agent.run(&r.query).await;
+        let trace = agent.run_trace(&r.query).await;
         let first = trace
             .calls
             .first()

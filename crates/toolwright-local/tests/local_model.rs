@@ -55,7 +55,7 @@ async fn run(query: &str) -> Option<Trace> {
     let (reg, _dir) = demo();
     let mut agent = Agent::new(p, Runtime::new(reg.clone()), AgentConfig::default());
     let t0 = Instant::now();
-    let trace = agent.run(query).await;
+    let trace = agent.run_trace(query).await;
     let secs = t0.elapsed().as_secs_f64();
     eprintln!(
         "{query:?}: {secs:.2} s (model {} ms)\n{}",
@@ -252,7 +252,7 @@ async fn a_repeated_rejected_call_falls_back_to_the_next_candidate() {
     reg.register(sum).unwrap();
     let mut agent = Agent::new(p, Runtime::new(reg.clone()), AgentConfig::default())
         .with_ranker(Arc::new(Fixed(vec!["calculate", "get-sum", "get_weather"])));
-    let trace = agent.run("What is the sum of 17 and 25?").await;
+    let trace = agent.run_trace("What is the sum of 17 and 25?").await;
     let ok = successful_calls(&trace);
     assert!(!ok.is_empty(), "{:#?}", trace.steps);
     assert_eq!(trace.stop, StopReason::Answered, "{:#?}", trace.steps);

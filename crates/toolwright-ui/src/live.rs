@@ -127,7 +127,7 @@ async fn drive(s: Arc<State>, query: String, out: Forward) {
     let mut agent = Agent::new(provider, s.toolbox.runtime.clone(), s.toolbox.agent.clone())
         .with_ranker(s.toolbox.ranker.clone())
         .with_observer(Arc::new(out));
-    let trace = Arc::new(agent.run(&query).await);
+    let trace = Arc::new(agent.run_trace(&query).await);
     // Kept before `done` is sent, so the download works as soon as the page sees it.
     s.keep_trace(run_id.clone(), trace.clone());
     done.send("done", json!({"run_id": run_id, "trace": &*trace}));

@@ -40,13 +40,21 @@ pub use toolwright_agent as agent;
 #[cfg(feature = "mcp")]
 pub use toolwright_mcp as mcp;
 
-/// The names most tool code needs.
+/// schemars, re-exported so that `#[derive(JsonSchema)]` argument types need no direct
+/// dependency of their own (`use toolwright::schemars::JsonSchema;`).
+pub use toolwright_core::__private::schemars;
+
+/// The names most tool and agent code needs.
 pub mod prelude {
+    #[cfg(feature = "agent")]
+    pub use toolwright_agent::{Agent, AgentBuilder, AgentError, AgentStreamEvent, Answer};
     pub use toolwright_core::{
         ErrorCode, FnTool, Outcome, Registry, SideEffects, Status, Tool, ToolCall, ToolContext,
         ToolError, ToolSpec,
     };
     pub use toolwright_macros::tool;
+    #[cfg(feature = "runtime")]
+    pub use toolwright_runtime::Runtime;
 }
 
 /// The README's examples, compiled and run as doctests so the README stays true.

