@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing toolwright needs on a fresh Debian machine (idempotent, quick when done):
-# cmake/clang/libclang for llama.cpp, redis-server for the idempotency tests, sqlite3 for inspection.
+# cmake/clang/libclang for llama.cpp, redis-server for the idempotency tests, sqlite3 for inspection,
+# chromium + chromium-driver for the `toolwright ui` browser test.
 set -euo pipefail
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -8,6 +9,9 @@ command -v clang >/dev/null 2>&1 || need+=(clang)
 ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need+=(libclang-dev)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+# Headless Chromium and its WebDriver for the `toolwright ui` browser test (crates/toolwright-cli/tests/ui_browser.rs).
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   SUDO=""

@@ -171,9 +171,17 @@ pub struct Trace {
     pub notes: Vec<String>,
 }
 
-/// Progress of a run, for a UI.
+/// Progress of a run, for a UI. Emitted synchronously, in order, from inside [`Agent::run`]: an
+/// observer sees each step as it happens (`toolwright ui` streams them as server-sent events).
 #[derive(Debug)]
 pub enum AgentEvent<'a> {
+    /// The tools were chosen for the query, before the first model turn.
+    Routed {
+        /// The router's ranking, when the agent routed (`None`: the whole toolset is offered).
+        candidates: Option<&'a [Candidate]>,
+        /// The names of the tools offered to the model.
+        offered: &'a [String],
+    },
     /// The model is being asked (step is 1-based).
     ModelStarted {
         /// The step.
@@ -409,6 +417,10 @@ impl Agent {
             tools_ms: 0,
             notes: Vec::new(),
         };
+        self.emit(AgentEvent::Routed {
+            candidates: trace.routed.as_deref(),
+            offered: &trace.tools_offered,
+        });
         match self.config.mode {
             Mode::Loop => self.run_loop(&tools, routed.as_deref(), &mut trace).await,
             Mode::PlanExecute => {

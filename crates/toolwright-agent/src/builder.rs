@@ -255,6 +255,8 @@ impl Observer for Forward {
             o.event(event);
         }
         let owned = match event {
+            // The routing is in the trace that `Done` carries; the stream starts at the model.
+            AgentEvent::Routed { .. } => return,
             AgentEvent::ModelStarted { step } => AgentStreamEvent::ModelStarted { step: *step },
             AgentEvent::ModelFinished { step, ms, reply } => AgentStreamEvent::ModelFinished {
                 step: *step,

@@ -336,6 +336,48 @@ async fn recordings_replay_identically() {
     assert!(message.contains("turn 3 was asked"), "{message}");
 }
 
+/// The observer sees the run as it happens, in order: the routing, each model turn, each call.
+#[tokio::test]
+async fn the_observer_sees_routing_then_each_step_in_order() {
+    use std::sync::Mutex;
+    use toolwright_agent::{AgentEvent, Observer};
+    struct Log(Mutex<Vec<String>>);
+    impl Observer for Log {
+        fn event(&self, e: &AgentEvent<'_>) {
+            let line = match e {
+                AgentEvent::Routed { offered, .. } => format!("routed {}", offered.len()),
+                AgentEvent::ModelStarted { step } => format!("model {step}"),
+                AgentEvent::ModelFinished { step, .. } => format!("model {step} done"),
+                AgentEvent::CallStarted { call, .. } => format!("call {}", call.name),
+                AgentEvent::CallFinished { record } => format!("call {} done", record.call.name),
+            };
+            self.0.lock().unwrap().push(line);
+        }
+    }
+    let p = ScriptedProvider::from_replies(vec![
+        Reply::calls(vec![call("a", "calculate", json!({"expression": "2+2"}))]),
+        Reply::text("4"),
+    ]);
+    let (rt, _d) = demo_runtime();
+    let tools = rt.registry().specs().len();
+    let log = Arc::new(Log(Mutex::new(Vec::new())));
+    let mut agent = Agent::new(Arc::new(p), rt, AgentConfig::default()).with_observer(log.clone());
+    let trace = agent.run_trace("2+2?").await;
+    assert_eq!(trace.answer.as_deref(), Some("4"));
+    assert_eq!(
+        *log.0.lock().unwrap(),
+        vec![
+            format!("routed {tools}"),
+            "model 1".into(),
+            "model 1 done".into(),
+            "call calculate".into(),
+            "call calculate done".into(),
+            "model 2".into(),
+            "model 2 done".into(),
+        ]
+    );
+}
+
 #[tokio::test]
 async fn run_returns_the_answer_or_a_typed_error_with_the_trace() {
     let (rt, _d) = demo_runtime();

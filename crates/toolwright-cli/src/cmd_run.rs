@@ -227,7 +227,7 @@ impl Observer for Progress {
                     eprintln!("  thought: {t}");
                 }
             }
-            AgentEvent::CallStarted { .. } => {}
+            AgentEvent::Routed { .. } | AgentEvent::CallStarted { .. } => {}
             AgentEvent::CallFinished { record } => {
                 let env = &record.envelope;
                 let status = match env.status {

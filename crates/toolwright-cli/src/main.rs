@@ -30,6 +30,7 @@ mod cmd_run;
 mod cmd_serve;
 mod cmd_stats;
 mod cmd_tools;
+mod cmd_ui;
 mod provider_choice;
 mod runtime_cli;
 
@@ -129,6 +130,8 @@ enum Command {
     Model(cmd_model::ModelArgs),
     /// Per-tool runtime metrics of the calls made so far (table, JSON or Prometheus text).
     Stats(cmd_stats::StatsArgs),
+    /// A local web playground: browse, search and try the tools, run the agent with a live trace.
+    Ui(cmd_ui::UiArgs),
 }
 
 /// The demo registry, configured from the global options.
@@ -220,6 +223,7 @@ fn main() -> ExitCode {
             Command::Chat(a) => cmd_chat::run(a, g).await,
             Command::Model(a) => cmd_model::run(a, g).await,
             Command::Stats(a) => cmd_stats::run(a, g).await,
+            Command::Ui(a) => cmd_ui::run(a, g).await,
         }
     });
     runtime_cli::flush();
