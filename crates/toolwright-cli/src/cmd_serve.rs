@@ -246,7 +246,12 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
                     .build()
             };
             let code = match rt {
-                Ok(rt) => rt.block_on(serve_http(server, http)),
+                Ok(rt) => {
+                    let code = rt.block_on(serve_http(server, http));
+                    // Hung blocking tool bodies must not hold the process at shutdown.
+                    rt.shutdown_timeout(Duration::from_millis(200));
+                    code
+                }
                 Err(e) => {
                     eprintln!("toolwright: cannot start the HTTP runtime: {e}");
                     1
