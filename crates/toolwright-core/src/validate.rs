@@ -609,13 +609,14 @@ fn coerce_value(
             value = new;
         }
     }
-    // Enum values in the wrong case, when exactly one matches.
+    // Enum values in the wrong case, when exactly one matches. Case only: `"admin "` is not
+    // `"admin"` (whitespace may be meaningful, and the documented coercion is the case).
     if let (Some(s), Some(options)) = (value.as_str(), enum_options(root, schema))
         && !options.iter().any(|o| o.as_str() == Some(s))
     {
         let hits: Vec<&Value> = options
             .iter()
-            .filter(|o| o.as_str().is_some_and(|o| o.eq_ignore_ascii_case(s.trim())))
+            .filter(|o| o.as_str().is_some_and(|o| o.eq_ignore_ascii_case(s)))
             .collect();
         if let [only] = hits.as_slice() {
             let new = (*only).clone();
@@ -895,5 +896,24 @@ mod tests {
         let e = err(&users(), Value::Object(m));
         assert_eq!(e.fields.len(), MAX_FIELD_ERRORS);
         assert!(e.message.contains("Showing the first"));
+    }
+
+    #[test]
+    fn enum_coercion_is_case_only() {
+        // Issue 14, item 12: `"admin "` was trimmed and coerced.
+        let v = users();
+        for role in ["admin ", " Admin", "ADMIN\n"] {
+            let got = v.check(json!({"role": role}), true);
+            assert!(
+                got.as_ref()
+                    .is_err_and(|e| e.code == crate::ErrorCode::Validation),
+                "{role:?} → {got:?}"
+            );
+        }
+        let (out, coerced) = v
+            .check(json!({"role": "ADMIN"}), true)
+            .unwrap_or_else(|e| unreachable!("{e:?}"));
+        assert_eq!(out["role"], "admin");
+        assert_eq!(coerced.len(), 1);
     }
 }
