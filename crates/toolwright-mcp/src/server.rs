@@ -553,9 +553,9 @@ impl ServerHandler for McpServer {
 /// For the standard methods this server serves: what their params must look like.
 fn standard_params_problem(method: &str) -> Option<&'static str> {
     match method {
-        "tools/call" => Some(
-            "{\"name\": string, \"arguments\"?: object} (`arguments` must be a JSON object)",
-        ),
+        "tools/call" => {
+            Some("{\"name\": string, \"arguments\"?: object} (`arguments` must be a JSON object)")
+        }
         "tools/list" => Some("{\"cursor\"?: string}"),
         "initialize" => Some("{\"protocolVersion\", \"capabilities\", \"clientInfo\"}"),
         "logging/setLevel" => Some("{\"level\": a log level such as \"info\"}"),
