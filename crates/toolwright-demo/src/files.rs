@@ -3,6 +3,9 @@
 //! Paths are resolved against the root; `..` that climbs out of it, absolute paths outside it and
 //! symlinks that lead outside it are `PERMISSION_DENIED`. Reading follows symlinks (inside the
 //! root); deleting never follows the last one: it removes the link, not what it points to.
+//! Reading refuses special files (FIFOs, sockets, devices) before opening them, opens without
+//! blocking, refuses files with several hard links (see [`STRICT_LINKS`] for the threat model)
+//! and reads no more than `max_bytes`.
 
 use std::path::{Component, Path, PathBuf};
 use toolwright::{ToolError, tool};
