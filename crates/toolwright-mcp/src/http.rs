@@ -278,6 +278,7 @@ async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next
             (&Method::DELETE, Some(id)) if !sessions.contains(id) => {
                 return (
                     StatusCode::NOT_FOUND,
+                    [(header::CONNECTION, "close")],
                     "Not Found: no MCP session has this Mcp-Session-Id",
                 )
                     .into_response();
@@ -366,6 +367,8 @@ fn too_many_sessions(limits: SessionLimits) -> Response {
         [
             (header::CONTENT_TYPE, "application/json"),
             (header::RETRY_AFTER, "5"),
+            // The body was not read: the connection cannot carry another request.
+            (header::CONNECTION, "close"),
         ],
         body.to_string(),
     )
