@@ -32,7 +32,7 @@ use crate::schema::{self, child};
 use crate::text;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use toolwright_core::{SideEffects, ToolSpec};
 
 /// How serious a finding is. `Error` fails `toolwright lint` (exit 1).
@@ -279,11 +279,18 @@ pub fn lint(specs: &[ToolSpec], options: &LintOptions) -> Vec<Finding> {
         );
     }
     // Findings the tool's author allowed (`lint_allow`), like clippy's `#[allow]`.
+    let mut allowed: HashMap<&str, Vec<&str>> = HashMap::new();
+    for s in specs.iter().filter(|s| !s.meta.lint_allow.is_empty()) {
+        allowed
+            .entry(s.name.as_str())
+            .or_default()
+            .extend(s.meta.lint_allow.iter().map(String::as_str));
+    }
     out.retain(|f| {
-        !specs.iter().any(|s| {
-            f.tool.as_deref() == Some(s.name.as_str())
-                && s.meta.lint_allow.iter().any(|r| r == f.rule)
-        })
+        !f.tool
+            .as_deref()
+            .and_then(|t| allowed.get(t))
+            .is_some_and(|rules| rules.contains(&f.rule))
     });
     let order: HashMap<&str, usize> = specs
         .iter()
@@ -1144,36 +1151,124 @@ fn overlaps(specs: &[ToolSpec], options: &LintOptions, sink: &mut Sink<'_>) {
 
 /// Pairs `(i, j, similarity)` with `i < j` whose name + description similarity (TF-IDF cosine,
 /// 0..1) is at least `threshold`, sorted by `(i, j)`. Mentions of other tools' names do not count
-/// (a description that says "use `read_file` instead" is doing the right thing). An inverted index
-/// keeps large toolsets fast.
+/// (a description that says "use `read_file` instead" is doing the right thing).
+///
+/// Near-linear on real toolsets (Bayardo et al., "Scaling up all pairs similarity search",
+/// 2007): terms are ordered from the most to the least frequent, and each vector is indexed
+/// only from the point where its frequent terms alone could no longer reach `threshold` (their
+/// weights times the largest weight each term has anywhere). Two vectors at or above the
+/// threshold must then share an indexed term, so probing the index with every term finds every
+/// such pair, while the terms most tools share ("get", "data", "use") keep short posting lists.
+/// Each candidate's similarity is then computed exactly.
 pub fn overlap_pairs(specs: &[ToolSpec], threshold: f32) -> Vec<(usize, usize, f32)> {
     if specs.len() < 2 {
         return Vec::new();
     }
-    let vectors = tfidf(specs);
-    let mut index: HashMap<u32, Vec<(usize, f32)>> = HashMap::new();
-    for (i, v) in vectors.iter().enumerate() {
-        for &(t, w) in v {
-            index.entry(t).or_default().push((i, w));
+    let raw = tfidf(specs);
+    // Terms renamed to their rank (most frequent first), so vectors sort and merge on plain
+    // integers; `max_w[rank]` is the largest weight the term has in any vector.
+    let mut df: HashMap<u32, u32> = HashMap::new();
+    for v in &raw {
+        for &(t, _) in v {
+            *df.entry(t).or_insert(0) += 1;
         }
     }
-    let mut pairs: BTreeMap<(usize, usize), f32> = BTreeMap::new();
+    let mut by_freq: Vec<(u32, u32)> = df.into_iter().collect();
+    by_freq.sort_by_key(|&(t, n)| (std::cmp::Reverse(n), t));
+    let rank: HashMap<u32, u32> = by_freq
+        .iter()
+        .enumerate()
+        .map(|(r, &(t, _))| (t, r as u32))
+        .collect();
+    let mut max_w = vec![0.0f32; by_freq.len()];
+    let vectors: Vec<Vec<(u32, f32)>> = raw
+        .into_iter()
+        .map(|v| {
+            let mut v: Vec<(u32, f32)> = v
+                .into_iter()
+                .map(|(t, w)| (rank.get(&t).copied().unwrap_or(0), w))
+                .collect();
+            v.sort_by_key(|&(r, _)| r);
+            for &(r, w) in &v {
+                if let Some(m) = max_w.get_mut(r as usize) {
+                    *m = m.max(w);
+                }
+            }
+            v
+        })
+        .collect();
+    // Float slack so that rounding never drops a pair right at the threshold.
+    let bound = threshold - 1e-4;
+    let mut index: Vec<Vec<(usize, f32)>> = vec![Vec::new(); max_w.len()];
+    let mut prefix_len = vec![0usize; vectors.len()];
     for (i, v) in vectors.iter().enumerate() {
-        let mut acc: HashMap<usize, f32> = HashMap::new();
-        for &(t, w) in v {
-            for &(j, wj) in index.get(&t).map(Vec::as_slice).unwrap_or_default() {
-                if j > i {
-                    *acc.entry(j).or_insert(0.0) += w * wj;
+        let mut reach = 0.0f32;
+        let mut unindexed = v.len();
+        for (k, &(r, w)) in v.iter().enumerate() {
+            reach += w * max_w.get(r as usize).copied().unwrap_or(0.0);
+            if reach >= bound {
+                unindexed = unindexed.min(k);
+                if let Some(list) = index.get_mut(r as usize) {
+                    list.push((i, w));
                 }
             }
         }
-        for (j, sim) in acc {
-            if sim >= threshold {
-                pairs.insert((i, j), sim.min(1.0));
-            }
+        if let Some(p) = prefix_len.get_mut(i) {
+            *p = unindexed;
         }
     }
-    pairs.into_iter().map(|((i, j), s)| (i, j, s)).collect()
+    let dot = |a: &[(u32, f32)], b: &[(u32, f32)]| {
+        let (mut x, mut y, mut sum) = (0usize, 0usize, 0.0f32);
+        while let (Some(&(ra, wa)), Some(&(rb, wb))) = (a.get(x), b.get(y)) {
+            match ra.cmp(&rb) {
+                std::cmp::Ordering::Less => x += 1,
+                std::cmp::Ordering::Greater => y += 1,
+                std::cmp::Ordering::Equal => {
+                    sum += wa * wb;
+                    x += 1;
+                    y += 1;
+                }
+            }
+        }
+        sum
+    };
+    let mut pairs = Vec::new();
+    // Scores from the indexed terms, per candidate; `touched` lists the candidates.
+    let mut acc = vec![0.0f32; vectors.len()];
+    let mut touched: Vec<usize> = Vec::new();
+    for (i, v) in vectors.iter().enumerate() {
+        for &(r, w) in v {
+            for &(j, wj) in index.get(r as usize).map(Vec::as_slice).unwrap_or_default() {
+                if j <= i {
+                    continue;
+                }
+                if let Some(a) = acc.get_mut(j) {
+                    if *a == 0.0 {
+                        touched.push(j);
+                    }
+                    *a += w * wj;
+                }
+            }
+        }
+        for &j in &touched {
+            let indexed = acc.get(j).copied().unwrap_or(0.0);
+            if let Some(a) = acc.get_mut(j) {
+                *a = 0.0;
+            }
+            // The candidate's unindexed (frequent) terms, merged exactly.
+            let other = vectors.get(j).map(Vec::as_slice).unwrap_or_default();
+            let head = other
+                .get(..prefix_len.get(j).copied().unwrap_or(0))
+                .unwrap_or_default();
+            let sim = indexed + dot(v, head);
+            if sim >= threshold {
+                pairs.push((i, j, sim.min(1.0)));
+            }
+        }
+        touched.clear();
+    }
+    pairs.sort_by_key(|&(i, j, _)| (i, j));
+    pairs
 }
 
 /// Words every tool description uses; they say nothing about which tool is which.
@@ -1572,5 +1667,57 @@ mod tests {
         }
         assert!(has_errors(&with(|s| s.name = "get_data".into())));
         assert!(!has_errors(&[]));
+    }
+
+    /// The pruned index finds exactly the pairs a comparison of every pair finds.
+    #[test]
+    fn overlap_pairs_match_the_quadratic_comparison() {
+        let words: Vec<String> = (0..40).map(|i| format!("word{i}")).collect();
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let specs: Vec<ToolSpec> = (0..300)
+            .map(|i| {
+                let n = 3 + next() % 6;
+                let desc: Vec<&str> = (0..n)
+                    .map(|_| {
+                        words
+                            .get((next() % 40).min(next() % 40))
+                            .map_or("x", String::as_str)
+                    })
+                    .collect();
+                ToolSpec::new(
+                    format!("tool_{i}"),
+                    format!("Get {} data. Use this when asked.", desc.join(" ")),
+                    json!({"type": "object"}),
+                )
+            })
+            .collect();
+        let vectors = tfidf(&specs);
+        for threshold in [0.2f32, 0.35, 0.5] {
+            let mut brute = Vec::new();
+            for i in 0..vectors.len() {
+                for j in i + 1..vectors.len() {
+                    let (a, b) = (&vectors[i], &vectors[j]);
+                    let sim: f32 = a
+                        .iter()
+                        .map(|(t, w)| b.iter().find(|(u, _)| u == t).map_or(0.0, |(_, x)| w * x))
+                        .sum();
+                    if sim >= threshold {
+                        brute.push((i, j));
+                    }
+                }
+            }
+            let fast: Vec<(usize, usize)> = overlap_pairs(&specs, threshold)
+                .into_iter()
+                .map(|(i, j, _)| (i, j))
+                .collect();
+            assert!(threshold > 0.2 || brute.len() > 10, "{}", brute.len());
+            assert_eq!(fast, brute, "threshold {threshold}");
+        }
     }
 }

@@ -172,10 +172,8 @@ pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
                     print_changes(&drift, format, "drift: the catalog matches the code");
                     i32::from(!drift.is_empty())
                 }
-                Err(e) => {
-                    eprintln!("toolwright: {e}");
-                    1
-                }
+                // A catalog that cannot be read or parsed is bad input (2), not drift (1).
+                Err(e) => usage_error(&e.to_string()),
             }
         }
         CatalogCommand::Diff { old, new, format } => {
@@ -186,10 +184,7 @@ pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
             }
             let (a, b) = match (catalog::load_catalog(&old), catalog::load_catalog(&new)) {
                 (Ok(a), Ok(b)) => (a, b),
-                (Err(e), _) | (_, Err(e)) => {
-                    eprintln!("toolwright: {e}");
-                    return 1;
-                }
+                (Err(e), _) | (_, Err(e)) => return usage_error(&e.to_string()),
             };
             let changes = catalog::diff(&a, &b);
             print_changes(&changes, format, "changes");

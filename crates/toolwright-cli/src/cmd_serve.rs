@@ -61,6 +61,24 @@ pub struct ServeArgs {
     /// tools, ranked by the same router as `toolwright route` (hybrid with the local embedder).
     #[arg(long)]
     pub find_tools: bool,
+    /// Most MCP sessions open at once over HTTP; a client that would open one more gets 503
+    /// with a JSON-RPC error saying so.
+    #[arg(long, default_value_t = 1000, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions: u64,
+    /// An HTTP MCP session with no request for this many seconds is closed.
+    #[arg(long, default_value_t = 600, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_idle_secs: u64,
+    /// Most HTTP connections open at once; at the cap the oldest idle connection (one that never
+    /// authenticated first) is closed to make room, and only when all are busy is one refused.
+    #[arg(long, default_value_t = 1024, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
+    /// Seconds an HTTP client has to send a request's headers (also closes idle keep-alive
+    /// connections).
+    #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+    /// Seconds an HTTP client has to send a request's body (408 after).
+    #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_secs: u64,
 }
 
 /// Imports the tools of the `--mcp` servers into `registry` (names prefixed with
@@ -198,8 +216,19 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
             ));
         }
     };
+    if args.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        return usage_error(
+            "--token (or TOOLWRIGHT_MCP_TOKEN) is empty: give a secret, or leave it out to serve \
+             loopback without a token",
+        );
+    }
     let mut http = toolwright_mcp::HttpOptions::new(addr);
     http.token = args.token.clone();
+    http.sessions.max = usize::try_from(args.max_sessions).unwrap_or(usize::MAX);
+    http.sessions.idle = Duration::from_secs(args.session_idle_secs);
+    http.connections.max = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
+    http.connections.header_timeout = Duration::from_secs(args.header_timeout_secs);
+    http.body_timeout = Duration::from_secs(args.body_timeout_secs);
     http.allowed_hosts.extend(args.allow_hosts.iter().cloned());
     http.max_body_bytes = args.max_body_bytes;
     http.stateless = args.stateless;
@@ -225,7 +254,12 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
                     .build()
             };
             let code = match rt {
-                Ok(rt) => rt.block_on(serve_http(server, http)),
+                Ok(rt) => {
+                    let code = rt.block_on(serve_http(server, http));
+                    // Hung blocking tool bodies must not hold the process at shutdown.
+                    rt.shutdown_timeout(Duration::from_millis(200));
+                    code
+                }
                 Err(e) => {
                     eprintln!("toolwright: cannot start the HTTP runtime: {e}");
                     1

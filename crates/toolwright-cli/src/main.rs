@@ -226,6 +226,9 @@ fn main() -> ExitCode {
             Command::Ui(a) => cmd_ui::run(a, g).await,
         }
     });
+    // A sync tool body that never returns (its call already answered TIMEOUT) must not keep
+    // the process alive: dropping the runtime would wait for its thread forever.
+    rt.shutdown_timeout(std::time::Duration::from_millis(200));
     runtime_cli::flush();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -97,11 +97,12 @@ fn catalog_check_reports_drift_and_bad_files() {
             .iter()
             .any(|c| c["kind"] == "metadata_changed" && c["pointer"] == "#sla_ms")
     );
-    // Unknown key: file:line:column on stderr, exit 1, no panic.
+    // Unknown key: file:line:column on stderr, exit 2 (bad input, not drift; issue 14 item 12),
+    // no panic.
     let bad = yaml.replacen("  owner:", "  colour: blue\n  owner:", 1);
     std::fs::write(dir.path().join("bad.yaml"), &bad).unwrap();
     let r = run(dir.path(), &["catalog", "check", "bad.yaml"]);
-    assert_eq!(r.code, 1);
+    assert_eq!(r.code, 2);
     let line = bad.lines().position(|l| l.contains("colour")).unwrap() + 1;
     assert!(
         r.stderr.contains(&format!("bad.yaml:{line}:3:")),
@@ -113,7 +114,9 @@ fn catalog_check_reports_drift_and_bad_files() {
     // Broken YAML.
     std::fs::write(dir.path().join("broken.yaml"), "version: 1\ntools: [\n").unwrap();
     let r = run(dir.path(), &["catalog", "check", "broken.yaml"]);
-    assert_eq!(r.code, 1);
+    assert_eq!(r.code, 2);
+    let r = run(dir.path(), &["catalog", "diff", "broken.yaml", "bad.yaml"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("broken.yaml:"), "{}", r.stderr);
     // Missing file: usage error.
     assert_eq!(run(dir.path(), &["catalog", "check", "nope.yaml"]).code, 2);

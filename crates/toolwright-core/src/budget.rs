@@ -38,26 +38,101 @@ fn fits_in(v: &Value, limit: usize) -> bool {
     serialized_len(v, limit) <= limit
 }
 
-/// Pointers to the arrays inside `v` (depth-first), with their serialized sizes.
-fn arrays(v: &Value, path: String, out: &mut Vec<(usize, String)>, depth: usize) {
+/// An array found in a result: its serialized size, its JSON pointer and the pointer's tokens.
+type Found = (usize, String, Vec<String>);
+
+/// The arrays inside `v` (depth-first), with their serialized sizes.
+fn arrays(v: &Value, path: (String, Vec<String>), out: &mut Vec<Found>, depth: usize) {
     if depth > 16 {
         return;
     }
+    let child = |path: &(String, Vec<String>), tok: String| {
+        let esc = tok.replace('~', "~0").replace('/', "~1");
+        let mut toks = path.1.clone();
+        toks.push(tok);
+        (format!("{}/{esc}", path.0), toks)
+    };
     match v {
         Value::Array(items) => {
-            out.push((size(v), path.clone()));
             for (i, item) in items.iter().enumerate().take(64) {
-                arrays(item, format!("{path}/{i}"), out, depth + 1);
+                arrays(item, child(&path, i.to_string()), out, depth + 1);
             }
+            out.push((size(v), path.0, path.1));
         }
         Value::Object(map) => {
             for (k, item) in map {
-                let k = k.replace('~', "~0").replace('/', "~1");
-                arrays(item, format!("{path}/{k}"), out, depth + 1);
+                arrays(item, child(&path, k.clone()), out, depth + 1);
             }
         }
         _ => {}
     }
+}
+
+/// A copy of `v` in which the array at `tokens` keeps only its first `keep` items; the rest of
+/// that array is never copied.
+fn clone_pruned(v: &Value, tokens: &[String], keep: usize) -> Value {
+    match (tokens.split_first(), v) {
+        (None, Value::Array(items)) => Value::Array(items.iter().take(keep).cloned().collect()),
+        (Some((tok, rest)), Value::Object(map)) => Value::Object(
+            map.iter()
+                .map(|(k, x)| {
+                    let x = if k == tok {
+                        clone_pruned(x, rest, keep)
+                    } else {
+                        x.clone()
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        (Some((tok, rest)), Value::Array(items)) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    if i.to_string() == *tok {
+                        clone_pruned(x, rest, keep)
+                    } else {
+                        x.clone()
+                    }
+                })
+                .collect(),
+        ),
+        _ => v.clone(),
+    }
+}
+
+/// The longest prefix of the array at `tokens` that fits, counted item by item (each item is
+/// measured up to the limit only), and the document with it; `None` when even an empty array
+/// does not fit.
+fn array_prefix(data: &Value, found: &Found, limit: usize) -> Option<(Value, Truncation)> {
+    let (_, path, tokens) = found;
+    let items = data.pointer(path).and_then(Value::as_array)?;
+    let empty = clone_pruned(data, tokens, 0);
+    if !fits_in(&empty, limit) {
+        return None;
+    }
+    let mut used = size(&empty);
+    let mut keep = 0usize;
+    for (i, item) in items.iter().enumerate() {
+        let add = serialized_len(item, limit).saturating_add(usize::from(i > 0));
+        if used.saturating_add(add) > limit {
+            break;
+        }
+        used += add;
+        keep = i + 1;
+    }
+    let d = clone_pruned(data, tokens, keep);
+    fits_in(&d, limit).then(|| {
+        (
+            d,
+            Truncation {
+                total: items.len(),
+                showing: keep,
+                path: path.clone(),
+            },
+        )
+    })
 }
 
 fn strings(v: &Value, path: String, out: &mut Vec<(usize, String)>, depth: usize) {
@@ -81,6 +156,67 @@ fn strings(v: &Value, path: String, out: &mut Vec<(usize, String)>, depth: usize
     }
 }
 
+fn escaped_char_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// The longest prefix of `s`, in bytes on a char boundary, whose escaped length is at most
+/// `room`.
+fn prefix_within(s: &str, room: usize) -> usize {
+    let mut used = 0usize;
+    for (i, c) in s.char_indices() {
+        used += escaped_char_len(c);
+        if used > room {
+            return i;
+        }
+    }
+    s.len()
+}
+
+/// Cuts the longest strings of `data` (by serialized size, largest first) until it fits,
+/// filling the budget: each cut keeps as much of its string as the rest of the document leaves
+/// room for. Reports the first string cut.
+fn cut_strings(data: &Value, limit: usize) -> Option<(Value, Truncation)> {
+    const ELLIPSIS: char = '…';
+    let mut found = Vec::new();
+    strings(data, String::new(), &mut found, 0);
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let mut d = data.clone();
+    let mut first: Option<Truncation> = None;
+    for (_, path) in found.iter().take(64) {
+        // The size of everything else, without walking the (possibly huge) string.
+        let Some(Value::String(s)) = d.pointer_mut(path) else {
+            continue;
+        };
+        let full = std::mem::take(s);
+        let rest = size(&d); // with the string's quotes
+        let Some(Value::String(s)) = d.pointer_mut(path) else {
+            continue;
+        };
+        *s = full;
+        let room = limit
+            .saturating_sub(rest)
+            .saturating_sub(ELLIPSIS.len_utf8());
+        let keep = prefix_within(s, room);
+        let total = s.len();
+        s.truncate(keep);
+        s.push(ELLIPSIS);
+        first.get_or_insert(Truncation {
+            total,
+            showing: keep,
+            path: path.clone(),
+        });
+        if fits_in(&d, limit) {
+            return first.map(|t| (d, t));
+        }
+    }
+    None
+}
+
 /// Cuts `data` so that it serializes to at most `limit` bytes, keeping it valid JSON: the largest
 /// array is shortened first (as few items dropped as possible), then the longest string. Returns
 /// `None` when `data` already fits.
@@ -89,73 +225,16 @@ pub fn truncate_to_budget(data: &Value, limit: usize) -> Option<(Value, Truncati
         return None;
     }
     let mut found = Vec::new();
-    arrays(data, String::new(), &mut found, 0);
+    arrays(data, (String::new(), Vec::new()), &mut found, 0);
     found.sort_by_key(|f| std::cmp::Reverse(f.0));
-    for (_, path) in &found {
-        let total = data
-            .pointer(path)
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        // Binary search the largest prefix that fits.
-        let (mut lo, mut hi) = (0usize, total);
-        let fits = |keep: usize| {
-            let mut d = data.clone();
-            if let Some(Value::Array(items)) = d.pointer_mut(path) {
-                items.truncate(keep);
-            }
-            fits_in(&d, limit).then_some(d)
-        };
-        let mut best = fits(0);
-        if best.is_none() {
-            continue;
-        }
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            match fits(mid) {
-                Some(d) => {
-                    best = Some(d);
-                    lo = mid;
-                }
-                None => hi = mid - 1,
-            }
-        }
-        if let Some(d) = best {
-            return Some((
-                d,
-                Truncation {
-                    total,
-                    showing: lo,
-                    path: path.clone(),
-                },
-            ));
+    for f in &found {
+        if let Some(cut) = array_prefix(data, f, limit) {
+            return Some(cut);
         }
     }
-    // No array helps: shorten the longest string.
-    let mut found = Vec::new();
-    strings(data, String::new(), &mut found, 0);
-    found.sort_by_key(|f| std::cmp::Reverse(f.0));
-    if let Some((len, path)) = found.first() {
-        let overflow = size(data).saturating_sub(limit);
-        let keep = len.saturating_sub(overflow + 16);
-        let mut d = data.clone();
-        if let Some(Value::String(s)) = d.pointer_mut(path) {
-            let mut cut = keep.min(s.len());
-            while cut > 0 && !s.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            s.truncate(cut);
-            s.push('…');
-        }
-        if fits_in(&d, limit) {
-            return Some((
-                d,
-                Truncation {
-                    total: *len,
-                    showing: keep,
-                    path: path.clone(),
-                },
-            ));
-        }
+    // No array helps: shorten the longest strings, measured as serialized (escaped).
+    if let Some(cut) = cut_strings(data, limit) {
+        return Some(cut);
     }
     Some((
         Value::Null,
@@ -239,5 +318,38 @@ mod tests {
     #[test]
     fn small_results_are_untouched() {
         assert!(truncate_to_budget(&json!({"a": 1}), 100).is_none());
+    }
+
+    #[test]
+    fn strings_that_need_escaping_fill_the_budget() {
+        // Issue 14, item 5: 17,000 `"` serialize to 34,000 bytes; the cut used to count them
+        // as 17,000 and showed nothing.
+        let data = json!({"text": "\"".repeat(17_000)});
+        let (cut, t) = truncate_to_budget(&data, 16 * 1024).unwrap_or_else(|| unreachable!());
+        let n = serde_json::to_string(&cut).map(|s| s.len()).unwrap_or(0);
+        assert!(n <= 16 * 1024, "{n}");
+        assert!(n > 16 * 1024 - 16, "the budget is filled: {n}");
+        assert!(t.showing > 8000, "{t:?}");
+        // A JSON document as text (many quotes), and control characters (6 bytes each).
+        let doc = serde_json::to_string(&json!(
+            (0..5000).map(|i| json!({"k": i})).collect::<Vec<_>>()
+        ))
+        .unwrap_or_default();
+        let data = json!({"path": "a.json", "content": doc});
+        let (cut, _) = truncate_to_budget(&data, 16 * 1024).unwrap_or_else(|| unreachable!());
+        let n = serde_json::to_string(&cut).map(|s| s.len()).unwrap_or(0);
+        assert!(n <= 16 * 1024 && n > 16 * 1024 - 16, "{n}");
+        let data = json!({"text": "\u{1}".repeat(10_000)});
+        let (cut, _) = truncate_to_budget(&data, 1000).unwrap_or_else(|| unreachable!());
+        let n = serde_json::to_string(&cut).map(|s| s.len()).unwrap_or(0);
+        assert!(n <= 1000 && n > 990, "{n}");
+    }
+
+    #[test]
+    fn several_long_strings_are_cut_in_turn() {
+        let data = json!({"a": "x".repeat(5000), "b": "y".repeat(5000)});
+        let (cut, t) = truncate_to_budget(&data, 300).unwrap_or_else(|| unreachable!());
+        assert!(serde_json::to_string(&cut).map(|s| s.len()).unwrap_or(0) <= 300);
+        assert_eq!(t.total, 5000);
     }
 }

@@ -81,6 +81,15 @@ pub struct Meta {
     /// Automatic retries the runtime made for transient errors before this answer.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub retries: u32,
+    /// Set on a `TIMEOUT` whose work could not be stopped (a sync body still running on its
+    /// thread): its effect may still happen, so it is not retried automatically and an
+    /// idempotency key it holds stays reserved until its lease ends.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub still_running: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_zero(n: &u32) -> bool {

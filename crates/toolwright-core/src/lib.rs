@@ -5,6 +5,7 @@
 //! Every call answers with an [`Outcome`]; errors are data and a panic in a tool is an
 //! `INTERNAL` envelope.
 
+pub mod blocking;
 pub mod budget;
 pub mod canonical;
 pub mod defs;
@@ -43,6 +44,7 @@ pub mod __private {
     pub use serde_json;
     pub use tokio;
 
+    pub use crate::blocking::run_blocking;
     pub use crate::schema::params_schema;
 
     /// Turns a join error of a blocking tool into an error (panics become `INTERNAL`).

@@ -202,7 +202,7 @@ impl ArgValidator {
                 let allowed = Value::Array(vec![expected_value.as_ref().clone()]);
                 vec![fe(
                     Problem::NotInEnum,
-                    format!("{at} must be {}", expected_value),
+                    format!("{at} must be {}", quote(&expected_value.to_string())),
                     Some(allowed),
                 )]
             }
@@ -243,7 +243,7 @@ impl ArgValidator {
             )],
             ValidationErrorKind::Pattern { pattern } => vec![fe(
                 Problem::Pattern,
-                format!("{at} must match the pattern {pattern}"),
+                format!("{at} must match the pattern {}", quote(pattern)),
                 Some(serde_json::json!({"pattern": pattern})),
             )],
             ValidationErrorKind::MaxItems { limit } => vec![fe(
@@ -405,6 +405,8 @@ fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
     if total > shown {
         message.push_str(&format!(" Showing the first {shown}."));
     }
+    // The hints above counted what the caps leave out; now the fields themselves are capped.
+    let fields: Vec<FieldError> = fields.into_iter().map(cap_field).collect();
     let suggestion = if hints.is_empty() {
         crate::error::ErrorCode::Validation
             .default_suggestion()
@@ -418,6 +420,7 @@ fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
 /// Builds a `VALIDATION_ERROR` from field errors (custom validators, serde failures).
 pub fn validation_error_from_fields(fields: Vec<FieldError>) -> ToolError {
     let total = fields.len();
+    let fields = fields.into_iter().take(MAX_FIELD_ERRORS).collect();
     validation_error(fields, total)
 }
 
@@ -449,18 +452,93 @@ fn json_type_name(v: &Value) -> &'static str {
     }
 }
 
+/// Most allowed values an error lists (in `expected`, its message and its suggestion); the
+/// rest are counted ("and 999980 more").
+pub const MAX_EXPECTED_VALUES: usize = 20;
+
+/// Longest text an error quotes from the schema or the arguments (a pattern, a received
+/// string), in characters.
+pub const MAX_QUOTED_CHARS: usize = 200;
+
+/// `s` cut to [`MAX_QUOTED_CHARS`] characters, with how much was left out.
+fn quote(s: &str) -> String {
+    let n = s.chars().count();
+    if n <= MAX_QUOTED_CHARS {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(MAX_QUOTED_CHARS).collect();
+    format!("{head}… ({} more characters)", n - MAX_QUOTED_CHARS)
+}
+
+/// A value an error shows, with long strings cut and long arrays or objects shortened, so
+/// that one error stays small whatever the schema or the arguments hold.
+fn bounded(v: &Value, depth: usize) -> Value {
+    match v {
+        Value::String(s) if s.chars().count() > MAX_QUOTED_CHARS => Value::String(quote(s)),
+        Value::Array(items) if depth < 4 => Value::Array(
+            items
+                .iter()
+                .take(MAX_EXPECTED_VALUES)
+                .map(|i| bounded(i, depth + 1))
+                .collect(),
+        ),
+        Value::Object(map) if depth < 4 => Value::Object(
+            map.iter()
+                .take(MAX_EXPECTED_VALUES)
+                .map(|(k, x)| (quote(k), bounded(x, depth + 1)))
+                .collect(),
+        ),
+        Value::Array(_) | Value::Object(_) => Value::String(quote(&v.to_string())),
+        other => other.clone(),
+    }
+}
+
 fn list_values(v: &Value) -> String {
     match v.as_array() {
-        Some(items) => items
-            .iter()
-            .map(|i| match i {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        None => v.to_string(),
+        Some(items) => {
+            let mut text = items
+                .iter()
+                .take(MAX_EXPECTED_VALUES)
+                .map(|i| match i {
+                    Value::String(s) => quote(s),
+                    other => quote(&other.to_string()),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            if items.len() > MAX_EXPECTED_VALUES {
+                text.push_str(&format!(" and {} more", items.len() - MAX_EXPECTED_VALUES));
+            }
+            text
+        }
+        None => quote(&v.to_string()),
     }
+}
+
+/// Applies the output caps to one field error: `expected` lists at most
+/// [`MAX_EXPECTED_VALUES`] values (the closest match first when there is one) and says in the
+/// message how many were left out; quoted strings are cut.
+fn cap_field(mut f: FieldError) -> FieldError {
+    if let Some(Value::Array(items)) = &f.expected
+        && items.len() > MAX_EXPECTED_VALUES
+    {
+        let left = items.len() - MAX_EXPECTED_VALUES;
+        if !f.message.contains("more") {
+            f.message = format!("{} ({left} more allowed values not listed)", f.message);
+        }
+    }
+    f.expected = f.expected.as_ref().map(|e| bounded(e, 0));
+    f.received = f.received.as_ref().map(|r| bounded(r, 0));
+    f.message = quote_long(&f.message, 4 * MAX_QUOTED_CHARS);
+    f.hint = f.hint.as_deref().map(|h| quote_long(h, MAX_QUOTED_CHARS));
+    f
+}
+
+fn quote_long(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(max).collect();
+    format!("{head}…")
 }
 
 fn bounds(node: Option<&Value>) -> Value {
@@ -624,13 +702,14 @@ fn coerce_value(
             value = new;
         }
     }
-    // Enum values in the wrong case, when exactly one matches.
+    // Enum values in the wrong case, when exactly one matches. Case only: `"admin "` is not
+    // `"admin"` (whitespace may be meaningful, and the documented coercion is the case).
     if let (Some(s), Some(options)) = (value.as_str(), enum_options(root, schema))
         && !options.iter().any(|o| o.as_str() == Some(s))
     {
         let hits: Vec<&Value> = options
             .iter()
-            .filter(|o| o.as_str().is_some_and(|o| o.eq_ignore_ascii_case(s.trim())))
+            .filter(|o| o.as_str().is_some_and(|o| o.eq_ignore_ascii_case(s)))
             .collect();
         if let [only] = hits.as_slice() {
             let new = (*only).clone();
@@ -910,5 +989,52 @@ mod tests {
         let e = err(&users(), Value::Object(m));
         assert_eq!(e.fields.len(), MAX_FIELD_ERRORS);
         assert!(e.message.contains("Showing the first"));
+    }
+
+    #[test]
+    fn enum_coercion_is_case_only() {
+        // Issue 14, item 12: `"admin "` was trimmed and coerced.
+        let v = users();
+        for role in ["admin ", " Admin", "ADMIN\n"] {
+            let got = v.check(json!({"role": role}), true);
+            assert!(
+                got.as_ref()
+                    .is_err_and(|e| e.code == crate::ErrorCode::Validation),
+                "{role:?} → {got:?}"
+            );
+        }
+        let (out, coerced) = v
+            .check(json!({"role": "ADMIN"}), true)
+            .unwrap_or_else(|e| unreachable!("{e:?}"));
+        assert_eq!(out["role"], "admin");
+        assert_eq!(coerced.len(), 1);
+    }
+
+    #[test]
+    fn errors_quoting_a_huge_schema_stay_small() {
+        // Issue 14, item 10: one bad call against a 1,000,000-value enum printed 36.5 MB.
+        let options: Vec<String> = (0..200_000).map(|i| format!("value_{i:07}")).collect();
+        let schema = json!({"type": "object", "properties": {
+            "v": {"type": "string", "enum": options},
+            "p": {"type": "string", "pattern": format!("^({})$", "a|".repeat(2000) + "b")}},
+            "additionalProperties": false});
+        let v = ArgValidator::new(&schema).unwrap_or_else(|e| unreachable!("{e}"));
+        let e = err(
+            &v,
+            json!({"v": "nope", "p": "zzz", "extra": "x".repeat(100_000)}),
+        );
+        let text = serde_json::to_string(&e).unwrap_or_default();
+        assert!(text.len() < 16_000, "{} bytes", text.len());
+        let f = e
+            .fields
+            .iter()
+            .find(|f| f.path == "/v")
+            .unwrap_or_else(|| unreachable!());
+        assert_eq!(
+            f.expected.as_ref().and_then(Value::as_array).map(Vec::len),
+            Some(MAX_EXPECTED_VALUES)
+        );
+        assert!(f.message.contains("199980 more"), "{}", f.message);
+        assert!(e.suggestion.contains("and 199980 more"), "{}", e.suggestion);
     }
 }

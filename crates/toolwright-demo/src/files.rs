@@ -3,6 +3,9 @@
 //! Paths are resolved against the root; `..` that climbs out of it, absolute paths outside it and
 //! symlinks that lead outside it are `PERMISSION_DENIED`. Reading follows symlinks (inside the
 //! root); deleting never follows the last one: it removes the link, not what it points to.
+//! Reading refuses special files (FIFOs, sockets, devices) before opening them, opens without
+//! blocking, refuses files with several hard links (see [`STRICT_LINKS`] for the threat model)
+//! and reads no more than `max_bytes`.
 
 use std::path::{Component, Path, PathBuf};
 use toolwright::{ToolError, tool};
@@ -289,21 +292,21 @@ pub fn read_file(
     #[arg(min_length = 1, max_length = 500)] path: String,
     #[arg(default = 8000, min = 1, max = 100_000)] max_bytes: u32,
 ) -> Result<serde_json::Value, ToolError> {
+    use std::io::Read;
     let real = resolve_in_root(&root(), &path)?;
-    if real.is_dir() {
-        return Err(ToolError::validation(
-            format!("`{path}` is a directory."),
-            "Pass a file path; list the directory with search_files.",
-        ));
-    }
-    let bytes = std::fs::read(&real).map_err(|e| {
-        ToolError::permission_denied(format!("Cannot read `{path}`: {e}."), "Try another file.")
-    })?;
-    let size = bytes.len();
-    let mut cut = bytes.len().min(max_bytes as usize);
+    let (file, size) = open_regular(&real, &path)?;
+    // Only what is asked is read, whatever the file's size.
+    let mut bytes = Vec::with_capacity((max_bytes as usize).min(64 * 1024));
+    file.take(u64::from(max_bytes))
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            ToolError::permission_denied(format!("Cannot read `{path}`: {e}."), "Try another file.")
+        })?;
+    let mut cut = bytes.len();
     let text = loop {
         match std::str::from_utf8(bytes.get(..cut).unwrap_or_default()) {
             Ok(t) => break t.to_string(),
+            // A character cut at the end of the window: show the text before it.
             Err(e) if e.error_len().is_none() => cut = e.valid_up_to(),
             Err(_) => {
                 return Err(ToolError::validation(
@@ -313,9 +316,75 @@ pub fn read_file(
             }
         }
     };
+    let size = size.max(bytes.len() as u64);
     Ok(
-        serde_json::json!({"path": path, "size_bytes": size, "truncated": cut < size, "content": text}),
+        serde_json::json!({"path": path, "size_bytes": size, "truncated": (cut as u64) < size, "content": text}),
     )
+}
+
+/// Whether the sandbox refuses regular files with more than one hard link (default yes).
+///
+/// Threat model: the sandbox keeps the tools inside the root against paths the model writes
+/// (`..`, absolute paths, symlinks). A hard link is not a path that leaves the root: it is the
+/// outside file itself under a name inside it, and nothing on disk tells which name came first.
+/// Someone who can create links inside the root can expose any file they can link, so by
+/// default a file with more than one link is refused; [`set_strict_links`] turns that off for
+/// roots whose contents are trusted (e.g. hard-linked build outputs).
+static STRICT_LINKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Sets whether files with more than one hard link are refused (see [`STRICT_LINKS`]).
+pub fn set_strict_links(strict: bool) {
+    STRICT_LINKS.store(strict, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Opens `real` for reading if it is a regular file, and its size. Special files (FIFOs,
+/// sockets, devices) are refused from their metadata before any open, and the open itself does
+/// not block (`O_NONBLOCK`): a file swapped for a FIFO between the check and the open is
+/// refused by the second check, on the open descriptor.
+fn open_regular(real: &Path, requested: &str) -> Result<(std::fs::File, u64), ToolError> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let denied = |e: std::io::Error| {
+        ToolError::permission_denied(
+            format!("Cannot read `{requested}`: {e}."),
+            "Try another file.",
+        )
+    };
+    let check = |meta: &std::fs::Metadata| -> Result<(), ToolError> {
+        if meta.is_dir() {
+            return Err(ToolError::validation(
+                format!("`{requested}` is a directory."),
+                "Pass a file path; list the directory with search_files.",
+            ));
+        }
+        if !meta.is_file() {
+            return Err(ToolError::permission_denied(
+                format!(
+                    "`{requested}` is not a regular file (a FIFO, socket or device); it was not opened."
+                ),
+                "Only regular files can be read.",
+            ));
+        }
+        if meta.nlink() > 1 && STRICT_LINKS.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(ToolError::permission_denied(
+                format!(
+                    "`{requested}` has {} hard links; the sandbox cannot tell whether it is a file \
+                     from outside the root, so it is not read.",
+                    meta.nlink()
+                ),
+                "Read a file with a single link, or ask the user to copy it into the sandbox.",
+            ));
+        }
+        Ok(())
+    };
+    check(&std::fs::metadata(real).map_err(denied)?)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(real)
+        .map_err(denied)?;
+    let meta = file.metadata().map_err(denied)?;
+    check(&meta)?;
+    Ok((file, meta.len()))
 }
 
 /// What deleting a file would do, for the confirmation gate: it names what would really be
@@ -373,11 +442,13 @@ pub fn delete_preview(args: &serde_json::Value) -> serde_json::Value {
     timeout_ms = 5000,
     side_effects = "destructive",
     requires_confirmation,
-    idempotent,
     category = "files",
     version = "1.0.0",
     owner = "demo",
-    preview = delete_preview
+    preview = delete_preview,
+    // Not idempotent on purpose: a derived key would replay "deleted" for a file re-created
+    // since, which the world no longer shows. Each deletion is approved and runs on its own.
+    lint_allow = ["TW012"]
 )]
 pub fn delete_file(
     #[arg(min_length = 1, max_length = 500)] path: String,

@@ -454,3 +454,93 @@ async fn delete_file_removes_a_symlink_not_its_target() {
         "directories are not deleted"
     );
 }
+
+/// Issue 14, item 1: a FIFO (or socket, or device) in the sandbox is refused from its metadata,
+/// before anything opens it: the call answers at once instead of blocking a thread forever.
+#[cfg(unix)]
+#[tokio::test]
+async fn read_file_refuses_a_fifo_without_opening_it() {
+    let root = sandbox_root();
+    let fifo = root.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let started = std::time::Instant::now();
+    let o = tokio::time::timeout(
+        std::time::Duration::from_secs(3),
+        call("read_file", json!({"path": "pipe"}), false),
+    )
+    .await
+    .expect("read_file blocked on a FIFO");
+    assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{o:?}");
+    assert!(
+        o.error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("not a regular file"),
+        "{o:?}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+    // The device files are refused the same way (through an absolute path outside the root:
+    // refused even earlier; through a symlink inside it: refused as outside the root).
+    let o = call("read_file", json!({"path": "/dev/zero"}), false).await;
+    assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{o:?}");
+}
+
+/// Issue 14, item 2: `max_bytes` bounds what is read, not only what is shown. A 64 GiB sparse
+/// file answers at once with 10 bytes (the old code read all of it and timed out or ran out of
+/// memory).
+#[tokio::test]
+async fn read_file_reads_only_max_bytes() {
+    let root = sandbox_root();
+    let path = root.join("huge.txt");
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(64 << 30).unwrap();
+    drop(f);
+    let o = tokio::time::timeout(
+        std::time::Duration::from_secs(3),
+        call(
+            "read_file",
+            json!({"path": "huge.txt", "max_bytes": 10}),
+            false,
+        ),
+    )
+    .await
+    .expect("read_file read the whole file");
+    assert_eq!(o.status, Status::Success, "{o:?}");
+    let data = o.data.unwrap();
+    assert_eq!(data["content"].as_str().unwrap().len(), 10);
+    assert_eq!(data["size_bytes"], json!(64u64 << 30));
+    assert_eq!(data["truncated"], json!(true));
+    std::fs::remove_file(&path).unwrap();
+    // A window that ends inside a multi-byte character shows the text before it.
+    std::fs::write(root.join("accents.txt"), "aé").unwrap();
+    let o = call(
+        "read_file",
+        json!({"path": "accents.txt", "max_bytes": 2}),
+        false,
+    )
+    .await;
+    assert_eq!(o.data.unwrap()["content"], json!("a"));
+}
+
+/// Issue 14, item 12: a hard link inside the root to a file outside it is the outside file
+/// itself; the strict sandbox (the default) refuses files with more than one link.
+#[cfg(unix)]
+#[tokio::test]
+async fn read_file_refuses_hard_links_in_the_strict_sandbox() {
+    let root = sandbox_root();
+    let outside = &setup().1;
+    std::fs::write(outside.join("linked-secret.txt"), "outside secret").unwrap();
+    std::fs::hard_link(outside.join("linked-secret.txt"), root.join("hard.txt")).unwrap();
+    let o = call("read_file", json!({"path": "hard.txt"}), false).await;
+    assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{o:?}");
+    assert!(!format!("{o:?}").contains("outside secret"));
+    assert!(
+        o.error.as_ref().unwrap().message.contains("hard links"),
+        "{o:?}"
+    );
+}

@@ -822,12 +822,12 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
         quote!(let ret = #fn_ident(#(#call_args),*).await;)
     } else {
         quote! {
-            let ret = match ::toolwright::__private::tokio::task::spawn_blocking(move || {
+            // Bounded: a body that never returns holds one of its tool's permits, not the pool.
+            let ret = match ::toolwright::__private::run_blocking(#tool_name, move || {
                 #fn_ident(#(#call_args),*)
             }).await {
                 ::core::result::Result::Ok(r) => r,
-                ::core::result::Result::Err(e) =>
-                    return ::core::result::Result::Err(::toolwright::__private::join_error(e)),
+                ::core::result::Result::Err(e) => return ::core::result::Result::Err(e),
             };
         }
     };

@@ -1,19 +1,29 @@
 //! The Streamable HTTP server (feature `http-server`): rmcp's `StreamableHttpService` mounted in
-//! axum, with bearer-token auth, Host/Origin allow-lists against DNS rebinding, a request body
-//! limit and graceful shutdown.
+//! axum, with bearer-token auth, Host/Origin allow-lists against DNS rebinding, and bounds on
+//! everything a client can hold: a request body limit (an over-long declared `Content-Length`
+//! answers 413 before any byte of the body is read), a body read timeout, a header read timeout
+//! and a connection cap with load shedding (`http_conn.rs`), and MCP sessions with an idle TTL
+//! and a cap (`sessions.rs`). Shutdown drains open requests for a bounded time.
+//!
+//! The checks run in this order, cheapest first: bearer token (401, and the connection is
+//! closed), declared length (413), session cap for a new session (503) or unknown session on
+//! DELETE (404), then the body is read within its timeout (408) and handed to rmcp.
 
 use crate::error::McpError;
+use crate::http_conn::{ConnLimits, ConnState};
 use crate::server::McpServer;
+use crate::sessions::{BoundedSessions, SessionLimits};
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// Default request body limit (bytes).
@@ -46,6 +56,12 @@ pub struct HttpOptions {
     /// back to SSE when a tool sends progress or log notifications first). Ignored without
     /// `stateless`.
     pub json_response: bool,
+    /// MCP sessions: idle TTL and cap (stateful mode only).
+    pub sessions: SessionLimits,
+    /// Connections: cap, header read timeout, shutdown drain.
+    pub connections: ConnLimits,
+    /// A request body must arrive whole within this time (408 otherwise; default 30 s).
+    pub body_timeout: Duration,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -59,6 +75,9 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("stateless", &self.stateless)
             .field("json_response", &self.json_response)
+            .field("sessions", &self.sessions)
+            .field("connections", &self.connections)
+            .field("body_timeout", &self.body_timeout)
             .finish()
     }
 }
@@ -81,6 +100,9 @@ impl HttpOptions {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             stateless: false,
             json_response: false,
+            sessions: SessionLimits::default(),
+            connections: ConnLimits::default(),
+            body_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -92,6 +114,8 @@ pub struct HttpServer {
     ct: CancellationToken,
     local: SocketAddr,
     path: String,
+    connections: ConnLimits,
+    sessions: Option<Arc<BoundedSessions>>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -113,30 +137,42 @@ impl HttpServer {
         format!("http://{}{}", self.local, self.path)
     }
 
-    /// Serves until `shutdown` completes, then closes the sessions and waits for open requests.
+    /// Serves until `shutdown` completes, then closes the sessions and gives open requests
+    /// [`ConnLimits::drain`] to finish.
     ///
     /// # Errors
-    /// The listener failed.
+    /// None at present (accept errors are logged and retried); kept for API stability.
     pub async fn run(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
-        use axum::serve::ListenerExt;
-        let ct = self.ct.clone();
-        // Responses are SSE events written in several small pieces: without TCP_NODELAY, Nagle's
-        // algorithm and the client's delayed ACK add ~40 ms to every request.
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::debug!(error = %e, "cannot set TCP_NODELAY");
-            }
-        });
-        axum::serve(listener, self.router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                // Ends the SSE streams and sessions so the graceful shutdown can complete.
-                ct.cancel();
+        let stop = CancellationToken::new();
+        let sweeper = self.sessions.clone().map(|sessions| {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let every = sessions.sweep_every();
+                loop {
+                    tokio::select! {
+                        () = stop.cancelled() => return,
+                        () = tokio::time::sleep(every) => {}
+                    }
+                    sessions.sweep().await;
+                }
             })
-            .await?;
+        });
+        let ct = self.ct.clone();
+        let signal = stop.clone();
+        tokio::spawn(async move {
+            shutdown.await;
+            // Ends the SSE streams and sessions so the connections can close.
+            ct.cancel();
+            signal.cancel();
+        });
+        crate::http_conn::serve(self.listener, self.router, self.connections, stop.clone()).await;
+        stop.cancel();
+        if let Some(s) = sweeper {
+            let _ = s.await;
+        }
         Ok(())
     }
 }
@@ -168,15 +204,29 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
         .with_cancellation_token(ct.clone())
         .with_legacy_session_mode(!options.stateless)
         .with_json_response(options.stateless && options.json_response);
-    let service = StreamableHttpService::new(
-        move || Ok(server.new_session()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let token: Arc<Option<String>> = Arc::new(options.token.clone());
-    let router = Router::new()
-        .route_service(&options.path, service)
-        .layer(axum::middleware::from_fn_with_state(token, require_bearer));
+    let (router, sessions) = if options.stateless {
+        let service = StreamableHttpService::new(
+            move || Ok(server.new_session()),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        );
+        (Router::new().route_service(&options.path, service), None)
+    } else {
+        let sessions = Arc::new(BoundedSessions::new(options.sessions));
+        let service =
+            StreamableHttpService::new(move || Ok(server.new_session()), sessions.clone(), config);
+        (
+            Router::new().route_service(&options.path, service),
+            Some(sessions),
+        )
+    };
+    let guard = Arc::new(Guard {
+        token: options.token.clone(),
+        max_body: options.max_body_bytes,
+        body_timeout: options.body_timeout,
+        sessions: sessions.clone(),
+    });
+    let router = router.layer(axum::middleware::from_fn_with_state(guard, guard_request));
     let listener = tokio::net::TcpListener::bind(options.addr).await?;
     let local = listener.local_addr()?;
     Ok(HttpServer {
@@ -185,29 +235,95 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
         ct,
         local,
         path: options.path,
+        connections: options.connections,
+        sessions,
     })
 }
 
-/// Answers 401 unless the request carries the configured bearer token.
-async fn require_bearer(
-    State(token): State<Arc<Option<String>>>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let Some(expected) = token.as_ref() else {
-        return next.run(req).await;
-    };
-    let given = req
+/// What [`guard_request`] checks against.
+struct Guard {
+    token: Option<String>,
+    max_body: usize,
+    body_timeout: Duration,
+    sessions: Option<Arc<BoundedSessions>>,
+}
+
+/// The checks every request passes before rmcp sees it (see the module docs for the order).
+async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+    if let Some(expected) = &guard.token {
+        if !bearer_matches(&req, expected) {
+            return unauthorized();
+        }
+        if let Some(conn) = req.extensions().get::<Arc<ConnState>>() {
+            conn.mark_authenticated();
+        }
+    }
+    let declared = req
         .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > guard.max_body as u64) {
+        return too_large(guard.max_body);
+    }
+    if let Some(sessions) = &guard.sessions {
+        let session = req
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok());
+        match (req.method(), session) {
+            (&Method::POST, None) if sessions.len() >= sessions.limits().max => {
+                return too_many_sessions(sessions.limits());
+            }
+            (&Method::DELETE, Some(id)) if !sessions.contains(id) => {
+                return (
+                    StatusCode::NOT_FOUND,
+                    [(header::CONNECTION, "close")],
+                    "Not Found: no MCP session has this Mcp-Session-Id",
+                )
+                    .into_response();
+            }
+            _ => {}
+        }
+    }
+    let (parts, body) = req.into_parts();
+    let read = tokio::time::timeout(
+        guard.body_timeout,
+        axum::body::to_bytes(body, guard.max_body),
+    )
+    .await;
+    let bytes = match read {
+        Err(_) => {
+            return (
+                StatusCode::REQUEST_TIMEOUT,
+                [(header::CONNECTION, "close")],
+                format!(
+                    "Request Timeout: the body did not arrive within {} s",
+                    guard.body_timeout.as_secs()
+                ),
+            )
+                .into_response();
+        }
+        Ok(Err(_)) => return too_large(guard.max_body),
+        Ok(Ok(b)) => b,
+    };
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
+}
+
+fn bearer_matches(req: &Request, expected: &str) -> bool {
+    req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
             v.strip_prefix("Bearer ")
                 .or_else(|| v.strip_prefix("bearer "))
-        });
-    if given.is_some_and(|g| constant_time_eq(g.as_bytes(), expected.as_bytes())) {
-        return next.run(req).await;
-    }
+        })
+        .is_some_and(|g| constant_time_eq(g.as_bytes(), expected.as_bytes()))
+}
+
+/// 401, and the connection closes: a client without the token cannot keep it open.
+fn unauthorized() -> Response {
     let mut resp = (
         StatusCode::UNAUTHORIZED,
         "Unauthorized: a valid bearer token is required",
@@ -215,7 +331,48 @@ async fn require_bearer(
         .into_response();
     resp.headers_mut()
         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    resp.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     resp
+}
+
+/// 413, and the connection closes (the unread body would otherwise follow).
+fn too_large(max: usize) -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        [(header::CONNECTION, "close")],
+        format!("Payload Too Large: the limit is {max} bytes"),
+    )
+        .into_response()
+}
+
+/// 503 with a JSON-RPC error, when a new session would pass the cap.
+fn too_many_sessions(limits: SessionLimits) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": -32000,
+            "message": format!(
+                "Too many MCP sessions: {} are open, the server's limit. Close a session you no \
+                 longer use (DELETE with its Mcp-Session-Id) or retry later; idle sessions close \
+                 after {} s.",
+                limits.max,
+                limits.idle.as_secs()
+            ),
+        }
+    });
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::RETRY_AFTER, "5"),
+            // The body was not read: the connection cannot carry another request.
+            (header::CONNECTION, "close"),
+        ],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// Compares without an early exit on the first differing byte.

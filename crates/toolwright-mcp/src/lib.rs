@@ -23,8 +23,12 @@ mod convert;
 mod error;
 #[cfg(feature = "http-server")]
 mod http;
+#[cfg(feature = "http-server")]
+mod http_conn;
 pub mod notify;
 mod server;
+#[cfg(feature = "http-server")]
+mod sessions;
 
 pub use client::{
     ClientOptions, McpConnection, McpSource, ToolsChangedHook, connect, connect_io, import_all,
@@ -34,4 +38,8 @@ pub use convert::{RAW_CONTENT_KEY, envelope_text, raw_content, spec_from_mcp_too
 pub use error::McpError;
 #[cfg(feature = "http-server")]
 pub use http::{HttpOptions, HttpServer, bind_http};
+#[cfg(feature = "http-server")]
+pub use http_conn::ConnLimits;
 pub use server::{McpServer, ServerOptions, serve_io, serve_stdio};
+#[cfg(feature = "http-server")]
+pub use sessions::SessionLimits;

@@ -11,8 +11,9 @@ use crate::convert::{to_call_result, to_mcp_tool};
 use crate::error::McpError;
 use crate::notify::{CallScope, Outgoing, level_rank};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
@@ -504,6 +505,33 @@ impl ServerHandler for McpServer {
         Ok(CallToolResponse::Complete(to_call_result(&out)))
     }
 
+    /// rmcp hands a standard method whose params do not parse (`tools/call` without a `name`,
+    /// `"arguments": "x"`) to this fallback; JSON-RPC calls that invalid params (-32602), not
+    /// an unknown method (-32601).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        match standard_params_problem(&request.method) {
+            Some(expected) => Err(ErrorData::invalid_params(
+                format!(
+                    "invalid params for `{}`: expected {expected}",
+                    request.method.chars().take(64).collect::<String>()
+                ),
+                None,
+            )),
+            None => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "method not found: `{}`",
+                    request.method.chars().take(64).collect::<String>()
+                ),
+                None,
+            )),
+        }
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let mut peers = self.shared.peers.lock().unwrap_or_else(|e| e.into_inner());
         peers.retain(|p| !p.is_transport_closed());
@@ -519,6 +547,20 @@ impl ServerHandler for McpServer {
         let rank = level.as_str().and_then(level_rank).unwrap_or(0);
         self.session.min_log.store(rank, Ordering::Relaxed);
         Ok(())
+    }
+}
+
+/// For the standard methods this server serves: what their params must look like.
+fn standard_params_problem(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => {
+            Some("{\"name\": string, \"arguments\"?: object} (`arguments` must be a JSON object)")
+        }
+        "tools/list" => Some("{\"cursor\"?: string}"),
+        "initialize" => Some("{\"protocolVersion\", \"capabilities\", \"clientInfo\"}"),
+        "logging/setLevel" => Some("{\"level\": a log level such as \"info\"}"),
+        "ping" => Some("no params or an object"),
+        _ => None,
     }
 }
 

@@ -77,6 +77,10 @@ pub fn safe_to_rerun(req: &Request) -> bool {
 
 /// Whether a failure with `out`'s code is worth an automatic retry, given how many were made.
 fn transient(out: &Outcome, retries_made: u32, has_fallback: bool) -> bool {
+    if out.meta.still_running {
+        // The first attempt may still take effect: a second one could do the work twice.
+        return false;
+    }
     match out.error_code() {
         Some(ErrorCode::RateLimited) => true,
         Some(ErrorCode::Timeout) => retries_made == 0,

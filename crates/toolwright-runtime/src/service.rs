@@ -12,6 +12,7 @@ use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+use toolwright_core::blocking::BlockingWatch;
 use toolwright_core::{
     Invoker, Outcome, ToolCall, ToolContext, ToolEntry, ToolError, run_guarded_shared,
 };
@@ -45,6 +46,8 @@ pub struct Request {
     /// `cancel` was made for this request (no host holds it), so the deadline may cancel it
     /// directly instead of a child token.
     pub(crate) own_cancel: bool,
+    /// Counts the sync bodies this attempt left running (set by the deadline policy).
+    pub(crate) watch: Option<BlockingWatch>,
 }
 
 impl fmt::Debug for Request {
@@ -78,6 +81,7 @@ impl Clone for Request {
             invoker: self.invoker.clone(),
             idempotency_key: self.idempotency_key.clone(),
             own_cancel: self.own_cancel,
+            watch: self.watch.clone(),
         }
     }
 }
@@ -105,6 +109,7 @@ impl Request {
             invoker: None,
             idempotency_key: None,
             own_cancel: false,
+            watch: None,
         }
     }
 
@@ -219,13 +224,18 @@ impl Service for ToolService {
         let ctx = req.context();
         let entry = req.entry;
         let args = req.args;
+        let watch = req.watch;
+        let run = async move {
+            match watch {
+                Some(w) => w.scope(run_guarded_shared(&entry, args, ctx)).await,
+                None => run_guarded_shared(&entry, args, ctx).await,
+            }
+        };
         if !self.isolate {
-            return Box::pin(async move { run_guarded_shared(&entry, args, ctx).await });
+            return Box::pin(run);
         }
         Box::pin(async move {
-            let task = AbortOnDrop(tokio::spawn(async move {
-                run_guarded_shared(&entry, args, ctx).await
-            }));
+            let task = AbortOnDrop(tokio::spawn(run));
             task.join().await
         })
     }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+use toolwright_core::blocking::BlockingWatch;
 use toolwright_core::{Outcome, ToolError, ToolSpec};
 
 /// The deadline used when a tool declares neither `timeout_ms` nor `sla_ms`.
@@ -72,6 +73,8 @@ impl Service for Timeout {
             (Some(host), token)
         };
         let entry = req.entry.clone();
+        let watch = BlockingWatch::new();
+        req.watch = Some(watch.clone());
         let mut fut = self.inner.call(req);
         Box::pin(async move {
             if host.as_ref().is_some_and(CancellationToken::is_cancelled) {
@@ -96,21 +99,40 @@ impl Service for Timeout {
                 out = fut => out,
                 () = tokio::time::sleep_until(deadline) => {
                     token.cancel();
-                    let name = &entry.spec().name;
-                    tracing::warn!(tool = %name, limit_ms = limit.as_millis() as u64, "tool timed out");
-                    Outcome::from_error(
-                        ToolError::timeout(format!(
-                            "{name} did not answer within {} ms and was cancelled.",
-                            limit.as_millis()
-                        ))
-                        .with_suggestion(
-                            "Try a narrower request, or tell the user the tool timed out.",
-                        ),
-                    )
+                    timed_out(&entry.spec().name, limit, &watch)
                 }
             }
         })
     }
+}
+
+/// The `TIMEOUT` answer. When a sync body of the call is still running (it cannot be
+/// cancelled), the answer says so: `meta.still_running`, not retryable, so neither the runtime
+/// nor the model starts the work a second time while the first may still take effect.
+fn timed_out(name: &str, limit: Duration, watch: &BlockingWatch) -> Outcome {
+    let ms = limit.as_millis();
+    if watch.running() == 0 {
+        tracing::warn!(tool = %name, limit_ms = ms as u64, "tool timed out");
+        return Outcome::from_error(
+            ToolError::timeout(format!(
+                "{name} did not answer within {ms} ms and was cancelled."
+            ))
+            .with_suggestion("Try a narrower request, or tell the user the tool timed out."),
+        );
+    }
+    tracing::warn!(tool = %name, limit_ms = ms as u64, "tool timed out; its blocking work is still running");
+    let mut out = Outcome::from_error(
+        ToolError::timeout(format!(
+            "{name} did not answer within {ms} ms; its work could not be stopped and may still \
+             take effect."
+        ))
+        .with_suggestion(
+            "Do not repeat the call right away; tell the user it timed out and may still complete.",
+        )
+        .with_retryable(false),
+    );
+    out.meta.still_running = true;
+    out
 }
 
 fn cancelled_outcome() -> Outcome {

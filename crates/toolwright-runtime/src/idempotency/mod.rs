@@ -12,7 +12,19 @@
 //!   (a pending record with a lease) decides, and the others poll it;
 //! - results expire after a TTL; transient failures (`TIMEOUT`, `RATE_LIMITED`,
 //!   `DEPENDENCY_UNAVAILABLE`, `CANCELLED`, `INTERNAL`) are not stored, so the key can be retried;
-//! - the store unreachable → `DEPENDENCY_UNAVAILABLE` and the tool does not run.
+//! - the store unreachable → `DEPENDENCY_UNAVAILABLE` and the tool does not run;
+//! - a `TIMEOUT` whose work is still running (`meta.still_running`) keeps the key reserved until
+//!   its lease ends: duplicates meanwhile answer "still running" instead of running it again.
+//!
+//! # What a record guarantees when the process dies
+//!
+//! The reservation is written before the tool runs and the result after it. A process killed
+//! between the two (SIGKILL, power loss) leaves a pending record: until its lease ends (four
+//! deadlines plus 10 s) every duplicate answers `IDEMPOTENCY_CONFLICT` "still running" and
+//! nothing runs. After the lease the key is free and the next duplicate runs the tool again: the
+//! store gives at most once while a lease or a result is live, and at least once across a crash
+//! (whether the killed call's effect happened is unknown to the store; a tool that must not
+//! repeat it has to check the world itself, as `track_article_view` does with its unique key).
 //!
 //! Backends implement [`IdempotencyStore`]: [`MemoryStore`] (default), [`SqliteStore`] (survives
 //! restarts) and `RedisStore` (feature `redis`; shared by many processes). [`open_store`] parses
@@ -427,6 +439,12 @@ async fn lead(
                     armed: true,
                 };
                 let out = inner.call(req).await;
+                if out.meta.still_running {
+                    // The work may still take effect: the key stays reserved until its lease
+                    // ends, so no duplicate runs it meanwhile.
+                    held.armed = false;
+                    return (out, Shared::Same(in_progress(key)));
+                }
                 if storable(&out) {
                     let stored = stored_form(&out);
                     match store.complete(key, fp, &stored, config.ttl).await {
@@ -517,6 +535,13 @@ fn stored_form(out: &Outcome) -> Outcome {
 
 fn replay(mut out: Outcome) -> Outcome {
     out.meta.replayed = true;
+    if out.instruction.is_none() {
+        out.instruction = Some(
+            "This is the stored result of the earlier call with this idempotency key, as it was \
+             then; it does not check the world now. Use a new key to act again."
+                .to_string(),
+        );
+    }
     let note = "Replayed: an earlier call with the same idempotency key already did this, so \
                 the tool did not run again; this is its stored result.";
     out.message = if out.message.is_empty() {

@@ -39,6 +39,7 @@ pub fn track_registry(delay: Duration) -> (Arc<Registry>, Arc<AtomicU32>) {
 /// A redis-server of our own on a free loopback port, stopped on drop.
 pub struct RedisServer {
     pub port: u16,
+    bin: String,
     child: Option<std::process::Child>,
 }
 
@@ -70,7 +71,11 @@ impl RedisServer {
             );
         };
         let port = free_port();
-        let mut server = RedisServer { port, child: None };
+        let mut server = RedisServer {
+            port,
+            bin: bin.clone(),
+            child: None,
+        };
         server.spawn(&bin);
         Some(server)
     }
@@ -104,6 +109,13 @@ impl RedisServer {
 
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// Starts the server again on the same port (empty: the data went with the old one).
+    pub fn restart(&mut self) {
+        self.stop();
+        let bin = self.bin.clone();
+        self.spawn(&bin);
     }
 
     /// Stops the server (the data goes with it).
