@@ -211,7 +211,7 @@ async fn a_truncated_body_is_an_error_and_the_tool_runs_once() {
     let (runtime, runs) = counting_runtime();
     let mut a = agent(&base, runtime.clone());
     let t = Instant::now();
-    let trace = a.run("I opened article 7").await;
+    let trace = a.run_trace("I opened article 7").await;
     let message = provider_error(&trace.stop);
     assert!(!message.is_empty());
     assert!(trace.answer.is_none(), "{:?}", trace.answer);
@@ -224,7 +224,7 @@ async fn a_truncated_body_is_an_error_and_the_tool_runs_once() {
     assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     // The server is whole again: the next run answers.
     let mut a = agent(&base, runtime);
-    let trace = a.run("Did it work?").await;
+    let trace = a.run_trace("Did it work?").await;
     assert_eq!(trace.stop, StopReason::Answered, "{:?}", trace.stop);
     assert_eq!(trace.answer.as_deref(), Some("recorded"));
 }
@@ -237,7 +237,7 @@ async fn a_429_storm_gives_up_after_the_retries() {
     let (runtime, runs) = counting_runtime();
     let mut a = agent(&base, runtime);
     let t = Instant::now();
-    let trace = a.run("I opened article 7").await;
+    let trace = a.run_trace("I opened article 7").await;
     let message = provider_error(&trace.stop);
     assert!(
         message.contains("429") || message.to_lowercase().contains("rate"),
@@ -268,13 +268,13 @@ async fn a_slow_body_times_out_on_time() {
     let (runtime, runs) = counting_runtime();
     let mut a = agent(&base, runtime.clone());
     let t = Instant::now();
-    let trace = a.run("I opened article 7").await;
+    let trace = a.run_trace("I opened article 7").await;
     let message = provider_error(&trace.stop);
     assert!(message.contains("no answer within"), "{message}");
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     assert_eq!(requests.load(Ordering::SeqCst), 2);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     let mut a = agent(&base, runtime);
-    let trace = a.run("again").await;
+    let trace = a.run_trace("again").await;
     assert_eq!(trace.answer.as_deref(), Some("fine"), "{:?}", trace.stop);
 }
