@@ -285,28 +285,13 @@ async fn tools_search_form_errors_and_approval_in_chromium() {
         WAIT,
     )
     .await;
-    c.find(Locator::Css(".tool-row[data-tool=query_users] a.name"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, ".tool-row[data-tool=query_users] a.name").await;
     wait_text(&c, ".tool-name", "query_users", WAIT).await;
-    c.find(Locator::Css("#raw-toggle"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, "#raw-toggle").await;
     let raw = c.find(Locator::Css("#raw")).await.unwrap();
     raw.clear().await.unwrap();
     raw.send_keys(r#"{"role": "superuser"}"#).await.unwrap();
-    c.find(Locator::Css("#submit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, "#submit").await;
     let note = wait_text(
         &c,
         r#".field[data-path="/role"] .field-error"#,
@@ -321,24 +306,14 @@ async fn tools_search_form_errors_and_approval_in_chromium() {
     screenshot(&c, &shots, "ui-failed-call.png").await;
 
     // A valid form (back from raw mode, role chosen in the select): success.
-    c.find(Locator::Css("#raw-toggle"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, "#raw-toggle").await;
     c.find(Locator::Css(r#".field[data-path="/role"] select"#))
         .await
         .unwrap()
         .select_by_label("admin")
         .await
         .unwrap();
-    c.find(Locator::Css("#submit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, "#submit").await;
     wait_text(&c, "#result .status", "success", WAIT).await;
     assert!(!exists(&c, ".field-error").await, "stale field error");
     wait_text(&c, "#result .data", "admin", WAIT).await;
@@ -346,27 +321,12 @@ async fn tools_search_form_errors_and_approval_in_chromium() {
     // delete_file: the preview and the approval step; nothing runs before the click.
     c.goto(&format!("{base}/#/tool/delete_file")).await.unwrap();
     wait_text(&c, ".tool-name", "delete_file", WAIT).await;
-    c.find(Locator::Css(r#".field[data-path="/path"] input"#))
-        .await
-        .unwrap()
-        .send_keys("doomed.txt")
-        .await
-        .unwrap();
-    c.find(Locator::Css("#submit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    type_into(&c, r#".field[data-path="/path"] input"#, "doomed.txt").await;
+    click(&c, "#submit").await;
     wait_text(&c, "#result .status", "needs_confirmation", WAIT).await;
     wait_text(&c, "#approval .preview", "doomed.txt", WAIT).await;
     assert!(doomed.exists(), "deleted before the approval");
-    c.find(Locator::Css("#approve"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, "#approve").await;
     wait_text(&c, "#result .status", "success", WAIT).await;
     assert!(!doomed.exists(), "approved but not deleted");
 
@@ -396,12 +356,7 @@ async fn agent_live_trace_in_chromium() {
     c.goto(&format!("{base}/#/agent")).await.unwrap();
     let q = c.find(Locator::Css("#agent-query")).await.unwrap();
     q.send_keys("Convert 100 USD to EUR").await.unwrap();
-    c.find(Locator::Css("#agent-run"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&c, "#agent-run").await;
 
     // Live: the routing step shows while the model still works.
     wait_text(&c, "#trace .ev-routed", "convert_currency", AGENT_WAIT).await;
@@ -532,30 +487,15 @@ async fn nested_forms_build_the_schema_s_json_in_chromium() {
         .unwrap();
     wait_text(&c, ".tool-name", "create_order", WAIT).await;
     let field = |path: &str, tag: &str| format!(r#".field[data-path="{path}"] {tag}"#);
-    c.find(Locator::Css(&field("/customer/name", "input")))
-        .await
-        .unwrap()
-        .send_keys("Ada")
-        .await
-        .unwrap();
+    type_into(&c, &field("/customer/name", "input"), "Ada").await;
     c.find(Locator::Css(&field("/customer/vip", "select")))
         .await
         .unwrap()
         .select_by_label("true")
         .await
         .unwrap();
-    c.find(Locator::Css(r#".field[data-path="/items"] > button"#))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    c.find(Locator::Css(&field("/items/0/sku", "input")))
-        .await
-        .unwrap()
-        .send_keys("A-1")
-        .await
-        .unwrap();
+    click(&c, r#".field[data-path="/items"] > button"#).await;
+    type_into(&c, &field("/items/0/sku", "input"), "A-1").await;
     let qty = c
         .find(Locator::Css(&field("/items/0/qty", "input")))
         .await
@@ -595,4 +535,24 @@ async fn nested_forms_build_the_schema_s_json_in_chromium() {
         json!({"customer": {"name": "Ada", "vip": true}, "items": [{"sku": "A-1", "qty": 3}], "priority": "high"})
     );
     c.close().await.unwrap();
+}
+
+/// Clicks the element `css` selects.
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Types `text` into the element `css` selects.
+async fn type_into(c: &Client, css: &str, text: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .send_keys(text)
+        .await
+        .unwrap();
 }
