@@ -561,17 +561,9 @@ impl Router {
         };
         let fused = match &dense_q {
             Some((d, q)) if !similarity.is_empty() => {
-                let first = self.fuse_kind(&lexical, &similarity);
-                // Re-rank the best candidates by the better of full text and headline.
-                let mut matched = similarity.clone();
-                for (i, _) in top_k(&first, HEADLINE_DEPTH) {
-                    if let (Some(m), Some(h)) =
-                        (matched.get_mut(i), d.index.headline_similarity(q, i))
-                    {
-                        *m = m.max(h);
-                    }
-                }
-                self.fuse_kind(&lexical, &matched)
+                let mut fused = self.fuse_kind(&lexical, &similarity);
+                self.rerank_by_headline(&mut fused, &lexical, &similarity, d.index(), q);
+                fused
             }
             _ => lexical.clone(),
         };
@@ -579,6 +571,50 @@ impl Router {
             fused,
             lexical,
             similarity,
+        }
+    }
+
+    /// Re-scores the first [`HEADLINE_DEPTH`] candidates of `fused` with the better of their
+    /// full-text and headline similarities. Dense and linear scores are per tool, so only those
+    /// candidates are recomputed; reciprocal-rank fusion depends on every rank and is redone.
+    fn rerank_by_headline(
+        &self,
+        fused: &mut Vec<f32>,
+        lexical: &[f32],
+        similarity: &[f32],
+        index: &DenseIndex,
+        query: &[f32],
+    ) {
+        let best = |i: usize| {
+            let c = similarity.get(i).copied().unwrap_or(0.0);
+            index.headline_similarity(query, i).map_or(c, |h| c.max(h))
+        };
+        let top = top_k(fused, HEADLINE_DEPTH);
+        let max = lexical.iter().copied().fold(0.0f32, f32::max);
+        match (self.kind, self.fusion) {
+            (ScorerKind::Dense, _) => {
+                for (i, _) in top {
+                    if let Some(f) = fused.get_mut(i) {
+                        *f = (1.0 + best(i)) / 2.0;
+                    }
+                }
+            }
+            (_, Fusion::Linear { dense_weight }) => {
+                for (i, _) in top {
+                    if let (Some(f), Some(&l)) = (fused.get_mut(i), lexical.get(i)) {
+                        *f = linear_one(l, max, best(i), dense_weight);
+                    }
+                }
+            }
+            (_, Fusion::Rrf { .. }) => {
+                let mut matched = similarity.to_vec();
+                for (i, _) in top {
+                    if let Some(m) = matched.get_mut(i) {
+                        *m = best(i);
+                    }
+                }
+                *fused = self.fuse_kind(lexical, &matched);
+            }
         }
     }
 
@@ -656,6 +692,14 @@ fn top_k(scores: &[f32], k: usize) -> Vec<(usize, f32)> {
     hits
 }
 
+/// One tool's linear fusion: its lexical score `l` over the query's best `max`, and its
+/// similarity `c` shifted to [0, 1]. Kept positive so that every tool stays rankable (a
+/// similarity can be negative).
+fn linear_one(l: f32, max: f32, c: f32, dense_weight: f32) -> f32 {
+    let l = if max > 0.0 { l / max } else { 0.0 };
+    (dense_weight * (1.0 + c) / 2.0 + (1.0 - dense_weight) * l).max(f32::MIN_POSITIVE)
+}
+
 /// Fuses lexical scores and similarities (same length) as `fusion` says.
 fn fuse(lexical: &[f32], similarity: &[f32], fusion: Fusion) -> Vec<f32> {
     match fusion {
@@ -664,12 +708,7 @@ fn fuse(lexical: &[f32], similarity: &[f32], fusion: Fusion) -> Vec<f32> {
             lexical
                 .iter()
                 .zip(similarity)
-                .map(|(l, c)| {
-                    let l = if max > 0.0 { l / max } else { 0.0 };
-                    // Keep every tool rankable: a similarity can be negative.
-                    (dense_weight * (1.0 + c) / 2.0 + (1.0 - dense_weight) * l)
-                        .max(f32::MIN_POSITIVE)
-                })
+                .map(|(&l, &c)| linear_one(l, max, c, dense_weight))
                 .collect()
         }
         Fusion::Rrf {
