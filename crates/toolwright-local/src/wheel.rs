@@ -421,6 +421,11 @@ fn stream_to_file(
             done,
             total: file.size,
         });
+    })
+    // A read error here is the connection's, not a corrupt archive's.
+    .map_err(|e| match e {
+        FetchError::Wheel(m) => FetchError::Download(format!("{}: {m}", file.url)),
+        other => other,
     })?;
     if done > file.size {
         let _ = std::fs::remove_file(out);
