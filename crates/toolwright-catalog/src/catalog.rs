@@ -92,6 +92,10 @@ pub struct CatalogTool {
     /// Lint rule ids allowed for this tool.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lint_allow: Vec<String>,
+    /// How often the tool may run (`{calls: 10, period_ms: 1000, burst: 10, per_caller: false}`),
+    /// held across replicas that share a store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<toolwright_core::RateLimit>,
     /// JSON Schema (2020-12) of the arguments.
     pub parameters: Value,
 }
@@ -180,6 +184,7 @@ impl CatalogTool {
             output_limit_bytes: m.output_limit_bytes,
             examples: m.examples.clone(),
             lint_allow: m.lint_allow.clone(),
+            rate_limit: m.rate_limit,
             parameters: spec.parameters.clone(),
         }
     }
@@ -207,6 +212,7 @@ impl CatalogTool {
                 output_limit_bytes: self.output_limit_bytes,
                 dependencies: self.dependencies.clone(),
                 lint_allow: self.lint_allow.clone(),
+                rate_limit: self.rate_limit,
             },
         }
     }

@@ -1,7 +1,7 @@
 //! `toolwright serve` (an MCP server over stdio or Streamable HTTP) and the `--mcp` import of
 //! MCP servers' tools used by every command that builds a runtime.
 
-use crate::{Global, load_definitions, runtime_over, usage_error};
+use crate::{Global, load_definitions, usage_error};
 use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -79,6 +79,58 @@ pub struct ServeArgs {
     /// Seconds an HTTP client has to send a request's body (408 after).
     #[arg(long, default_value_t = 30, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub body_timeout_secs: u64,
+    /// Enables GET /approvals and POST /approvals/ID/approve|deny for requests with this bearer
+    /// token (it must differ from --token, which the model's client holds).
+    #[arg(
+        long,
+        env = "TOOLWRIGHT_ADMIN_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN",
+        requires = "http"
+    )]
+    pub admin_token: Option<String>,
+    /// On SIGTERM, keep serving this many seconds with /readyz answering 503, so the load
+    /// balancer stops sending new clients before the server stops taking requests.
+    #[arg(long, default_value_t = 0, value_name = "SECS", requires = "http")]
+    pub drain_grace_secs: u64,
+    /// On SIGTERM, after the grace period, calls in flight get this many seconds to finish;
+    /// calls still running then are cut (never reported done).
+    #[arg(long, default_value_t = 10, value_name = "SECS", requires = "http")]
+    pub drain_secs: u64,
+}
+
+/// Installs the Prometheus recorder behind the `metrics` facade (once per process) and returns
+/// what renders `/metrics`; `None` when another recorder is installed already.
+fn prometheus() -> Option<toolwright_mcp::MetricsRender> {
+    use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+    static HANDLE: OnceLock<Option<metrics_exporter_prometheus::PrometheusHandle>> =
+        OnceLock::new();
+    let handle = HANDLE.get_or_init(|| {
+        const BUCKETS: [f64; 15] = [
+            0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+            30.0,
+        ];
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &BUCKETS)
+            .ok()?
+            .build_recorder();
+        let handle = recorder.handle();
+        metrics::set_global_recorder(recorder).ok()?;
+        let upkeep = handle.clone();
+        // Histograms are folded into their buckets on upkeep; render also runs it.
+        std::thread::Builder::new()
+            .name("metrics-upkeep".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(Duration::from_secs(5));
+                    upkeep.run_upkeep();
+                }
+            })
+            .ok()?;
+        Some(handle)
+    });
+    let handle = handle.clone()?;
+    Some(Arc::new(move || handle.render()))
 }
 
 /// Imports the tools of the `--mcp` servers into `registry` (names prefixed with
@@ -181,12 +233,17 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
             return usage_error(&format!("cannot add find_tools: {e}"));
         }
     }
-    let mut rest = global.clone();
-    rest.mcp.clear(); // imported above
-    let runtime = match runtime_over(&rest, registry).await {
-        Ok(r) => r,
+    let store = match crate::runtime_cli::store(global) {
+        Ok(s) => s,
         Err(e) => return usage_error(&e),
     };
+    // Over HTTP the calls' metrics also go to the Prometheus recorder behind /metrics.
+    let runtime = crate::runtime_cli::track(
+        toolwright_runtime::Runtime::builder(registry)
+            .store(store)
+            .export_metrics(args.http.is_some())
+            .build(),
+    );
     let options = ServerOptions {
         approve_all: args.approve_all,
         page_size: args
@@ -233,6 +290,10 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
     http.max_body_bytes = args.max_body_bytes;
     http.stateless = args.stateless;
     http.json_response = args.json_response;
+    http.admin_token = args.admin_token.clone().filter(|t| !t.trim().is_empty());
+    http.metrics = prometheus();
+    http.drain_grace = Duration::from_secs(args.drain_grace_secs);
+    http.connections.drain = Duration::from_secs(args.drain_secs);
     if args.workers == 0 {
         return serve_http(server, http).await;
     }

@@ -131,10 +131,10 @@ pub async fn invoke_with_prompt(rt: &Runtime, call: ToolCall, opts: &CallOptions
     let mut answer = String::new();
     let _ = std::io::stdin().lock().read_line(&mut answer);
     if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-        rt.deny(&id);
+        let _ = rt.deny(&id).await;
         return out;
     }
-    if rt.approve(&id).is_err() {
+    if rt.approve(&id).await.is_err() {
         return out;
     }
     rt.invoke(call, opts).await

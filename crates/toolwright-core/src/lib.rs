@@ -26,7 +26,9 @@ pub use registry::{
     InvokeOptions, Registry, RegistryError, ToolEntry, approval_id, finish, is_valid_tool_name,
     run_guarded, run_guarded_shared,
 };
-pub use spec::{DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, SideEffects, ToolMeta, ToolSpec};
+pub use spec::{
+    DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, RateLimit, SideEffects, ToolMeta, ToolSpec,
+};
 pub use state::{State, States};
 pub use suggest::closest;
 pub use tool::{

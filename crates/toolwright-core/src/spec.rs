@@ -100,6 +100,67 @@ pub struct ToolMeta {
     /// clippy's `#[allow]`. Keep the reason next to the attribute.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lint_allow: Vec<String>,
+    /// How often the tool may run, across every replica sharing the runtime's store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimit>,
+}
+
+/// A rate limit: `calls` per `period_ms`, with bursts of up to `burst` calls (GCRA: one call
+/// every `period_ms / calls`, `burst - 1` of them early). Calls over it answer `RATE_LIMITED`
+/// with `retry_after_ms`.
+///
+/// ```
+/// use toolwright_core::RateLimit;
+/// let r: RateLimit = serde_json::from_value(serde_json::json!({"calls": 10})).unwrap();
+/// assert_eq!((r.period_ms, r.burst()), (1000, 10));
+/// assert_eq!(r.interval_us(), 100_000);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateLimit {
+    /// Calls allowed per period (at least 1).
+    pub calls: u32,
+    /// The period in milliseconds (default 1000).
+    #[serde(default = "one_second")]
+    pub period_ms: u64,
+    /// Most calls at once after a quiet spell (default `calls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u32>,
+    /// Count each caller (the bearer token an HTTP client presents) on its own instead of
+    /// all callers together.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_caller: bool,
+}
+
+fn one_second() -> u64 {
+    1000
+}
+
+impl RateLimit {
+    /// `calls` per second, bursts of `calls`.
+    pub fn per_second(calls: u32) -> Self {
+        RateLimit {
+            calls,
+            period_ms: 1000,
+            burst: None,
+            per_caller: false,
+        }
+    }
+
+    /// The largest burst (at least 1).
+    pub fn burst(&self) -> u32 {
+        self.burst.unwrap_or(self.calls).max(1)
+    }
+
+    /// Microseconds between calls at the steady rate (at least 1).
+    pub fn interval_us(&self) -> u64 {
+        (self.period_ms.saturating_mul(1000) / u64::from(self.calls.max(1))).max(1)
+    }
+
+    /// How early a call may come (GCRA's tolerance), in microseconds.
+    pub fn tolerance_us(&self) -> u64 {
+        self.interval_us()
+            .saturating_mul(u64::from(self.burst() - 1))
+    }
 }
 
 /// Everything a tool advertises: name, description, the JSON Schema (2020-12) of its arguments, and

@@ -893,6 +893,7 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
                         output_limit_bytes: #output_limit,
                         dependencies: ::std::vec![#(::std::string::String::from(#dependencies)),*],
                         lint_allow: ::std::vec![#(::std::string::String::from(#lint_allow)),*],
+                        rate_limit: ::std::option::Option::None,
                     };
                     (::toolwright::ToolSpec::new(#tool_name, #description, parameters).with_meta(meta), flat)
                 })

@@ -23,6 +23,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -62,6 +63,15 @@ pub struct HttpOptions {
     pub connections: ConnLimits,
     /// A request body must arrive whole within this time (408 otherwise; default 30 s).
     pub body_timeout: Duration,
+    /// Enables the approval endpoints (`/approvals…`) for requests that carry this bearer token;
+    /// it must differ from [`token`](Self::token), which the model's client holds.
+    pub admin_token: Option<String>,
+    /// Renders `/metrics` (e.g. a Prometheus exporter's handle); by default the runtime's own
+    /// counters in the Prometheus text format.
+    pub metrics: Option<crate::ops::MetricsRender>,
+    /// After the shutdown signal, how long the server keeps serving while `/readyz` answers 503,
+    /// so a load balancer stops sending new clients first (default 0).
+    pub drain_grace: Duration,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -78,6 +88,9 @@ impl std::fmt::Debug for HttpOptions {
             .field("sessions", &self.sessions)
             .field("connections", &self.connections)
             .field("body_timeout", &self.body_timeout)
+            .field("admin_token", &self.admin_token.as_ref().map(|_| "<redacted>"))
+            .field("metrics", &self.metrics.as_ref().map(|_| "<renderer>"))
+            .field("drain_grace", &self.drain_grace)
             .finish()
     }
 }
@@ -103,6 +116,9 @@ impl HttpOptions {
             sessions: SessionLimits::default(),
             connections: ConnLimits::default(),
             body_timeout: Duration::from_secs(30),
+            admin_token: None,
+            metrics: None,
+            drain_grace: Duration::ZERO,
         }
     }
 }
@@ -116,6 +132,10 @@ pub struct HttpServer {
     path: String,
     connections: ConnLimits,
     sessions: Option<Arc<BoundedSessions>>,
+    runtime: toolwright_runtime::Runtime,
+    draining: Arc<AtomicBool>,
+    closing: Arc<AtomicBool>,
+    drain_grace: Duration,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -137,8 +157,11 @@ impl HttpServer {
         format!("http://{}{}", self.local, self.path)
     }
 
-    /// Serves until `shutdown` completes, then closes the sessions and gives open requests
-    /// [`ConnLimits::drain`] to finish.
+    /// Serves until `shutdown` completes, then shuts down gracefully: `/readyz` turns 503 at
+    /// once and the server keeps serving for [`HttpOptions::drain_grace`]; then new MCP requests
+    /// get 503, the calls in flight get [`ConnLimits::drain`] to finish, and the sessions and
+    /// connections close. A call cut by the deadline is dropped, never reported done (its
+    /// idempotency key is released or left to its lease).
     ///
     /// # Errors
     /// None at present (accept errors are logged and retried); kept for API stability.
@@ -162,8 +185,22 @@ impl HttpServer {
         });
         let ct = self.ct.clone();
         let signal = stop.clone();
+        let (runtime, draining, closing) = (self.runtime, self.draining, self.closing);
+        let (grace, drain) = (self.drain_grace, self.connections.drain);
         tokio::spawn(async move {
             shutdown.await;
+            draining.store(true, Ordering::Release);
+            tracing::info!(grace_s = grace.as_secs_f64(), "draining: /readyz answers 503");
+            tokio::time::sleep(grace).await;
+            closing.store(true, Ordering::Release);
+            let deadline = tokio::time::Instant::now() + drain;
+            while runtime.calls_in_flight() > 0 && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            let cut = runtime.calls_in_flight();
+            if cut > 0 {
+                tracing::warn!(calls = cut, "calls still running at the drain deadline are cut");
+            }
             // Ends the SSE streams and sessions so the connections can close.
             ct.cancel();
             signal.cancel();
@@ -195,6 +232,18 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
             allowed_hosts.push(ip.to_string());
         }
     }
+    if options
+        .admin_token
+        .as_deref()
+        .is_some_and(|a| options.token.as_deref() == Some(a))
+    {
+        return Err(McpError::BadSource(
+            "the admin token must differ from the MCP token: the client that asks for a call \
+             must not be able to approve it"
+                .into(),
+        ));
+    }
+    let runtime = server.runtime().clone();
     let ct = CancellationToken::new();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(allowed_hosts)
@@ -206,7 +255,7 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
         .with_json_response(options.stateless && options.json_response);
     let (router, sessions) = if options.stateless {
         let service = StreamableHttpService::new(
-            move || Ok(server.new_session()),
+            move || Ok(server.stateless_request()),
             Arc::new(NeverSessionManager::default()),
             config,
         );
@@ -220,13 +269,26 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
             Some(sessions),
         )
     };
+    let closing = Arc::new(AtomicBool::new(false));
     let guard = Arc::new(Guard {
         token: options.token.clone(),
         max_body: options.max_body_bytes,
         body_timeout: options.body_timeout,
         sessions: sessions.clone(),
+        closing: closing.clone(),
     });
-    let router = router.layer(axum::middleware::from_fn_with_state(guard, guard_request));
+    let draining = Arc::new(AtomicBool::new(false));
+    let ops = Arc::new(crate::ops::Ops {
+        runtime: runtime.clone(),
+        token: options.token.clone(),
+        admin_token: options.admin_token.clone(),
+        metrics: options.metrics.clone(),
+        draining: draining.clone(),
+    });
+    // The operator endpoints have their own checks: the guard is for /mcp only.
+    let router = router
+        .layer(axum::middleware::from_fn_with_state(guard, guard_request))
+        .merge(crate::ops::router(ops));
     let listener = tokio::net::TcpListener::bind(options.addr).await?;
     let local = listener.local_addr()?;
     Ok(HttpServer {
@@ -237,6 +299,10 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
         path: options.path,
         connections: options.connections,
         sessions,
+        runtime,
+        draining,
+        closing,
+        drain_grace: options.drain_grace,
     })
 }
 
@@ -246,10 +312,20 @@ struct Guard {
     max_body: usize,
     body_timeout: Duration,
     sessions: Option<Arc<BoundedSessions>>,
+    /// Shutting down past the grace period: new requests get 503.
+    closing: Arc<AtomicBool>,
 }
 
 /// The checks every request passes before rmcp sees it (see the module docs for the order).
 async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+    if guard.closing.load(Ordering::Acquire) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::CONNECTION, "close"), (header::RETRY_AFTER, "1")],
+            "Service Unavailable: this replica is shutting down; retry (another replica answers)",
+        )
+            .into_response();
+    }
     if let Some(expected) = &guard.token {
         if !bearer_matches(&req, expected) {
             return unauthorized();
@@ -311,7 +387,7 @@ async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next
         .await
 }
 
-fn bearer_matches(req: &Request, expected: &str) -> bool {
+pub(crate) fn bearer_matches(req: &Request, expected: &str) -> bool {
     req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -323,7 +399,7 @@ fn bearer_matches(req: &Request, expected: &str) -> bool {
 }
 
 /// 401, and the connection closes: a client without the token cannot keep it open.
-fn unauthorized() -> Response {
+pub(crate) fn unauthorized() -> Response {
     let mut resp = (
         StatusCode::UNAUTHORIZED,
         "Unauthorized: a valid bearer token is required",

@@ -26,6 +26,8 @@ mod http;
 #[cfg(feature = "http-server")]
 mod http_conn;
 pub mod notify;
+#[cfg(feature = "http-server")]
+mod ops;
 mod server;
 #[cfg(feature = "http-server")]
 mod sessions;
@@ -40,6 +42,8 @@ pub use error::McpError;
 pub use http::{HttpOptions, HttpServer, bind_http};
 #[cfg(feature = "http-server")]
 pub use http_conn::ConnLimits;
+#[cfg(feature = "http-server")]
+pub use ops::MetricsRender;
 pub use server::{McpServer, ServerOptions, serve_io, serve_stdio};
 #[cfg(feature = "http-server")]
 pub use sessions::SessionLimits;

@@ -90,6 +90,10 @@ struct Session {
     /// Advances after every call that did not fail, so consecutive failures of a tool share one
     /// retry budget and a success starts a new one (MCP has no notion of agent steps).
     step: AtomicU32,
+    /// A stateless HTTP request: no session of its own, so its calls carry none (approvals and
+    /// derived idempotency keys are then the same on every replica, and no retry budget
+    /// applies).
+    anonymous: bool,
 }
 
 static SESSIONS: AtomicU64 = AtomicU64::new(1);
@@ -102,6 +106,16 @@ impl Session {
             id: format!("mcp-{}-{n}", std::process::id()),
             min_log: AtomicU8::new(0),
             step: AtomicU32::new(0),
+            anonymous: false,
+        })
+    }
+
+    fn anonymous() -> Arc<Session> {
+        Arc::new(Session {
+            id: String::new(),
+            min_log: AtomicU8::new(0),
+            step: AtomicU32::new(0),
+            anonymous: true,
         })
     }
 }
@@ -150,6 +164,15 @@ impl McpServer {
         McpServer {
             shared: self.shared.clone(),
             session: Session::new(),
+        }
+    }
+
+    /// The same server for one stateless request: its calls belong to no session, so what they
+    /// share through the store (approvals, derived idempotency keys) matches across replicas.
+    pub fn stateless_request(&self) -> Self {
+        McpServer {
+            shared: self.shared.clone(),
+            session: Session::anonymous(),
         }
     }
 
@@ -244,17 +267,14 @@ impl McpServer {
         Ok(result)
     }
 
-    fn call_options(
-        &self,
-        approved: bool,
-        cancel: &tokio_util::sync::CancellationToken,
-    ) -> CallOptions {
+    fn call_options(&self, approved: bool, context: &RequestContext<RoleServer>) -> CallOptions {
         CallOptions {
             approved,
-            session_id: Some(self.session.id.clone()),
+            session_id: (!self.session.anonymous).then(|| self.session.id.clone()),
             step: self.session.step.load(Ordering::Relaxed),
             strict: false,
-            cancel: Some(cancel.child_token()),
+            cancel: Some(context.ct.child_token()),
+            caller: caller_of(context),
         }
     }
 
@@ -270,7 +290,7 @@ impl McpServer {
         let n = CALLS.fetch_add(1, Ordering::Relaxed);
         let call = ToolCall::new(format!("mcp-{n}"), name, args.clone());
         let (scope, rx) = CallScope::open(&call.id);
-        let opts = self.call_options(approved, &context.ct);
+        let opts = self.call_options(approved, context);
         let runtime = self.runtime().clone();
         let ct = context.ct.clone();
         let work = async move {
@@ -684,5 +704,25 @@ mod tests {
         assert_eq!(c.len(), 4);
         let fresh: Vec<Value> = c.iter().map(|t| serde_json::to_value(t).unwrap()).collect();
         assert_eq!(fresh, server.tool_list());
+    }
+}
+
+/// The caller of an HTTP request: a digest of its bearer token (never the token itself), so
+/// per-caller rate limits count each client on every replica alike. `None` over stdio or
+/// without a token.
+fn caller_of(context: &RequestContext<RoleServer>) -> Option<String> {
+    #[cfg(feature = "http-server")]
+    {
+        use sha2::Digest;
+        let parts = context.extensions.get::<axum::http::request::Parts>()?;
+        let auth = parts.headers.get(axum::http::header::AUTHORIZATION)?;
+        let token = auth.to_str().ok()?.split_once(' ')?.1.trim();
+        let digest = sha2::Sha256::digest(token.as_bytes());
+        Some(format!("token-{}", hex::encode(digest.get(..8)?)))
+    }
+    #[cfg(not(feature = "http-server"))]
+    {
+        let _ = context;
+        None
     }
 }

@@ -10,11 +10,11 @@
 
 use crate::service::{BoxService, Layer, Request, Service};
 use futures::future::BoxFuture;
-use serde::Serialize;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-use toolwright_core::{Outcome, approval_id};
+use crate::idempotency::{IdempotencyStore, MemoryStore, StoreError};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Duration;
+use toolwright_core::{Outcome, ToolError, approval_id};
 
 /// How long an approval request (and an approval not yet used) stays valid.
 pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(15 * 60);
@@ -24,6 +24,8 @@ pub const DEFAULT_APPROVAL_TTL: Duration = Duration::from_secs(15 * 60);
 pub enum ApprovalError {
     /// No call is waiting for this id (never asked, already used, or expired).
     Unknown(String),
+    /// The store that holds approvals did not answer.
+    Store(StoreError),
 }
 
 impl std::fmt::Display for ApprovalError {
@@ -33,14 +35,21 @@ impl std::fmt::Display for ApprovalError {
                 f,
                 "no call is waiting for approval `{id}` (unknown, already used or expired)"
             ),
+            ApprovalError::Store(e) => write!(f, "the approval could not be recorded: {e}"),
         }
     }
 }
 
 impl std::error::Error for ApprovalError {}
 
+impl From<StoreError> for ApprovalError {
+    fn from(e: StoreError) -> Self {
+        ApprovalError::Store(e)
+    }
+}
+
 /// A call waiting for a person.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingApproval {
     /// The id to approve.
     pub approval_id: String,
@@ -54,88 +63,68 @@ pub struct PendingApproval {
     pub approved: bool,
 }
 
-#[derive(Debug)]
-struct Entry {
-    pending: PendingApproval,
-    created: Instant,
-}
-
-/// The approval book shared by the gate and the host.
-#[derive(Debug)]
+/// The approval book shared by the gate and the host, kept in the runtime's store: with a
+/// SQLite or Redis store, every replica sees the same book.
+#[derive(Debug, Clone)]
 pub struct Approvals {
-    entries: Mutex<HashMap<String, Entry>>,
+    store: Arc<dyn IdempotencyStore>,
     ttl: Duration,
 }
 
 impl Default for Approvals {
     fn default() -> Self {
-        Approvals::new(DEFAULT_APPROVAL_TTL)
+        Approvals::new(Arc::new(MemoryStore::new()), DEFAULT_APPROVAL_TTL)
     }
 }
 
 impl Approvals {
-    /// An empty book whose entries expire after `ttl`.
-    pub fn new(ttl: Duration) -> Self {
-        Approvals {
-            entries: Mutex::new(HashMap::new()),
-            ttl,
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        let mut g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let ttl = self.ttl;
-        g.retain(|_, e| e.created.elapsed() < ttl);
-        g
+    /// A book in `store` whose entries expire after `ttl`.
+    pub fn new(store: Arc<dyn IdempotencyStore>, ttl: Duration) -> Self {
+        Approvals { store, ttl }
     }
 
     /// Records a call waiting for approval (keeps an existing approval of the same id).
-    pub fn request(&self, pending: PendingApproval) {
-        let mut g = self.lock();
-        g.entry(pending.approval_id.clone()).or_insert(Entry {
-            pending,
-            created: Instant::now(),
-        });
+    ///
+    /// # Errors
+    /// The store did not answer.
+    pub async fn request(&self, pending: PendingApproval) -> Result<(), StoreError> {
+        self.store.approval_put(&pending, self.ttl).await
     }
 
     /// Approves the waiting call `id`; it runs on its next identical call.
     ///
     /// # Errors
-    /// [`ApprovalError::Unknown`] when no call waits for `id`.
-    pub fn approve(&self, id: &str) -> Result<PendingApproval, ApprovalError> {
-        let mut g = self.lock();
-        match g.get_mut(id) {
-            Some(e) => {
-                e.pending.approved = true;
-                e.created = Instant::now();
-                Ok(e.pending.clone())
-            }
-            None => Err(ApprovalError::Unknown(id.to_string())),
-        }
+    /// [`ApprovalError::Unknown`] when no call waits for `id`; [`ApprovalError::Store`] when the
+    /// store did not answer.
+    pub async fn approve(&self, id: &str) -> Result<PendingApproval, ApprovalError> {
+        self.store
+            .approval_grant(id, self.ttl)
+            .await?
+            .ok_or_else(|| ApprovalError::Unknown(id.to_string()))
     }
 
     /// Drops the waiting call `id`; returns whether there was one.
-    pub fn deny(&self, id: &str) -> bool {
-        self.lock().remove(id).is_some()
+    ///
+    /// # Errors
+    /// The store did not answer.
+    pub async fn deny(&self, id: &str) -> Result<bool, StoreError> {
+        self.store.approval_remove(id).await
     }
 
     /// Calls waiting for approval.
-    pub fn pending(&self) -> Vec<PendingApproval> {
-        let mut v: Vec<_> = self.lock().values().map(|e| e.pending.clone()).collect();
-        v.sort_by(|a, b| a.approval_id.cmp(&b.approval_id));
-        v
+    ///
+    /// # Errors
+    /// The store did not answer.
+    pub async fn pending(&self) -> Result<Vec<PendingApproval>, StoreError> {
+        self.store.approvals().await
     }
 
     /// Uses up an approval of `id` for `session`; true when there was one.
-    pub fn take_approved(&self, id: &str, session: Option<&str>) -> bool {
-        let mut g = self.lock();
-        let ok = g
-            .get(id)
-            .is_some_and(|e| e.pending.approved && e.pending.session_id.as_deref() == session);
-        if ok {
-            g.remove(id);
-        }
-        ok
+    ///
+    /// # Errors
+    /// The store did not answer.
+    pub async fn take_approved(&self, id: &str, session: Option<&str>) -> Result<bool, StoreError> {
+        self.store.approval_take(id, session).await
     }
 }
 
@@ -172,26 +161,48 @@ impl Service for Gate {
         if !spec.needs_confirmation() || req.approved {
             return self.inner.call(req);
         }
-        let id = approval_id(&spec.name, &req.args);
-        if self.approvals.take_approved(&id, req.session_id.as_deref()) {
-            req.approved = true;
-            return self.inner.call(req);
-        }
-        let preview = req.entry.tool.preview(&req.args);
-        self.approvals.request(PendingApproval {
-            approval_id: id.clone(),
-            tool: spec.name.clone(),
-            session_id: req.session_id.clone(),
-            preview: preview.clone(),
-            approved: false,
-        });
-        let mut out = Outcome::needs_confirmation(preview, id.clone());
-        out.message = format!(
-            "{} needs a person's approval before it runs (approval id {id}); nothing was done yet.",
-            spec.name
-        );
-        Box::pin(async move { out })
+        let (inner, approvals) = (self.inner.clone(), self.approvals.clone());
+        Box::pin(async move {
+            let spec = req.entry.spec();
+            let id = approval_id(&spec.name, &req.args);
+            match approvals.take_approved(&id, req.session_id.as_deref()).await {
+                Ok(true) => {
+                    req.approved = true;
+                    return inner.call(req).await;
+                }
+                Ok(false) => {}
+                Err(e) => return store_down(&e),
+            }
+            let preview = req.entry.tool.preview(&req.args);
+            let pending = PendingApproval {
+                approval_id: id.clone(),
+                tool: spec.name.clone(),
+                session_id: req.session_id.clone(),
+                preview: preview.clone(),
+                approved: false,
+            };
+            if let Err(e) = approvals.request(pending).await {
+                return store_down(&e);
+            }
+            let mut out = Outcome::needs_confirmation(preview, id.clone());
+            out.message = format!(
+                "{} needs a person's approval before it runs (approval id {id}); nothing was done yet.",
+                spec.name
+            );
+            out
+        })
     }
+}
+
+/// The envelope of a gated call whose approval book could not be read: nothing ran.
+fn store_down(e: &StoreError) -> Outcome {
+    Outcome::from_error(
+        ToolError::new(
+            toolwright_core::ErrorCode::DependencyUnavailable,
+            format!("The approval store is unreachable ({e}); the call was not run."),
+        )
+        .with_suggestion("Try again shortly; nothing was done."),
+    )
 }
 
 #[cfg(test)]
@@ -247,8 +258,8 @@ mod tests {
         let args = json!({"path": "a"});
         let out = svc.call(req(&entry, args.clone())).await;
         let id = out.meta.approval_id.clone().unwrap();
-        assert!(approvals.approve("approve-nope").is_err());
-        approvals.approve(&id).unwrap();
+        assert!(approvals.approve("approve-nope").await.is_err());
+        approvals.approve(&id).await.unwrap();
         // Other arguments are not covered by the approval.
         let other = svc.call(req(&entry, json!({"path": "b"}))).await;
         assert_eq!(other.status, Status::NeedsConfirmation);

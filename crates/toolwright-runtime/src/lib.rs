@@ -13,6 +13,7 @@
 //!     └ resolve the name, coerce + validate args       (toolwright-core)
 //!        └ confirmation gate                           confirm.rs
 //!           └ idempotency (replay / conflict / once)   idempotency/
+//!              └ rate limit (shared through the store) ratelimit.rs
 //!              └ fallback on DEPENDENCY_UNAVAILABLE    fallback.rs
 //!                 └ transient retries with backoff     retry.rs
 //!                    └ deadline that cancels           timeout.rs
@@ -42,7 +43,7 @@
 //! let args = serde_json::json!({"path": "notes.txt", "confirm": true});
 //! let first = rt.invoke(ToolCall::new("c1", "delete_file", args.clone()), &CallOptions::default()).await;
 //! assert_eq!(first.status, Status::NeedsConfirmation); // `confirm: true` approves nothing
-//! rt.approve(first.meta.approval_id.as_deref().unwrap()).unwrap();
+//! rt.approve(first.meta.approval_id.as_deref().unwrap()).await.unwrap();
 //! let second = rt.invoke(ToolCall::new("c2", "delete_file", args), &CallOptions::default()).await;
 //! assert_eq!(second.status, Status::Success);
 //! # });
@@ -54,8 +55,10 @@ pub mod events;
 pub mod fallback;
 pub mod idempotency;
 pub mod metrics;
+pub mod ratelimit;
 pub mod retry;
 pub mod service;
+pub mod shared;
 pub mod timeout;
 
 pub use budget::Budgets;
@@ -65,11 +68,13 @@ pub use fallback::{ArgMapper, FallbackLayer};
 #[cfg(feature = "redis")]
 pub use idempotency::RedisStore;
 pub use idempotency::{
-    IdempotencyConfig, IdempotencyLayer, IdempotencyStore, MemoryStore, Record, Reservation,
-    SqliteStore, StoreError, open_store,
+    IdempotencyConfig, IdempotencyLayer, IdempotencyStore, MemoryStore, MeteredStore, Record,
+    Reservation, SqliteStore, StoreError, open_store,
 };
 pub use metrics::{Metrics, MetricsSnapshot, ToolMetrics};
+pub use ratelimit::RateLimitLayer;
 pub use retry::{RetryLayer, RetryPolicy};
+pub use shared::{RateDecision, SharedState};
 pub use service::{BoxService, Layer, Request, Service, ToolService};
 pub use timeout::{DEFAULT_TIMEOUT, TimeoutLayer};
 
@@ -100,6 +105,9 @@ pub struct CallOptions {
     pub strict: bool,
     /// Cancelled by the host to cancel the call (answers `CANCELLED`).
     pub cancel: Option<CancellationToken>,
+    /// Who asks (an opaque id, e.g. a hash of the caller's bearer token); tools whose
+    /// `rate_limit` is `per_caller` count each caller on its own.
+    pub caller: Option<String>,
 }
 
 /// The metrics series of calls to names that are not registered.
@@ -122,6 +130,7 @@ pub struct RuntimeBuilder {
     approval_ttl: Duration,
     mappers: Vec<(String, String, ArgMapper)>,
     isolate_tools: bool,
+    export_metrics: bool,
 }
 
 impl std::fmt::Debug for RuntimeBuilder {
@@ -193,9 +202,20 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Also emit every call's metrics through the [`metrics`](::metrics) facade (series in
+    /// [`metrics::names`]), and time every store round trip, so a host's recorder (e.g. a
+    /// Prometheus exporter) sees them. Default off: without it a call touches no facade.
+    pub fn export_metrics(mut self, yes: bool) -> Self {
+        self.export_metrics = yes;
+        self
+    }
+
     /// The runtime.
-    pub fn build(self) -> Runtime {
-        let approvals = Arc::new(Approvals::new(self.approval_ttl));
+    pub fn build(mut self) -> Runtime {
+        if self.export_metrics {
+            self.store = Arc::new(MeteredStore::new(self.store));
+        }
+        let approvals = Arc::new(Approvals::new(self.store.clone(), self.approval_ttl));
         let mut fallback = FallbackLayer::new(self.registry.clone());
         for (from, to, m) in self.mappers {
             fallback = fallback.with_mapper(&from, &to, m);
@@ -210,6 +230,7 @@ impl RuntimeBuilder {
         stack = TimeoutLayer::new(self.default_timeout).layer(stack);
         stack = RetryLayer::new(self.retry).layer(stack);
         stack = fallback.layer(stack);
+        stack = RateLimitLayer::new(self.store.clone()).layer(stack);
         stack = IdempotencyLayer::new(self.store.clone(), self.idempotency).layer(stack);
         stack = ConfirmationLayer::new(approvals.clone()).layer(stack);
         let (events, _) = broadcast::channel(1024);
@@ -233,6 +254,8 @@ impl RuntimeBuilder {
                 concurrency: self.concurrency,
                 store: self.store,
                 next_id: AtomicU64::new(1),
+                export_metrics: self.export_metrics,
+                in_flight: std::sync::atomic::AtomicUsize::new(0),
             }),
         }
     }
@@ -249,6 +272,8 @@ struct Inner {
     concurrency: usize,
     store: Arc<dyn IdempotencyStore>,
     next_id: AtomicU64,
+    export_metrics: bool,
+    in_flight: std::sync::atomic::AtomicUsize,
 }
 
 /// Runs tool calls under the runtime's policies. Cheap to clone (shared state).
@@ -285,6 +310,7 @@ impl Runtime {
             approval_ttl: confirm::DEFAULT_APPROVAL_TTL,
             mappers: Vec::new(),
             isolate_tools: false,
+            export_metrics: false,
         }
     }
 
@@ -299,27 +325,47 @@ impl Runtime {
     }
 
     /// Approves the call waiting under `approval_id` (from a `needs_confirmation` envelope); the
-    /// same call, repeated, then runs once.
+    /// same call, repeated, then runs once. With a shared store, any replica may approve a call
+    /// another one was asked.
     ///
     /// # Errors
-    /// No call waits for that id.
-    pub fn approve(&self, approval_id: &str) -> Result<PendingApproval, ApprovalError> {
-        self.inner.approvals.approve(approval_id)
+    /// No call waits for that id, or the store did not answer.
+    pub async fn approve(&self, approval_id: &str) -> Result<PendingApproval, ApprovalError> {
+        self.inner.approvals.approve(approval_id).await
     }
 
     /// Refuses the call waiting under `approval_id`; returns whether one was waiting.
-    pub fn deny(&self, approval_id: &str) -> bool {
-        self.inner.approvals.deny(approval_id)
+    ///
+    /// # Errors
+    /// The store did not answer.
+    pub async fn deny(&self, approval_id: &str) -> Result<bool, StoreError> {
+        self.inner.approvals.deny(approval_id).await
     }
 
     /// Calls waiting for approval.
-    pub fn pending_approvals(&self) -> Vec<PendingApproval> {
-        self.inner.approvals.pending()
+    ///
+    /// # Errors
+    /// The store did not answer.
+    pub async fn pending_approvals(&self) -> Result<Vec<PendingApproval>, StoreError> {
+        self.inner.approvals.pending().await
+    }
+
+    /// Whether the store answers: what a readiness probe asks.
+    ///
+    /// # Errors
+    /// The store did not answer.
+    pub async fn ping_store(&self) -> Result<(), StoreError> {
+        self.inner.store.ping().await
     }
 
     /// Started/finished events of every call from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<ToolEvent> {
         self.inner.events.subscribe()
+    }
+
+    /// Calls running now (tools called by tools included): what a graceful shutdown waits for.
+    pub fn calls_in_flight(&self) -> usize {
+        self.inner.in_flight.load(Ordering::Acquire)
     }
 
     /// Per-tool metrics so far.
@@ -401,10 +447,14 @@ impl Runtime {
             toolwright.status = tracing::field::Empty,
             error.type = tracing::field::Empty,
         );
+        let in_flight = self.inner.export_metrics.then(metrics::InFlight::start);
+        let counted = Counted::new(&self.inner.in_flight);
         let out = self
             .run(call, entry, opts, depth, start)
             .instrument(span.clone())
             .await;
+        drop(counted);
+        drop(in_flight);
         span.record("toolwright.status", out.status.as_str());
         if let Some(code) = out.error_code() {
             span.record("error.type", code.as_str());
@@ -421,6 +471,9 @@ impl Runtime {
             UNKNOWN_TOOL_SERIES
         };
         self.inner.metrics.record(series, sla, &out);
+        if self.inner.export_metrics {
+            metrics::emit(series, &out, start.elapsed());
+        }
         if let Some(display_label) = label {
             let _ = self.inner.events.send(ToolEvent::Finished {
                 call_id: out.meta.call_id.clone(),
@@ -476,9 +529,16 @@ impl Runtime {
         // shares the call's id and name.
         let arguments = std::mem::take(&mut call.arguments);
         let call = Arc::new(call);
-        let attempt = match inner.budgets.begin(session, opts.step, &call.name, max) {
-            Ok(a) => a,
-            Err(out) => return finish(*out, spec, &call, start, Vec::new()),
+        // Budgets belong to a session's steps: a call outside any session (a stateless HTTP
+        // request, a one-off `call`) is always a first attempt and is not counted.
+        let tracked = opts.session_id.is_some();
+        let attempt = if tracked {
+            match inner.budgets.begin(session, opts.step, &call.name, max) {
+                Ok(a) => a,
+                Err(out) => return finish(*out, spec, &call, start, Vec::new()),
+            }
+        } else {
+            budget::Attempt { number: 1, max }
         };
         let (out, coerced) = match &entry {
             Err(e) => (Outcome::from_error(e.clone()), Vec::new()),
@@ -489,6 +549,7 @@ impl Runtime {
                     req.session_id = opts.session_id.clone();
                     req.step = opts.step;
                     req.approved = opts.approved;
+                    req.caller = opts.caller.clone();
                     match &opts.cancel {
                         Some(host) => req.cancel = host.clone(),
                         // No host token: the request's own one, which the deadline may cancel.
@@ -507,10 +568,31 @@ impl Runtime {
         let fallback_spec = answered_by.as_deref().and_then(|t| inner.registry.get(t));
         let spec = fallback_spec.as_ref().map(|e| e.spec()).or(spec);
         let mut out = finish(out, spec, &call, start, coerced);
-        inner
-            .budgets
-            .end(session, opts.step, &call.name, attempt, &mut out);
+        if tracked {
+            inner
+                .budgets
+                .end(session, opts.step, &call.name, attempt, &mut out);
+        } else {
+            out.meta.attempt = 1;
+            out.meta.attempts_left = max.saturating_sub(1);
+        }
         out
+    }
+}
+
+/// Counts a running call until dropped (also when the caller drops the call's future).
+struct Counted<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> Counted<'a> {
+    fn new(n: &'a std::sync::atomic::AtomicUsize) -> Self {
+        n.fetch_add(1, Ordering::AcqRel);
+        Counted(n)
+    }
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -529,6 +611,7 @@ fn child_options(parent: &ToolContext) -> CallOptions {
         step: parent.step,
         strict: false,
         cancel: Some(parent.cancel.child_token()),
+        caller: None,
     }
 }
 

@@ -387,3 +387,77 @@ mod tests {
         assert_eq!(h.quantile(1.0), Some(1000));
     }
 }
+
+/// Names of the series the runtime emits through the [`metrics`] facade when a runtime is built
+/// with [`crate::RuntimeBuilder::export_metrics`]: install any `metrics` recorder (e.g.
+/// `metrics-exporter-prometheus`) in the host and they join the host's own.
+pub mod names {
+    /// Histogram, seconds, labels `tool`, `status`: every answered call.
+    pub const CALL_DURATION: &str = "toolwright_tool_call_duration_seconds";
+    /// Counter, labels `tool`, `code`: failed calls by error code.
+    pub const ERRORS: &str = "toolwright_tool_errors_total";
+    /// Counter, label `tool`: automatic retries made.
+    pub const RETRIES: &str = "toolwright_tool_retries_total";
+    /// Counter, label `tool`: calls answered from the idempotency store.
+    pub const REPLAYS: &str = "toolwright_idempotency_replays_total";
+    /// Counter, label `tool`: calls refused with `IDEMPOTENCY_CONFLICT`.
+    pub const CONFLICTS: &str = "toolwright_idempotency_conflicts_total";
+    /// Counter, label `tool`: calls refused with `RATE_LIMITED` (by the tool or the limit).
+    pub const RATE_LIMITED: &str = "toolwright_rate_limited_total";
+    /// Counter, label `tool`: calls that answered `needs_confirmation`.
+    pub const APPROVALS_REQUESTED: &str = "toolwright_approvals_requested_total";
+    /// Gauge: calls running now.
+    pub const IN_FLIGHT: &str = "toolwright_calls_in_flight";
+    /// Histogram, seconds, labels `backend`, `op`: one store round trip.
+    pub const STORE_DURATION: &str = "toolwright_store_duration_seconds";
+    /// Counter, labels `backend`, `op`: store operations that failed.
+    pub const STORE_ERRORS: &str = "toolwright_store_errors_total";
+    /// Gauge: calls waiting for a person's approval (set by the host when it is scraped).
+    pub const APPROVALS_PENDING: &str = "toolwright_approvals_pending";
+}
+
+/// Emits one finished call through the `metrics` facade.
+pub(crate) fn emit(tool: &str, out: &Outcome, elapsed: std::time::Duration) {
+    let tool = tool.to_string();
+    metrics::histogram!(names::CALL_DURATION, "tool" => tool.clone(), "status" => out.status.as_str())
+        .record(elapsed.as_secs_f64());
+    if let Some(code) = out.error_code() {
+        metrics::counter!(names::ERRORS, "tool" => tool.clone(), "code" => code.as_str())
+            .increment(1);
+        match code {
+            ErrorCode::IdempotencyConflict => {
+                metrics::counter!(names::CONFLICTS, "tool" => tool.clone()).increment(1);
+            }
+            ErrorCode::RateLimited => {
+                metrics::counter!(names::RATE_LIMITED, "tool" => tool.clone()).increment(1);
+            }
+            _ => {}
+        }
+    }
+    if out.meta.retries > 0 {
+        metrics::counter!(names::RETRIES, "tool" => tool.clone())
+            .increment(u64::from(out.meta.retries));
+    }
+    if out.meta.replayed {
+        metrics::counter!(names::REPLAYS, "tool" => tool.clone()).increment(1);
+    }
+    if out.status == toolwright_core::Status::NeedsConfirmation {
+        metrics::counter!(names::APPROVALS_REQUESTED, "tool" => tool).increment(1);
+    }
+}
+
+/// Counts a call in flight through the `metrics` facade until dropped.
+pub(crate) struct InFlight;
+
+impl InFlight {
+    pub(crate) fn start() -> Self {
+        metrics::gauge!(names::IN_FLIGHT).increment(1.0);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        metrics::gauge!(names::IN_FLIGHT).decrement(1.0);
+    }
+}

@@ -36,6 +36,8 @@ pub struct Request {
     pub step: u32,
     /// A host approved this call ahead of time.
     pub approved: bool,
+    /// Who asks (e.g. a hash of an HTTP client's bearer token); per-caller rate limits count it.
+    pub caller: Option<String>,
     /// Cancelled when the host cancels; the timeout policy replaces it with a child token that
     /// is also cancelled at the deadline.
     pub cancel: CancellationToken,
@@ -73,6 +75,7 @@ impl Clone for Request {
             session_id: self.session_id.clone(),
             step: self.step,
             approved: self.approved,
+            caller: self.caller.clone(),
             cancel: if self.own_cancel {
                 CancellationToken::new()
             } else {
@@ -105,6 +108,7 @@ impl Request {
             session_id: None,
             step: 0,
             approved: false,
+            caller: None,
             cancel: CancellationToken::new(),
             invoker: None,
             idempotency_key: None,

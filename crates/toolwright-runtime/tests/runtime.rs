@@ -609,9 +609,9 @@ async fn confirmation_cannot_be_given_by_the_model() {
         assert_eq!(out.data.as_ref().unwrap()["action"], "run delete_file");
     }
     assert_eq!(deleted.load(Ordering::SeqCst), 0);
-    let pending = rt.pending_approvals();
+    let pending = rt.pending_approvals().await.unwrap();
     assert_eq!(pending.len(), 1);
-    rt.approve(&pending[0].approval_id).unwrap();
+    rt.approve(&pending[0].approval_id).await.unwrap();
     let out = rt
         .invoke(call("go", "delete_file", args.clone()), &opts)
         .await;

@@ -261,11 +261,17 @@ async fn approve(AxState(s): AxState<Shared>, Json(body): Json<ApproveBody>) -> 
     };
     let rt = &s.toolbox.runtime;
     if !body.approve {
-        rt.deny(&body.approval_id);
+        if let Err(e) = rt.deny(&body.approval_id).await {
+            return problem(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
+        }
         return Json(json!({"denied": true, "tool": call.name})).into_response();
     }
-    if let Err(e) = rt.approve(&body.approval_id) {
-        return problem(StatusCode::NOT_FOUND, e.to_string());
+    match rt.approve(&body.approval_id).await {
+        Ok(_) => {}
+        Err(e @ toolwright_runtime::ApprovalError::Unknown(_)) => {
+            return problem(StatusCode::NOT_FOUND, e.to_string());
+        }
+        Err(e) => return problem(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
     }
     let out = rt.invoke(call, &options(false)).await;
     Json(out).into_response()

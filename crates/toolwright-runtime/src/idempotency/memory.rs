@@ -1,6 +1,9 @@
 //! The in-memory store: the default, for one process.
 
 use super::{IdempotencyStore, Record, Reservation, StoreError};
+use crate::confirm::PendingApproval;
+use crate::shared::{MemoryShared, RateDecision, SharedState};
+use toolwright_core::RateLimit;
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -11,6 +14,7 @@ use toolwright_core::Outcome;
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     map: Mutex<HashMap<String, (Record, Instant)>>,
+    shared: MemoryShared,
 }
 
 impl MemoryStore {
@@ -124,5 +128,51 @@ impl IdempotencyStore for MemoryStore {
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>> {
         let r = Self::live(&mut self.lock(), key);
         Box::pin(async move { Ok(r) })
+    }
+}
+
+impl SharedState for MemoryStore {
+    fn approval_put<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.shared.approval_put(pending, ttl)
+    }
+
+    fn approval_grant<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<PendingApproval>, StoreError>> {
+        self.shared.approval_grant(id, ttl)
+    }
+
+    fn approval_remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.shared.approval_remove(id)
+    }
+
+    fn approval_take<'a>(
+        &'a self,
+        id: &'a str,
+        session: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.shared.approval_take(id, session)
+    }
+
+    fn approvals(&self) -> BoxFuture<'_, Result<Vec<PendingApproval>, StoreError>> {
+        self.shared.approvals()
+    }
+
+    fn rate_acquire<'a>(
+        &'a self,
+        key: &'a str,
+        limit: &'a RateLimit,
+    ) -> BoxFuture<'a, Result<RateDecision, StoreError>> {
+        self.shared.rate_acquire(key, limit)
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.shared.ping()
     }
 }

@@ -31,17 +31,20 @@
 //! `memory`, `sqlite:PATH` and `redis://host:port/db`.
 
 mod memory;
+mod metered;
 mod sqlite;
 
 #[cfg(feature = "redis")]
 mod redis_store;
 
 pub use memory::MemoryStore;
+pub use metered::MeteredStore;
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
 pub use sqlite::SqliteStore;
 
 use crate::retry::random_u64;
+use crate::shared::SharedState;
 use crate::service::{BoxService, Layer, Request, Service, explicit_key};
 use crate::timeout::{DEFAULT_TIMEOUT, deadline_for};
 use futures::future::BoxFuture;
@@ -120,8 +123,9 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-/// Where idempotent results live. Every operation is atomic per key.
-pub trait IdempotencyStore: Send + Sync + fmt::Debug + 'static {
+/// Where idempotent results live. Every operation is atomic per key. A store also holds what
+/// replicas share besides results ([`SharedState`]: approvals, rate limits).
+pub trait IdempotencyStore: SharedState + Send + Sync + fmt::Debug + 'static {
     /// The backend's name (`memory`, `sqlite`, `redis`).
     fn backend(&self) -> &'static str;
 

@@ -17,10 +17,34 @@ use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client};
 use std::time::Duration;
 use tokio::sync::Mutex;
-use toolwright_core::Outcome;
+use crate::confirm::PendingApproval;
+use crate::shared::{RateDecision, SharedState};
+use toolwright_core::{Outcome, RateLimit};
 
 const B: &str = "redis";
 const PREFIX: &str = "toolwright:idem:";
+const APPROVALS: &str = "toolwright:appr:";
+const RATES: &str = "toolwright:rate:";
+/// Marks the approval KEYS[1] approved and renews its expiry (ARGV[1] ms); returns the new
+/// value, or nil when there is none.
+const GRANT: &str = "local v = redis.call('GET', KEYS[1]) if not v then return false end \
+    local p = cjson.decode(v) p['approved'] = true local n = cjson.encode(p) \
+    redis.call('SET', KEYS[1], n, 'PX', ARGV[1]) return n";
+/// Deletes the approval KEYS[1] when it is approved and its session is ARGV[1] (ARGV[2] = '1')
+/// or absent (ARGV[2] = '0'); 1 when it did.
+const TAKE: &str = "local v = redis.call('GET', KEYS[1]) if not v then return 0 end \
+    local p = cjson.decode(v) if p['approved'] ~= true then return 0 end \
+    local s = p['session_id'] if s == cjson.null then s = nil end \
+    if ARGV[2] == '1' then if s ~= ARGV[1] then return 0 end elseif s ~= nil then return 0 end \
+    return redis.call('DEL', KEYS[1])";
+/// GCRA on the server's clock (one clock for every replica): ARGV = interval, tolerance (µs).
+/// Returns -1 when allowed (and moves the TAT on), else the wait in µs.
+const RATE: &str = "local t = redis.call('TIME') local now = t[1] * 1000000 + t[2] \
+    local tat = tonumber(redis.call('GET', KEYS[1]) or '0') if tat < now then tat = now end \
+    local tol = tonumber(ARGV[2]) if tat - now > tol then return tat - tol - now end \
+    local nxt = tat + tonumber(ARGV[1]) \
+    redis.call('SET', KEYS[1], string.format('%.0f', nxt), 'PX', math.floor((nxt - now) / 1000) + 1000) \
+    return -1";
 /// Returns the existing value, or sets the pending one (with its lease) and returns nil: one
 /// round trip, atomic.
 const RESERVE: &str = "local v = redis.call('GET', KEYS[1]) if v then return v end \
@@ -199,6 +223,129 @@ impl IdempotencyStore for RedisStore {
             get.arg(format!("{PREFIX}{key}"));
             let raw: Option<String> = self.query(get).await?;
             raw.map(|r| decode(&r)).transpose()
+        })
+    }
+}
+
+fn decode_pending(raw: &str) -> Result<PendingApproval, StoreError> {
+    serde_json::from_str(raw).map_err(|e| err(format!("corrupt approval: {e}")))
+}
+
+fn script(src: &str, key: String) -> redis::Cmd {
+    let mut eval = redis::cmd("EVAL");
+    eval.arg(src).arg(1).arg(key);
+    eval
+}
+
+impl SharedState for RedisStore {
+    fn approval_put<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let json = serde_json::to_string(pending).map_err(err)?;
+            let mut set = redis::cmd("SET");
+            set.arg(format!("{APPROVALS}{}", pending.approval_id))
+                .arg(json)
+                .arg("NX")
+                .arg("PX")
+                .arg(millis(ttl));
+            let _: Option<String> = self.query(set).await?;
+            Ok(())
+        })
+    }
+
+    fn approval_grant<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<PendingApproval>, StoreError>> {
+        Box::pin(async move {
+            let mut eval = script(GRANT, format!("{APPROVALS}{id}"));
+            eval.arg(millis(ttl));
+            let raw: Option<String> = self.query(eval).await?;
+            raw.map(|r| decode_pending(&r)).transpose()
+        })
+    }
+
+    fn approval_remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let mut del = redis::cmd("DEL");
+            del.arg(format!("{APPROVALS}{id}"));
+            let n: i64 = self.query(del).await?;
+            Ok(n > 0)
+        })
+    }
+
+    fn approval_take<'a>(
+        &'a self,
+        id: &'a str,
+        session: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let mut eval = script(TAKE, format!("{APPROVALS}{id}"));
+            eval.arg(session.unwrap_or(""))
+                .arg(if session.is_some() { "1" } else { "0" });
+            let n: i64 = self.query(eval).await?;
+            Ok(n > 0)
+        })
+    }
+
+    fn approvals(&self) -> BoxFuture<'_, Result<Vec<PendingApproval>, StoreError>> {
+        Box::pin(async move {
+            let mut keys: Vec<String> = Vec::new();
+            let mut cursor: u64 = 0;
+            loop {
+                let mut scan = redis::cmd("SCAN");
+                scan.arg(cursor)
+                    .arg("MATCH")
+                    .arg(format!("{APPROVALS}*"))
+                    .arg("COUNT")
+                    .arg(1000);
+                let (next, batch): (u64, Vec<String>) = self.query(scan).await?;
+                keys.extend(batch);
+                if next == 0 {
+                    break;
+                }
+                cursor = next;
+            }
+            let mut out = Vec::with_capacity(keys.len());
+            for k in keys {
+                let mut get = redis::cmd("GET");
+                get.arg(k);
+                // Expired between the scan and the read: skip it.
+                if let Some(raw) = self.query::<Option<String>>(get).await? {
+                    out.push(decode_pending(&raw)?);
+                }
+            }
+            out.sort_by(|a, b| a.approval_id.cmp(&b.approval_id));
+            Ok(out)
+        })
+    }
+
+    fn rate_acquire<'a>(
+        &'a self,
+        key: &'a str,
+        limit: &'a RateLimit,
+    ) -> BoxFuture<'a, Result<RateDecision, StoreError>> {
+        Box::pin(async move {
+            let mut eval = script(RATE, format!("{RATES}{key}"));
+            eval.arg(limit.interval_us()).arg(limit.tolerance_us());
+            let wait: i64 = self.query(eval).await?;
+            Ok(match u64::try_from(wait) {
+                Ok(us) => RateDecision::Limited {
+                    retry_after_ms: crate::shared::wait_ms(us),
+                },
+                Err(_) => RateDecision::Allowed,
+            })
+        })
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let _: String = self.query(redis::cmd("PING")).await?;
+            Ok(())
         })
     }
 }

@@ -10,7 +10,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use toolwright_core::Outcome;
+use crate::confirm::PendingApproval;
+use crate::shared::{RateDecision, SharedState, gcra, wait_ms};
+use toolwright_core::{Outcome, RateLimit};
 
 const B: &str = "sqlite";
 
@@ -56,6 +58,17 @@ impl SqliteStore {
                  owner TEXT,
                  outcome TEXT,
                  expires_at INTEGER NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS toolwright_approvals (
+                 id TEXT PRIMARY KEY,
+                 approved INTEGER NOT NULL,
+                 session TEXT,
+                 pending TEXT NOT NULL,
+                 expires_at INTEGER NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS toolwright_rates (
+                 key TEXT PRIMARY KEY,
+                 tat_us INTEGER NOT NULL
              );",
         )
         .map_err(err)?;
@@ -199,5 +212,169 @@ impl IdempotencyStore for SqliteStore {
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Record>, StoreError>> {
         let key = key.to_string();
         self.with_conn(move |c| read(c, &key, now_ms()))
+    }
+}
+
+/// Microseconds since the Unix epoch (the clock every process sharing the file agrees on).
+fn now_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
+fn decode_pending(json: &str) -> Result<PendingApproval, StoreError> {
+    serde_json::from_str(json).map_err(|e| err(format!("corrupt approval: {e}")))
+}
+
+impl SharedState for SqliteStore {
+    fn approval_put<'a>(
+        &'a self,
+        pending: &'a PendingApproval,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let json = serde_json::to_string(pending).map_err(err);
+        let (id, session) = (pending.approval_id.clone(), pending.session_id.clone());
+        self.with_conn(move |c| {
+            let now = now_ms();
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(err)?;
+            tx.execute(
+                "DELETE FROM toolwright_approvals WHERE expires_at <= ?1",
+                params![now],
+            )
+            .map_err(err)?;
+            tx.execute(
+                "INSERT OR IGNORE INTO toolwright_approvals (id, approved, session, pending, expires_at)
+                 VALUES (?1, 0, ?2, ?3, ?4)",
+                params![id, session, json?, now.saturating_add(millis(ttl))],
+            )
+            .map_err(err)?;
+            tx.commit().map_err(err)
+        })
+    }
+
+    fn approval_grant<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<PendingApproval>, StoreError>> {
+        let id = id.to_string();
+        self.with_conn(move |c| {
+            let now = now_ms();
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(err)?;
+            let row: Option<String> = tx
+                .query_row(
+                    "SELECT pending FROM toolwright_approvals WHERE id = ?1 AND expires_at > ?2",
+                    params![id, now],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(err)?;
+            let Some(json) = row else { return Ok(None) };
+            let mut p = decode_pending(&json)?;
+            p.approved = true;
+            let json = serde_json::to_string(&p).map_err(err)?;
+            tx.execute(
+                "UPDATE toolwright_approvals SET approved = 1, pending = ?2, expires_at = ?3
+                 WHERE id = ?1",
+                params![id, json, now.saturating_add(millis(ttl))],
+            )
+            .map_err(err)?;
+            tx.commit().map_err(err)?;
+            Ok(Some(p))
+        })
+    }
+
+    fn approval_remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let id = id.to_string();
+        self.with_conn(move |c| {
+            let n = c
+                .execute(
+                    "DELETE FROM toolwright_approvals WHERE id = ?1 AND expires_at > ?2",
+                    params![id, now_ms()],
+                )
+                .map_err(err)?;
+            Ok(n > 0)
+        })
+    }
+
+    fn approval_take<'a>(
+        &'a self,
+        id: &'a str,
+        session: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let (id, session) = (id.to_string(), session.map(str::to_string));
+        self.with_conn(move |c| {
+            // One statement: the row goes to exactly one taker.
+            let n = c
+                .execute(
+                    "DELETE FROM toolwright_approvals
+                     WHERE id = ?1 AND approved = 1 AND session IS ?2 AND expires_at > ?3",
+                    params![id, session, now_ms()],
+                )
+                .map_err(err)?;
+            Ok(n > 0)
+        })
+    }
+
+    fn approvals(&self) -> BoxFuture<'_, Result<Vec<PendingApproval>, StoreError>> {
+        self.with_conn(move |c| {
+            let mut stmt = c
+                .prepare(
+                    "SELECT pending FROM toolwright_approvals WHERE expires_at > ?1 ORDER BY id",
+                )
+                .map_err(err)?;
+            let rows = stmt
+                .query_map(params![now_ms()], |r| r.get::<_, String>(0))
+                .map_err(err)?;
+            rows.map(|r| decode_pending(&r.map_err(err)?)).collect()
+        })
+    }
+
+    fn rate_acquire<'a>(
+        &'a self,
+        key: &'a str,
+        limit: &'a RateLimit,
+    ) -> BoxFuture<'a, Result<RateDecision, StoreError>> {
+        let (key, limit) = (key.to_string(), *limit);
+        self.with_conn(move |c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(err)?;
+            let tat: Option<i64> = tx
+                .query_row(
+                    "SELECT tat_us FROM toolwright_rates WHERE key = ?1",
+                    params![key],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(err)?;
+            let tat = tat.and_then(|t| u64::try_from(t).ok()).unwrap_or(0);
+            let decision = match gcra(tat, now_us(), &limit) {
+                Ok(next) => {
+                    tx.execute(
+                        "INSERT OR REPLACE INTO toolwright_rates (key, tat_us) VALUES (?1, ?2)",
+                        params![key, i64::try_from(next).unwrap_or(i64::MAX)],
+                    )
+                    .map_err(err)?;
+                    RateDecision::Allowed
+                }
+                Err(wait) => RateDecision::Limited {
+                    retry_after_ms: wait_ms(wait),
+                },
+            };
+            tx.commit().map_err(err)?;
+            Ok(decision)
+        })
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.with_conn(|c| {
+            c.query_row("SELECT 1", [], |_| Ok(()))
+                .map_err(err)
+        })
     }
 }

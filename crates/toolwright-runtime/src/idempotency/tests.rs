@@ -171,6 +171,45 @@ async fn a_failing_store_means_dependency_unavailable_and_no_run() {
             Box::pin(async { Err(StoreError::new("down", "refused")) })
         }
     }
+    impl crate::shared::SharedState for Down {
+        fn approval_put<'a>(
+            &'a self,
+            _: &'a crate::PendingApproval,
+            _: Duration,
+        ) -> BoxFuture<'a, Result<(), StoreError>> {
+            Box::pin(async { Err(StoreError::new("down", "refused")) })
+        }
+        fn approval_grant<'a>(
+            &'a self,
+            _: &'a str,
+            _: Duration,
+        ) -> BoxFuture<'a, Result<Option<crate::PendingApproval>, StoreError>> {
+            Box::pin(async { Err(StoreError::new("down", "refused")) })
+        }
+        fn approval_remove<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+            Box::pin(async { Err(StoreError::new("down", "refused")) })
+        }
+        fn approval_take<'a>(
+            &'a self,
+            _: &'a str,
+            _: Option<&'a str>,
+        ) -> BoxFuture<'a, Result<bool, StoreError>> {
+            Box::pin(async { Err(StoreError::new("down", "refused")) })
+        }
+        fn approvals(&self) -> BoxFuture<'_, Result<Vec<crate::PendingApproval>, StoreError>> {
+            Box::pin(async { Err(StoreError::new("down", "refused")) })
+        }
+        fn rate_acquire<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a toolwright_core::RateLimit,
+        ) -> BoxFuture<'a, Result<crate::shared::RateDecision, StoreError>> {
+            Box::pin(async { Err(StoreError::new("down", "refused")) })
+        }
+        fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+            Box::pin(async { Err(StoreError::new("down", "refused")) })
+        }
+    }
     let (inner, runs) = counting(0);
     let svc = layer(Arc::new(Down), inner);
     let e = entry(false);
