@@ -18,6 +18,7 @@ pub mod dense;
 pub mod dialect;
 pub mod embed;
 pub mod lint;
+pub mod overlay;
 pub mod router;
 pub mod schema;
 pub mod text;
@@ -27,6 +28,7 @@ pub use dense::{DenseIndex, EmbeddingCache};
 pub use dialect::{Dialect, Lowering, Portability, export_dialect};
 pub use embed::{EmbedError, Embedder};
 pub use lint::{Finding, LintOptions, Severity};
+pub use overlay::apply_policies;
 pub use router::{
     DenseScorer, Fusion, Ranked, Router, Scorer, ScorerKind, Scores, find_tools, select_tools,
 };

@@ -23,6 +23,11 @@ pub struct ServeArgs {
     /// Also expose the tools of a definitions file (validated against their schemas, not executed).
     #[arg(long, value_name = "DEFS.json")]
     pub functions: Option<PathBuf>,
+    /// A catalog (YAML, as `toolwright catalog export` writes it) whose entries set the policies
+    /// of the served tools of the same name: side effects, confirmation, timeouts, retries,
+    /// fallback, `rate_limit`. The tools keep their own descriptions, schemas and bodies.
+    #[arg(long, value_name = "CATALOG.yaml")]
+    pub catalog: Option<PathBuf>,
     /// Require `Authorization: Bearer TOKEN` on every HTTP request (401 without it).
     #[arg(
         long,
@@ -177,6 +182,18 @@ fn registry_for(args: &ServeArgs, global: &Global) -> Result<Arc<Registry>, Stri
     Ok(registry)
 }
 
+/// Applies `--catalog` to the registry (after the `--mcp` imports, so imported tools can be
+/// governed too).
+fn apply_catalog(args: &ServeArgs, registry: &Registry) -> Result<(), String> {
+    let Some(path) = &args.catalog else {
+        return Ok(());
+    };
+    let policies = toolwright_catalog::catalog::load(path).map_err(|e| e.to_string())?;
+    toolwright_catalog::apply_policies(registry, &policies)
+        .map(drop)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// Completes on SIGINT or SIGTERM.
 async fn shutdown_signal() {
     #[cfg(unix)]
@@ -217,6 +234,9 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
         }
     });
     if let Err(e) = import_mcp_with(global, &registry, Some(hook)).await {
+        return usage_error(&e);
+    }
+    if let Err(e) = apply_catalog(&args, &registry) {
         return usage_error(&e);
     }
     if args.find_tools {

@@ -13,7 +13,7 @@
 //! `views.db` in `$TOOLWRIGHT_HOME`, `$XDG_CACHE_HOME/toolwright` or `~/.cache/toolwright`.
 
 use crate::DemoConfig;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -470,21 +470,42 @@ pub fn track_article_view(
     #[arg(min_length = 1, max_length = 200)] idempotency_key: String,
 ) -> Result<Value, ToolError> {
     let article = find_article(article_id)?;
-    let conn = open_views()?;
-    let at = now_rfc3339();
-    conn.execute(
-        "INSERT INTO views (article_id, session_id, idempotency_key, viewed_at)
-         VALUES (?1, ?2, ?3, ?4)",
-        params![article_id, session_id, idempotency_key, at],
-    )
-    .map_err(|e| {
+    let mut conn = open_views()?;
+    let unavailable = |e: rusqlite::Error| {
         ToolError::dependency_unavailable(
             format!("The view could not be recorded: {e}."),
             "Tell the user views cannot be recorded right now.",
         )
-    })?;
+    };
+    // The key is checked in the world too, in one write transaction: a view recorded by a
+    // process that died before the runtime stored its result is found, not counted again.
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(unavailable)?;
+    let existing: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT id, viewed_at FROM views WHERE idempotency_key = ?1",
+            params![idempotency_key],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(unavailable)?;
+    let (view_id, at) = match existing {
+        Some(row) => row,
+        None => {
+            let at = now_rfc3339();
+            tx.execute(
+                "INSERT INTO views (article_id, session_id, idempotency_key, viewed_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![article_id, session_id, idempotency_key, at],
+            )
+            .map_err(unavailable)?;
+            (tx.last_insert_rowid(), at)
+        }
+    };
+    tx.commit().map_err(unavailable)?;
     Ok(json!({
-        "view_id": conn.last_insert_rowid(),
+        "view_id": view_id,
         "article_id": article_id,
         "title": article.title,
         "session_id": session_id,
