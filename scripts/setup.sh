@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing toolwright needs on a fresh Debian machine (idempotent, quick when done):
 # cmake/clang/libclang for llama.cpp, redis-server for the idempotency tests, sqlite3 for inspection,
-# chromium + chromium-driver for the `toolwright ui` browser test.
+# chromium + chromium-driver for the `toolwright ui` browser test, haproxy for scripts/replicas.sh.
 set -euo pipefail
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -12,6 +12,8 @@ command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 # Headless Chromium and its WebDriver for the `toolwright ui` browser test (crates/toolwright-cli/tests/ui_browser.rs).
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# The load balancer in front of the replicas (scripts/replicas.sh).
+command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   SUDO=""

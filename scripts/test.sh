@@ -46,6 +46,9 @@ if [ -x scripts/mcp-conformance.sh ]; then
   scripts/mcp-conformance.sh
 fi
 
+echo "== replicas behind HAProxy sharing Redis (scripts/replicas.sh)"
+scripts/replicas.sh
+
 # Last: it relinks the CLI binary without the embedded model.
 echo "== lean build (no default features)"
 scripts/lean-check.sh

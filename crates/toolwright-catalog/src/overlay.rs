@@ -93,6 +93,10 @@ mod tests {
         assert_eq!(apply_policies(&reg, &[policy]).unwrap(), 0);
         let mut typo = spec;
         typo.name = "send_smss".into();
-        assert!(apply_policies(&reg, &[typo]).unwrap_err().contains("send_smss"));
+        assert!(
+            apply_policies(&reg, &[typo])
+                .unwrap_err()
+                .contains("send_smss")
+        );
     }
 }

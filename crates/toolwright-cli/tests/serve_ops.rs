@@ -36,7 +36,13 @@ impl Drop for Server {
 
 fn start(args: &[&str], root: &std::path::Path) -> Server {
     let mut child = Command::new(bin())
-        .args(["serve", "--http", "127.0.0.1:0", "--stateless", "--json-response"])
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--stateless",
+            "--json-response",
+        ])
         .args(["--root", root.to_str().unwrap()])
         .args(args)
         .stderr(Stdio::piped())
@@ -110,7 +116,11 @@ fn policies(dir: &std::path::Path) -> std::path::PathBuf {
     });
     let catalog = toolwright_catalog::Catalog::from_specs(&specs, "ops-test");
     let path = dir.join("policies.yaml");
-    std::fs::write(&path, toolwright_catalog::catalog::to_yaml(&catalog).unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        toolwright_catalog::catalog::to_yaml(&catalog).unwrap(),
+    )
+    .unwrap();
     path
 }
 

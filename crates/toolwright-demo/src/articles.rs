@@ -366,8 +366,7 @@ pub fn search_articles_keyword(
     Ok(json!({"query": query, "method": "keyword", "count": results.len(), "results": results}))
 }
 
-fn open_views() -> Result<Connection, ToolError> {
-    let path = views_db_path();
+fn open_views(path: &std::path::Path) -> Result<Connection, ToolError> {
     let unavailable = |e: String| {
         ToolError::dependency_unavailable(
             format!("The reading history database is unavailable: {e}."),
@@ -377,9 +376,12 @@ fn open_views() -> Result<Connection, ToolError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| unavailable(e.to_string()))?;
     }
-    let conn = Connection::open(&path).map_err(|e| unavailable(e.to_string()))?;
+    let conn = Connection::open(path).map_err(|e| unavailable(e.to_string()))?;
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .map_err(|e| unavailable(e.to_string()))?;
+    // WAL: readers never wait for the writer, and processes sharing the file (replicas) queue
+    // on one write lock. Filesystems that refuse it keep the default journal.
+    let _ = conn.pragma_update(None, "journal_mode", "WAL");
     conn.execute_batch(
         "CREATE TABLE IF NOT EXISTS views (
              id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -387,10 +389,26 @@ fn open_views() -> Result<Connection, ToolError> {
              session_id TEXT NOT NULL,
              idempotency_key TEXT NOT NULL,
              viewed_at TEXT NOT NULL
-         );",
+         );
+         CREATE INDEX IF NOT EXISTS views_key ON views (idempotency_key);",
     )
     .map_err(|e| unavailable(e.to_string()))?;
     Ok(conn)
+}
+
+/// Runs `f` on the process's connection to the views database (opened once per path): calls in
+/// one process queue on a mutex instead of contending for SQLite's lock with sleeps.
+fn with_views<T>(f: impl FnOnce(&mut Connection) -> Result<T, ToolError>) -> Result<T, ToolError> {
+    static VIEWS: std::sync::Mutex<Option<(PathBuf, Connection)>> = std::sync::Mutex::new(None);
+    let path = views_db_path();
+    let mut slot = VIEWS.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.as_ref().is_none_or(|(p, _)| *p != path) {
+        *slot = Some((path.clone(), open_views(&path)?));
+    }
+    match slot.as_mut() {
+        Some((_, conn)) => f(conn),
+        None => Err(ToolError::internal("the views database is not open")),
+    }
 }
 
 /// Ids of the articles `session_id` has viewed.
@@ -398,16 +416,17 @@ fn open_views() -> Result<Connection, ToolError> {
 /// # Errors
 /// `DEPENDENCY_UNAVAILABLE` when the views database cannot be opened.
 pub fn viewed_articles(session_id: &str) -> Result<HashSet<u32>, ToolError> {
-    let conn = open_views()?;
-    let mut stmt = conn
-        .prepare("SELECT DISTINCT article_id FROM views WHERE session_id = ?1")
-        .map_err(|e| ToolError::internal(format!("views query: {e}")))?;
-    let ids = stmt
-        .query_map(params![session_id], |r| r.get::<_, u32>(0))
-        .map_err(|e| ToolError::internal(format!("views query: {e}")))?
-        .filter_map(Result::ok)
-        .collect();
-    Ok(ids)
+    with_views(|conn| {
+        let mut stmt = conn
+            .prepare("SELECT DISTINCT article_id FROM views WHERE session_id = ?1")
+            .map_err(|e| ToolError::internal(format!("views query: {e}")))?;
+        let ids = stmt
+            .query_map(params![session_id], |r| r.get::<_, u32>(0))
+            .map_err(|e| ToolError::internal(format!("views query: {e}")))?
+            .filter_map(Result::ok)
+            .collect();
+        Ok(ids)
+    })
 }
 
 /// Today's date (UTC) as YYYY-MM-DD.
@@ -442,6 +461,49 @@ fn now_rfc3339() -> String {
     )
 }
 
+/// Records a view under `key` unless one is recorded already (one write transaction, so a view
+/// recorded by a process that died before the runtime stored its result is found, not counted
+/// again); the view's id and time.
+fn record_view(
+    conn: &mut Connection,
+    article_id: u32,
+    session_id: &str,
+    key: &str,
+) -> Result<(i64, String), ToolError> {
+    let unavailable = |e: rusqlite::Error| {
+        ToolError::dependency_unavailable(
+            format!("The view could not be recorded: {e}."),
+            "Tell the user views cannot be recorded right now.",
+        )
+    };
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(unavailable)?;
+    let existing: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT id, viewed_at FROM views WHERE idempotency_key = ?1",
+            params![key],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()
+        .map_err(unavailable)?;
+    let row = match existing {
+        Some(row) => row,
+        None => {
+            let at = now_rfc3339();
+            tx.execute(
+                "INSERT INTO views (article_id, session_id, idempotency_key, viewed_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![article_id, session_id, key, at],
+            )
+            .map_err(unavailable)?;
+            (tx.last_insert_rowid(), at)
+        }
+    };
+    tx.commit().map_err(unavailable)?;
+    Ok(row)
+}
+
 /// Record that a reader opened an article (adds a row to the reading history).
 ///
 /// Use this when the user reads or opens an article, so later suggestions skip it. Pass a
@@ -470,40 +532,8 @@ pub fn track_article_view(
     #[arg(min_length = 1, max_length = 200)] idempotency_key: String,
 ) -> Result<Value, ToolError> {
     let article = find_article(article_id)?;
-    let mut conn = open_views()?;
-    let unavailable = |e: rusqlite::Error| {
-        ToolError::dependency_unavailable(
-            format!("The view could not be recorded: {e}."),
-            "Tell the user views cannot be recorded right now.",
-        )
-    };
-    // The key is checked in the world too, in one write transaction: a view recorded by a
-    // process that died before the runtime stored its result is found, not counted again.
-    let tx = conn
-        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .map_err(unavailable)?;
-    let existing: Option<(i64, String)> = tx
-        .query_row(
-            "SELECT id, viewed_at FROM views WHERE idempotency_key = ?1",
-            params![idempotency_key],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()
-        .map_err(unavailable)?;
-    let (view_id, at) = match existing {
-        Some(row) => row,
-        None => {
-            let at = now_rfc3339();
-            tx.execute(
-                "INSERT INTO views (article_id, session_id, idempotency_key, viewed_at)
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![article_id, session_id, idempotency_key, at],
-            )
-            .map_err(unavailable)?;
-            (tx.last_insert_rowid(), at)
-        }
-    };
-    tx.commit().map_err(unavailable)?;
+    let (view_id, at) =
+        with_views(|conn| record_view(conn, article_id, &session_id, &idempotency_key))?;
     Ok(json!({
         "view_id": view_id,
         "article_id": article_id,

@@ -93,11 +93,20 @@ enum Answer {
 }
 
 impl Answer {
+    /// What went wrong without an envelope (empty with one).
+    fn transport_error(&self) -> &str {
+        match self {
+            Answer::Envelope(_) => "",
+            Answer::Transport(e) => e,
+        }
+    }
+
     fn code(&self) -> String {
         match self {
-            Answer::Envelope(e) => e["error"]["code"]
-                .as_str()
-                .map_or_else(|| e["status"].as_str().unwrap_or("?").to_string(), str::to_string),
+            Answer::Envelope(e) => e["error"]["code"].as_str().map_or_else(
+                || e["status"].as_str().unwrap_or("?").to_string(),
+                str::to_string,
+            ),
             Answer::Transport(_) => "TRANSPORT".into(),
         }
     }
@@ -199,9 +208,9 @@ async fn idem(o: &Opts) -> Result<Value, String> {
     for _ in 0..o.clients {
         let c = Client::new(o.token.clone())?;
         let (lb, key) = (o.lb.clone(), key.clone());
-        tasks.push(tokio::spawn(
-            async move { c.call(&lb, "track_article_view", view_args(&key)).await },
-        ));
+        tasks.push(tokio::spawn(async move {
+            c.call(&lb, "track_article_view", view_args(&key)).await
+        }));
     }
     let mut ids = BTreeMap::<String, usize>::new();
     let mut codes = BTreeMap::<String, usize>::new();
@@ -217,8 +226,15 @@ async fn idem(o: &Opts) -> Result<Value, String> {
 }
 
 async fn approval(o: &Opts) -> Result<Value, String> {
-    let [a, b, c] = o.replicas.get(..3).and_then(|r| <&[String; 3]>::try_from(r).ok()).ok_or("approval needs three --replica URLs")?;
-    let admin = o.admin_token.as_deref().ok_or("approval needs --admin-token")?;
+    let [a, b, c] = o
+        .replicas
+        .get(..3)
+        .and_then(|r| <&[String; 3]>::try_from(r).ok())
+        .ok_or("approval needs three --replica URLs")?;
+    let admin = o
+        .admin_token
+        .as_deref()
+        .ok_or("approval needs --admin-token")?;
     let client = Client::new(o.token.clone())?;
     let args = json!({"path": format!("{}-approve-me.txt", o.tag)});
     let asked = client.call(a, "delete_file", args.clone()).await;
@@ -237,8 +253,10 @@ async fn approval(o: &Opts) -> Result<Value, String> {
     let ok = asked["status"] == "needs_confirmation"
         && ran.code() == "success"
         && again.code() == "needs_confirmation";
-    Ok(json!({"scenario": "approval", "ok": ok, "approval_id": id, "granted": granted,
-              "ran": ran.code(), "again": again.code()}))
+    Ok(
+        json!({"scenario": "approval", "ok": ok, "approval_id": id, "granted": granted,
+              "ran": ran.code(), "again": again.code()}),
+    )
 }
 
 async fn rate(o: &Opts) -> Result<Value, String> {
@@ -260,7 +278,9 @@ async fn rate(o: &Opts) -> Result<Value, String> {
                     "RATE_LIMITED" => {
                         // Clients that honour retry_after_ms, capped so the load stays on.
                         let wait = match &a {
-                            Answer::Envelope(e) => e["error"]["retry_after_ms"].as_u64().unwrap_or(10),
+                            Answer::Envelope(e) => {
+                                e["error"]["retry_after_ms"].as_u64().unwrap_or(10)
+                            }
                             Answer::Transport(_) => 10,
                         };
                         tokio::time::sleep(Duration::from_millis(wait.min(50))).await;
@@ -277,12 +297,15 @@ async fn rate(o: &Opts) -> Result<Value, String> {
     let secs = started.elapsed().as_secs_f64();
     #[allow(clippy::cast_precision_loss)]
     let got = ok_count.load(Ordering::Relaxed) as f64;
-    let expected = o.rate * secs;
+    // GCRA allows the steady rate plus the burst (2 in scripts/replicas.sh's catalog).
+    let expected = o.rate * secs + 2.0;
     let ratio = got / expected.max(1.0);
     let ok = (0.9..=1.1).contains(&ratio) && other.load(Ordering::Relaxed) == 0;
-    Ok(json!({"scenario": "rate", "ok": ok, "rate": o.rate, "seconds": secs, "allowed": got,
+    Ok(
+        json!({"scenario": "rate", "ok": ok, "rate": o.rate, "seconds": secs, "allowed": got,
               "expected": expected, "ratio": ratio,
-              "limited": limited.load(Ordering::Relaxed), "other": other.load(Ordering::Relaxed)}))
+              "limited": limited.load(Ordering::Relaxed), "other": other.load(Ordering::Relaxed)}),
+    )
 }
 
 /// A transient answer that a client retries with the same key.
@@ -294,7 +317,10 @@ fn transient(a: &Answer) -> bool {
                 e["error"]["code"].as_str(),
                 Some("DEPENDENCY_UNAVAILABLE" | "TIMEOUT" | "CANCELLED" | "INTERNAL")
             ) || (e["error"]["code"] == "IDEMPOTENCY_CONFLICT"
-                && e["message"].as_str().unwrap_or("").contains("still running"))
+                && e["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("still running"))
         }
     }
 }
@@ -305,15 +331,24 @@ struct LoadResult {
     done_keys: Vec<String>,
     retries: usize,
     gave_up: Vec<String>,
+    /// The last transport error a client retried after.
+    last_transport: String,
 }
 
-async fn load_client(c: Client, lb: String, tag: String, client: usize, calls: usize) -> LoadResult {
+async fn load_client(
+    c: Client,
+    lb: String,
+    tag: String,
+    client: usize,
+    calls: usize,
+) -> LoadResult {
     let mut r = LoadResult {
         latencies: Vec::with_capacity(calls),
         codes: BTreeMap::new(),
         done_keys: Vec::new(),
         retries: 0,
         gave_up: Vec::new(),
+        last_transport: String::new(),
     };
     for i in 0..calls {
         let key = format!("{tag}-c{client}-{i}");
@@ -334,6 +369,9 @@ async fn load_client(c: Client, lb: String, tag: String, client: usize, calls: u
                 break;
             }
             r.retries += 1;
+            if !a.transport_error().is_empty() {
+                r.last_transport = a.transport_error().to_string();
+            }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
@@ -345,7 +383,13 @@ async fn load(o: &Opts) -> Result<Value, String> {
     let mut tasks = Vec::new();
     for client in 0..o.clients {
         let c = Client::new(o.token.clone())?;
-        tasks.push(tokio::spawn(load_client(c, o.lb.clone(), o.tag.clone(), client, o.calls)));
+        tasks.push(tokio::spawn(load_client(
+            c,
+            o.lb.clone(),
+            o.tag.clone(),
+            client,
+            o.calls,
+        )));
     }
     let mut all = LoadResult {
         latencies: Vec::new(),
@@ -353,6 +397,7 @@ async fn load(o: &Opts) -> Result<Value, String> {
         done_keys: Vec::new(),
         retries: 0,
         gave_up: Vec::new(),
+        last_transport: String::new(),
     };
     for t in tasks {
         let r = t.await.map_err(|e| e.to_string())?;
@@ -363,6 +408,9 @@ async fn load(o: &Opts) -> Result<Value, String> {
         all.done_keys.extend(r.done_keys);
         all.retries += r.retries;
         all.gave_up.extend(r.gave_up);
+        if !r.last_transport.is_empty() {
+            all.last_transport = r.last_transport;
+        }
     }
     let secs = started.elapsed().as_secs_f64();
     all.latencies.sort_by(f64::total_cmp);
@@ -371,10 +419,13 @@ async fn load(o: &Opts) -> Result<Value, String> {
     let ok = all.done_keys.len() == total && all.gave_up.is_empty();
     #[allow(clippy::cast_precision_loss)]
     let rps = all.latencies.len() as f64 / secs;
-    Ok(json!({"scenario": "load", "ok": ok, "calls": total, "answered": all.latencies.len(),
+    Ok(
+        json!({"scenario": "load", "ok": ok, "calls": total, "answered": all.latencies.len(),
               "codes": all.codes, "client_retries": all.retries, "gave_up": all.gave_up.len(),
+              "last_transport_error": all.last_transport,
               "seconds": secs, "req_per_s": rps,
-              "p50_ms": percentile(&all.latencies, 0.5), "p99_ms": percentile(&all.latencies, 0.99)}))
+              "p50_ms": percentile(&all.latencies, 0.5), "p99_ms": percentile(&all.latencies, 0.99)}),
+    )
 }
 
 fn write_keys(path: Option<&str>, keys: &[String]) -> Result<(), String> {
@@ -410,7 +461,11 @@ async fn outage(o: &Opts) -> Result<Value, String> {
     let (mut done, mut unavailable) = (Vec::new(), Vec::new());
     for t in tasks {
         for (sec, code, key) in t.await.map_err(|e| e.to_string())? {
-            *by_second.entry(sec).or_default().entry(code.clone()).or_default() += 1;
+            *by_second
+                .entry(sec)
+                .or_default()
+                .entry(code.clone())
+                .or_default() += 1;
             match code.as_str() {
                 "success" => done.push(key),
                 "DEPENDENCY_UNAVAILABLE" => unavailable.push(key),
@@ -420,7 +475,10 @@ async fn outage(o: &Opts) -> Result<Value, String> {
     }
     write_keys(o.keys_out.as_deref(), &done)?;
     write_keys(
-        o.keys_out.as_ref().map(|p| format!("{p}.unavailable")).as_deref(),
+        o.keys_out
+            .as_ref()
+            .map(|p| format!("{p}.unavailable"))
+            .as_deref(),
         &unavailable,
     )?;
     let last = by_second.keys().max().copied().unwrap_or(0);
@@ -429,13 +487,17 @@ async fn outage(o: &Opts) -> Result<Value, String> {
         .or_else(|| by_second.get(&last.saturating_sub(1)))
         .is_some_and(|c| c.get("success").copied().unwrap_or(0) > 0);
     let ok = !unavailable.is_empty() && resumed;
-    Ok(json!({"scenario": "outage", "ok": ok, "success": done.len(),
+    Ok(
+        json!({"scenario": "outage", "ok": ok, "success": done.len(),
               "dependency_unavailable": unavailable.len(), "resumed": resumed,
-              "by_second": by_second}))
+              "by_second": by_second}),
+    )
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> std::process::ExitCode {
+    // reqwest is built without a default TLS provider: the workspace's is ring.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let o = match parse_opts() {
         Ok(o) => o,
         Err(e) => {

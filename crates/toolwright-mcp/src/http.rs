@@ -88,7 +88,10 @@ impl std::fmt::Debug for HttpOptions {
             .field("sessions", &self.sessions)
             .field("connections", &self.connections)
             .field("body_timeout", &self.body_timeout)
-            .field("admin_token", &self.admin_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "admin_token",
+                &self.admin_token.as_ref().map(|_| "<redacted>"),
+            )
             .field("metrics", &self.metrics.as_ref().map(|_| "<renderer>"))
             .field("drain_grace", &self.drain_grace)
             .finish()
@@ -190,7 +193,10 @@ impl HttpServer {
         tokio::spawn(async move {
             shutdown.await;
             draining.store(true, Ordering::Release);
-            tracing::info!(grace_s = grace.as_secs_f64(), "draining: /readyz answers 503");
+            tracing::info!(
+                grace_s = grace.as_secs_f64(),
+                "draining: /readyz answers 503"
+            );
             tokio::time::sleep(grace).await;
             closing.store(true, Ordering::Release);
             let deadline = tokio::time::Instant::now() + drain;
@@ -199,7 +205,10 @@ impl HttpServer {
             }
             let cut = runtime.calls_in_flight();
             if cut > 0 {
-                tracing::warn!(calls = cut, "calls still running at the drain deadline are cut");
+                tracing::warn!(
+                    calls = cut,
+                    "calls still running at the drain deadline are cut"
+                );
             }
             // Ends the SSE streams and sessions so the connections can close.
             ct.cancel();

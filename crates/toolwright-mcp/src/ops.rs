@@ -93,7 +93,10 @@ async fn metrics(State(ops): State<Arc<Ops>>, req: Request) -> Response {
     };
     (
         StatusCode::OK,
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         body,
     )
         .into_response()
@@ -130,9 +133,11 @@ async fn approve(State(ops): State<Arc<Ops>>, Path(id): Path<String>, req: Reque
     }
     match ops.runtime.approve(&id).await {
         Ok(p) => axum::Json(json!({"approved": p})).into_response(),
-        Err(e @ ApprovalError::Unknown(_)) => {
-            (StatusCode::NOT_FOUND, axum::Json(json!({"error": e.to_string()}))).into_response()
-        }
+        Err(e @ ApprovalError::Unknown(_)) => (
+            StatusCode::NOT_FOUND,
+            axum::Json(json!({"error": e.to_string()})),
+        )
+            .into_response(),
         Err(e) => store_down(&e.to_string()),
     }
 }

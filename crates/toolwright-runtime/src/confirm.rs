@@ -8,9 +8,9 @@
 //! `--approve`). Nothing in the arguments can approve a call: an argument such as
 //! `confirm: true` is only an argument, and it changes the approval id.
 
+use crate::idempotency::{IdempotencyStore, MemoryStore, StoreError};
 use crate::service::{BoxService, Layer, Request, Service};
 use futures::future::BoxFuture;
-use crate::idempotency::{IdempotencyStore, MemoryStore, StoreError};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
@@ -165,7 +165,10 @@ impl Service for Gate {
         Box::pin(async move {
             let spec = req.entry.spec();
             let id = approval_id(&spec.name, &req.args);
-            match approvals.take_approved(&id, req.session_id.as_deref()).await {
+            match approvals
+                .take_approved(&id, req.session_id.as_deref())
+                .await
+            {
                 Ok(true) => {
                     req.approved = true;
                     return inner.call(req).await;

@@ -74,8 +74,8 @@ pub use idempotency::{
 pub use metrics::{Metrics, MetricsSnapshot, ToolMetrics};
 pub use ratelimit::RateLimitLayer;
 pub use retry::{RetryLayer, RetryPolicy};
-pub use shared::{RateDecision, SharedState};
 pub use service::{BoxService, Layer, Request, Service, ToolService};
+pub use shared::{RateDecision, SharedState};
 pub use timeout::{DEFAULT_TIMEOUT, TimeoutLayer};
 
 use futures::StreamExt;

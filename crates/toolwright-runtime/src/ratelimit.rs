@@ -73,9 +73,7 @@ impl Service for Limiter {
                 Err(e) => Outcome::from_error(
                     ToolError::new(
                         ErrorCode::DependencyUnavailable,
-                        format!(
-                            "The rate-limit store is unreachable ({e}); the call was not run."
-                        ),
+                        format!("The rate-limit store is unreachable ({e}); the call was not run."),
                     )
                     .with_suggestion("Try again shortly; nothing was done."),
                 ),
@@ -116,7 +114,11 @@ mod tests {
         let tool = FnTool::new(spec, |_, _| async { Ok(ToolOutput::Data(json!(null))) });
         let entry = Arc::new(ToolEntry::new(Arc::new(tool)).unwrap());
         let req = |caller: &str| {
-            let mut r = Request::new(ToolCall::new("c", "send_sms", json!({})), entry.clone(), json!({}));
+            let mut r = Request::new(
+                ToolCall::new("c", "send_sms", json!({})),
+                entry.clone(),
+                json!({}),
+            );
             r.caller = Some(caller.to_string());
             r
         };

@@ -235,7 +235,10 @@ mod tests {
         }
         match s.rate_acquire("a", &limit).await.unwrap() {
             RateDecision::Limited { retry_after_ms } => {
-                assert!((29_000..=30_000).contains(&retry_after_ms), "{retry_after_ms}");
+                assert!(
+                    (29_000..=30_000).contains(&retry_after_ms),
+                    "{retry_after_ms}"
+                );
             }
             RateDecision::Allowed => panic!("the third call within the burst of 2 ran"),
         }

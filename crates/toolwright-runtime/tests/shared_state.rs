@@ -19,8 +19,7 @@ use toolwright_core::{
     ErrorCode, FnTool, RateLimit, Registry, SideEffects, Status, ToolCall, ToolOutput, ToolSpec,
 };
 use toolwright_runtime::{
-    CallOptions, IdempotencyStore, MemoryStore, PendingApproval, RateDecision, Runtime,
-    SqliteStore,
+    CallOptions, IdempotencyStore, MemoryStore, PendingApproval, RateDecision, Runtime, SqliteStore,
 };
 
 /// `delete_file` (needs approval) and `send_sms` (2 calls per minute), counting their runs.
@@ -86,8 +85,14 @@ async fn approvals_and_limits_are_shared(open: impl Fn() -> Arc<dyn IdempotencyS
         .await;
     assert_eq!(again.status, Status::NeedsConfirmation);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
-    assert!(a.deny(&id).await.unwrap(), "the new request was not recorded");
-    assert!(b.approve(&id).await.is_err(), "a denied request was approved");
+    assert!(
+        a.deny(&id).await.unwrap(),
+        "the new request was not recorded"
+    );
+    assert!(
+        b.approve(&id).await.is_err(),
+        "a denied request was approved"
+    );
     // The rate limit (2 per minute) holds across both.
     let sms = |i: &str| ToolCall::new(i, "send_sms", json!({"to": "bob"}));
     assert_eq!(a.invoke(sms("4"), &opts).await.status, Status::Success);

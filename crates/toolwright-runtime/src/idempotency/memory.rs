@@ -3,12 +3,12 @@
 use super::{IdempotencyStore, Record, Reservation, StoreError};
 use crate::confirm::PendingApproval;
 use crate::shared::{MemoryShared, RateDecision, SharedState};
-use toolwright_core::RateLimit;
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use toolwright_core::Outcome;
+use toolwright_core::RateLimit;
 
 /// Keeps records in a map; expired ones are dropped as the map is used.
 #[derive(Debug, Default)]

@@ -61,7 +61,10 @@ impl IdempotencyStore for MeteredStore {
         owner: &'a str,
         lease: Duration,
     ) -> BoxFuture<'a, Result<Reservation, StoreError>> {
-        self.timed("reserve", self.inner.reserve(key, fingerprint, owner, lease))
+        self.timed(
+            "reserve",
+            self.inner.reserve(key, fingerprint, owner, lease),
+        )
     }
 
     fn complete<'a>(
@@ -71,7 +74,10 @@ impl IdempotencyStore for MeteredStore {
         outcome: &'a Outcome,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        self.timed("complete", self.inner.complete(key, fingerprint, outcome, ttl))
+        self.timed(
+            "complete",
+            self.inner.complete(key, fingerprint, outcome, ttl),
+        )
     }
 
     fn release<'a>(

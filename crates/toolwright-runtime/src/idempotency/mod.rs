@@ -44,8 +44,8 @@ pub use redis_store::RedisStore;
 pub use sqlite::SqliteStore;
 
 use crate::retry::random_u64;
-use crate::shared::SharedState;
 use crate::service::{BoxService, Layer, Request, Service, explicit_key};
+use crate::shared::SharedState;
 use crate::timeout::{DEFAULT_TIMEOUT, deadline_for};
 use futures::future::BoxFuture;
 use serde_json::Value;

@@ -12,13 +12,13 @@
 use super::{
     IdempotencyStore, Record, Reservation, StoreError, decode_outcome, encode_outcome, millis,
 };
+use crate::confirm::PendingApproval;
+use crate::shared::{RateDecision, SharedState};
 use futures::future::BoxFuture;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client};
 use std::time::Duration;
 use tokio::sync::Mutex;
-use crate::confirm::PendingApproval;
-use crate::shared::{RateDecision, SharedState};
 use toolwright_core::{Outcome, RateLimit};
 
 const B: &str = "redis";

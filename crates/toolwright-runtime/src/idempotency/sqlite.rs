@@ -5,13 +5,13 @@ use super::{
     IdempotencyStore, Record, Reservation, StoreError, decode_outcome, encode_outcome, millis,
     now_ms,
 };
+use crate::confirm::PendingApproval;
+use crate::shared::{RateDecision, SharedState, gcra, wait_ms};
 use futures::future::BoxFuture;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use crate::confirm::PendingApproval;
-use crate::shared::{RateDecision, SharedState, gcra, wait_ms};
 use toolwright_core::{Outcome, RateLimit};
 
 const B: &str = "sqlite";
@@ -372,9 +372,6 @@ impl SharedState for SqliteStore {
     }
 
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
-        self.with_conn(|c| {
-            c.query_row("SELECT 1", [], |_| Ok(()))
-                .map_err(err)
-        })
+        self.with_conn(|c| c.query_row("SELECT 1", [], |_| Ok(())).map_err(err))
     }
 }
