@@ -1,8 +1,9 @@
 //! The floor of `bench/mcp_compare.sh`: a bare rmcp server exposing the same `convert_currency`
 //! tool as toolwright's demo (same rates table, bounds and enums, the same conversion data in the
 //! result), written the way rmcp's own documentation shows: `#[tool_router]` / `#[tool]` /
-//! `#[tool_handler(router = self.tool_router)]`, arguments parsed by serde through `Parameters<T>` and nothing else (no
-//! schema validation, no policies, no envelope), served by rmcp's `StreamableHttpService`.
+//! `#[tool_handler(router = self.tool_router)]`, arguments parsed by serde through
+//! `Parameters<T>` and nothing else (no schema validation, no policies, no envelope), served by
+//! rmcp's `StreamableHttpService`.
 //!
 //! ```text
 //! cargo run --release -p toolwright-mcp --features http-server --example rmcp_floor -- \
@@ -15,15 +16,16 @@
 //! Host/Origin allow-lists and body limit, and the same runtime (`--workers 1`, toolwright's
 //! default: one current-thread runtime; `N > 1` a multi-thread runtime), TCP_NODELAY like
 //! toolwright's accept loop. It is served with `axum::serve` (no connection cap, header or body
-//! timeouts, bearer-token guard: that is part of what toolwright adds). The URL is printed on stderr: `rmcp floor MCP server on http://…/mcp`.
+//! timeouts, bearer-token guard: that is part of what toolwright adds). The URL is printed on
+//! stderr: `rmcp floor MCP server on http://…/mcp`.
 
+use axum::serve::ListenerExt;
 use rmcp::handler::server::tool::ToolRouter;
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use axum::serve::ListenerExt;
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
