@@ -169,7 +169,7 @@ MCP_OUT=""
 if [ -x bench/mcp_compare.sh ] || [ -f bench/mcp_compare.sh ]; then
   phase "MCP: bench/mcp_compare.sh"
   wait "$FASTMCP_PID" || log "fastmcp install failed (see $OUT/pip-fastmcp.log); mcp_compare.sh retries it"
-  MCP_OUT=$(env -u BENCH_VENV OUT="$OUT/mcp" timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
+  MCP_OUT=$(env -u BENCH_VENV OUT="$OUT/mcp" timeout 1200 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
 fi
 # `serve --stdio` with 1,000 tools: the peak RSS mcp_compare.sh measured (after initialize +
 # tools/list).
