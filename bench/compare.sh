@@ -49,16 +49,16 @@ FASTMCP_PID=$!
 
 # --- Rust builds ---------------------------------------------------------------------------------
 # One cargo invocation builds every binary the run needs (the CLI, bench-data, model-bench with
-# llama.cpp, the criterion benches, MCP's load generator) with one unified feature set, so no
+# llama.cpp, the criterion benches, MCP's load generator and bare rmcp floor server) with one unified feature set, so no
 # later step rebuilds a crate with other features. The benches are then run as plain executables.
 # (Bench targets are named: `--benches` would also build every lib and bin as a bench harness.)
 phase() { log "$1 ($(( $(date +%s) - START )) s so far)"; }
-phase "building (release): toolwright CLI, toolwright-bench (benches, bench-data, model-bench), mcp_load"
+phase "building (release): toolwright CLI, toolwright-bench (benches, bench-data, model-bench), mcp_load, rmcp_floor"
 BUILD_JSON="$OUT/build.jsonl"
 cargo build --release --message-format=json-render-diagnostics \
   -p toolwright-cli -p toolwright-bench -p toolwright-mcp \
-  --features toolwright-bench/model,toolwright-mcp/http-client \
-  --bins --bench overhead --bench routing --example mcp_load >"$BUILD_JSON"
+  --features toolwright-bench/model,toolwright-mcp/http-client,toolwright-mcp/http-server \
+  --bins --bench overhead --bench routing --example mcp_load --example rmcp_floor >"$BUILD_JSON"
 exe() { # target name → its executable from this build
   python3 - "$BUILD_JSON" "$1" <<'PY'
 import json, sys
@@ -76,7 +76,7 @@ TW="$(exe toolwright)"
 OVERHEAD_BIN="$(exe overhead)"
 ROUTING_BIN="$(exe routing)"
 MODEL_BENCH_BIN="$(exe model-bench)"
-export TW_BIN="$TW" MCP_LOAD_BIN="$(exe mcp_load)"
+export TW_BIN="$TW" MCP_LOAD_BIN="$(exe mcp_load)" RMCP_FLOOR_BIN="$(exe rmcp_floor)"
 "$(exe bench-data)" "$OUT/data"
 phase "builds done"
 
@@ -169,7 +169,7 @@ MCP_OUT=""
 if [ -x bench/mcp_compare.sh ] || [ -f bench/mcp_compare.sh ]; then
   phase "MCP: bench/mcp_compare.sh"
   wait "$FASTMCP_PID" || log "fastmcp install failed (see $OUT/pip-fastmcp.log); mcp_compare.sh retries it"
-  MCP_OUT=$(env -u BENCH_VENV OUT="$OUT/mcp" timeout 600 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
+  MCP_OUT=$(env -u BENCH_VENV OUT="$OUT/mcp" timeout 1200 bash bench/mcp_compare.sh 2>"$OUT/mcp.log" || true)
 fi
 # `serve --stdio` with 1,000 tools: the peak RSS mcp_compare.sh measured (after initialize +
 # tools/list).

@@ -16,8 +16,10 @@
 //! little to the latency it reports. In `list` mode one request is a whole tool list: the client
 //! follows `nextCursor` until the last page, and checks it saw `--expect-tools` tools.
 //!
-//! `--server-pid PID` reads the server's user+system CPU time (`/proc/PID/stat`) around the timed
-//! part and reports `server_cpu_us_per_req` (`--clk-tck`, default 100 ticks/s).
+//! `--server-pid PID` reads the server's CPU time around the timed part and reports
+//! `server_cpu_us_per_req`: the run time of its threads in nanoseconds (`/proc/PID/task/*/schedstat`)
+//! when no thread ended meanwhile, else user+system time in clock ticks (`/proc/PID/stat`,
+//! `--clk-tck`, default 100 ticks/s: 10 ms steps). `cpu_source` says which.
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -74,6 +76,48 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
     Some(utime + stime)
+}
+
+/// Run time in nanoseconds of each thread of `pid` (`/proc/PID/task/TID/schedstat`, first field).
+fn thread_ns(pid: u32) -> Option<std::collections::HashMap<u64, u64>> {
+    let mut out = std::collections::HashMap::new();
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let path = entry.ok()?.path();
+        let tid: u64 = path.file_name()?.to_str()?.parse().ok()?;
+        let text = std::fs::read_to_string(path.join("schedstat")).ok()?;
+        out.insert(tid, text.split_whitespace().next()?.parse().ok()?);
+    }
+    Some(out)
+}
+
+/// The server's CPU readings at one moment: per-thread nanoseconds and process ticks.
+struct CpuReading {
+    threads: Option<std::collections::HashMap<u64, u64>>,
+    ticks: Option<u64>,
+}
+
+impl CpuReading {
+    fn take(pid: u32) -> CpuReading {
+        CpuReading {
+            threads: thread_ns(pid),
+            ticks: cpu_ticks(pid),
+        }
+    }
+
+    /// CPU microseconds from `self` to `later`, and where they come from: the threads' run
+    /// times when every thread seen before is still there (an ended thread's time would be
+    /// lost), else the process ticks.
+    fn micros_until(&self, later: &CpuReading, clk_tck: f64) -> Option<(f64, &'static str)> {
+        if let (Some(a), Some(b)) = (&self.threads, &later.threads)
+            && a.keys().all(|tid| b.contains_key(tid))
+        {
+            let before: u64 = a.values().sum();
+            let after: u64 = b.values().sum();
+            return Some((after.saturating_sub(before) as f64 / 1000.0, "schedstat"));
+        }
+        let (a, b) = (self.ticks?, later.ticks?);
+        Some((b.saturating_sub(a) as f64 * 1e6 / clk_tck, "ticks"))
+    }
 }
 
 fn parse_opts() -> Result<Opts, String> {
@@ -304,7 +348,7 @@ async fn run(opts: Opts) -> Result<Value, String> {
     let left = Arc::new(AtomicU64::new(opts.requests));
     let errors = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + Duration::from_secs(opts.max_seconds);
-    let cpu_before = opts.server_pid.and_then(cpu_ticks);
+    let cpu_before = opts.server_pid.map(CpuReading::take);
     let start = Instant::now();
     let mut tasks = Vec::new();
     for mut s in sessions {
@@ -341,19 +385,21 @@ async fn run(opts: Opts) -> Result<Value, String> {
         }
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let cpu_after = opts.server_pid.and_then(cpu_ticks);
+    let cpu_after = opts.server_pid.map(CpuReading::take);
     all.sort_by(f64::total_cmp);
     let done = all.len() as f64;
-    let server_cpu_us = match (cpu_before, cpu_after) {
-        (Some(a), Some(b)) if !all.is_empty() => {
-            let us = (b.saturating_sub(a)) as f64 * 1e6 / opts.clk_tck / done;
-            Value::from((us * 10.0).round() / 10.0)
-        }
-        _ => Value::Null,
+    let cpu = match (&cpu_before, &cpu_after) {
+        (Some(a), Some(b)) if !all.is_empty() => a.micros_until(b, opts.clk_tck),
+        _ => None,
     };
+    let server_cpu_us = cpu.map_or(Value::Null, |(us, _)| {
+        Value::from((us / done * 10.0).round() / 10.0)
+    });
+    let cpu_source = cpu.map_or(Value::Null, |(_, source)| Value::from(source));
     Ok(json!({
         "label": opts.label,
         "server_cpu_us_per_req": server_cpu_us,
+        "cpu_source": cpu_source,
         "mode": opts.mode,
         "concurrency": opts.concurrency,
         "requests": all.len(),
