@@ -102,6 +102,16 @@ impl ProviderError {
 
 /// What a provider says about itself in telemetry: the attributes of the OpenTelemetry GenAI
 /// semantic conventions that describe the model behind it.
+///
+/// ```
+/// use toolwright_agent::ProviderInfo;
+/// let info = ProviderInfo::from_name("openai:gpt-4o-mini").with_server_url("https://api.openai.com/v1");
+/// assert_eq!(info.provider, "openai");
+/// assert_eq!(info.model.as_deref(), Some("gpt-4o-mini"));
+/// assert_eq!(info.server_address.as_deref(), Some("api.openai.com"));
+/// assert_eq!(info.server_port, Some(443));
+/// assert_eq!(ProviderInfo::from_name("scripted").model, None);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ProviderInfo {

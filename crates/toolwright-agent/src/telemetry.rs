@@ -12,9 +12,18 @@ use crate::provider::{ProviderError, ProviderInfo};
 use tracing::Span;
 use tracing::field::Empty;
 
+/// Counts as `i64`: exporters map unsigned integers to strings (tracing-opentelemetry records a
+/// `u64` through its `Debug` form), and OpenTelemetry's integer attributes are signed.
+fn int(n: impl TryInto<i64>) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
+}
+
 /// The span of one run: `invoke_agent` (or `invoke_agent {name}`), kind internal.
 pub(crate) fn agent_span(name: Option<&str>, info: &ProviderInfo, conversation: &str) -> Span {
-    let otel_name = name.map_or_else(|| "invoke_agent".to_string(), |n| format!("invoke_agent {n}"));
+    let otel_name = name.map_or_else(
+        || "invoke_agent".to_string(),
+        |n| format!("invoke_agent {n}"),
+    );
     tracing::info_span!(
         "invoke_agent",
         otel.name = %otel_name,
@@ -35,8 +44,8 @@ pub(crate) fn agent_span(name: Option<&str>, info: &ProviderInfo, conversation: 
 /// Records how the run ended on its span: tokens summed over the turns, the stop reason, and
 /// `error.type` when the provider failed.
 pub(crate) fn finish_agent_span(span: &Span, trace: &Trace, provider_error: Option<&str>) {
-    span.record("gen_ai.usage.input_tokens", trace.usage.input_tokens);
-    span.record("gen_ai.usage.output_tokens", trace.usage.output_tokens);
+    span.record("gen_ai.usage.input_tokens", int(trace.usage.input_tokens));
+    span.record("gen_ai.usage.output_tokens", int(trace.usage.output_tokens));
     let stop = match &trace.stop {
         StopReason::Answered => "answered",
         StopReason::MaxSteps => "max_steps",
@@ -65,12 +74,12 @@ pub(crate) fn chat_span(info: &ProviderInfo, step: u32) -> Span {
         gen_ai.provider.name = %info.provider,
         gen_ai.request.model = info.model.as_deref(),
         server.address = info.server_address.as_deref(),
-        server.port = info.server_port,
+        server.port = info.server_port.map(i64::from),
         gen_ai.response.model = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         error.type = Empty,
-        toolwright.step = step,
+        toolwright.step = i64::from(step),
     )
 }
 
@@ -83,8 +92,8 @@ pub(crate) fn finish_chat_span(span: &Span, result: &Result<Reply, ProviderError
                 span.record("gen_ai.response.model", m);
             }
             if let Some(u) = reply.usage {
-                span.record("gen_ai.usage.input_tokens", u.input_tokens);
-                span.record("gen_ai.usage.output_tokens", u.output_tokens);
+                span.record("gen_ai.usage.input_tokens", int(u.input_tokens));
+                span.record("gen_ai.usage.output_tokens", int(u.output_tokens));
             }
         }
         Err(e) => {

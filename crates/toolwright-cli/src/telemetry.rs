@@ -132,8 +132,8 @@ mod otel {
     /// Whether the export is configured: the flag, or one of the SDK's variables (non-empty),
     /// unless `OTEL_SDK_DISABLED=true`.
     fn configured(global: &Global) -> bool {
-        let disabled = std::env::var("OTEL_SDK_DISABLED")
-            .is_ok_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        let disabled =
+            std::env::var("OTEL_SDK_DISABLED").is_ok_and(|v| v.trim().eq_ignore_ascii_case("true"));
         let from_env = ENDPOINT_VARS
             .iter()
             .any(|v| std::env::var(v).is_ok_and(|s| !s.trim().is_empty()));
@@ -144,10 +144,7 @@ mod otel {
     /// the exporter refuses (a malformed URL) is reported on stderr and the export left off.
     pub(super) fn layer(
         global: &Global,
-    ) -> Option<(
-        Box<dyn Layer<Registry> + Send + Sync>,
-        SdkTracerProvider,
-    )> {
+    ) -> Option<(Box<dyn Layer<Registry> + Send + Sync>, SdkTracerProvider)> {
         if !configured(global) {
             return None;
         }

@@ -216,7 +216,10 @@ fn run_exports_invoke_agent_chat_and_execute_tool_spans_nested() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "17*23 = 391.");
-    assert!(!stderr.contains('\u{1b}'), "colour codes in a pipe: {stderr}");
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "colour codes in a pipe: {stderr}"
+    );
 
     let all = wait_for(&received, |s| {
         named(s, "invoke_agent").len() == 1
@@ -249,18 +252,30 @@ fn run_exports_invoke_agent_chat_and_execute_tool_spans_nested() {
     );
     assert_eq!(int_attr(a, "gen_ai.usage.input_tokens"), Some(273));
     assert_eq!(int_attr(a, "gen_ai.usage.output_tokens"), Some(52));
-    assert_eq!(string_attr(a, "toolwright.stop").as_deref(), Some("answered"));
+    assert_eq!(
+        string_attr(a, "toolwright.stop").as_deref(),
+        Some("answered")
+    );
 
     let mut chats = named(&spans, "chat fake-model");
     chats.sort_by_key(|s| s.start_time_unix_nano);
     let expected = [(123, 45), (150, 7)];
     for (chat, (input, output)) in chats.iter().zip(expected) {
         assert_eq!(chat.trace_id, agent.trace_id, "one trace");
-        assert_eq!(chat.parent_span_id, agent.span_id, "chat under invoke_agent");
+        assert_eq!(
+            chat.parent_span_id, agent.span_id,
+            "chat under invoke_agent"
+        );
         assert_eq!(chat.kind, SpanKind::Client as i32);
         let c = &chat.attributes;
-        assert_eq!(string_attr(c, "gen_ai.operation.name").as_deref(), Some("chat"));
-        assert_eq!(string_attr(c, "gen_ai.provider.name").as_deref(), Some("openai"));
+        assert_eq!(
+            string_attr(c, "gen_ai.operation.name").as_deref(),
+            Some("chat")
+        );
+        assert_eq!(
+            string_attr(c, "gen_ai.provider.name").as_deref(),
+            Some("openai")
+        );
         assert_eq!(
             string_attr(c, "gen_ai.request.model").as_deref(),
             Some("fake-model")
@@ -271,7 +286,10 @@ fn run_exports_invoke_agent_chat_and_execute_tool_spans_nested() {
         );
         assert_eq!(int_attr(c, "gen_ai.usage.input_tokens"), Some(input));
         assert_eq!(int_attr(c, "gen_ai.usage.output_tokens"), Some(output));
-        assert_eq!(string_attr(c, "server.address").as_deref(), Some("127.0.0.1"));
+        assert_eq!(
+            string_attr(c, "server.address").as_deref(),
+            Some("127.0.0.1")
+        );
         assert!(int_attr(c, "server.port").is_some_and(|p| p > 0));
         assert!(string_attr(c, "error.type").is_none());
     }
@@ -287,9 +305,15 @@ fn run_exports_invoke_agent_chat_and_execute_tool_spans_nested() {
         string_attr(t, "gen_ai.operation.name").as_deref(),
         Some("execute_tool")
     );
-    assert_eq!(string_attr(t, "gen_ai.tool.name").as_deref(), Some("calculate"));
+    assert_eq!(
+        string_attr(t, "gen_ai.tool.name").as_deref(),
+        Some("calculate")
+    );
     assert_eq!(string_attr(t, "gen_ai.tool.call.id").as_deref(), Some("c1"));
-    assert_eq!(string_attr(t, "toolwright.status").as_deref(), Some("ok"));
+    assert_eq!(
+        string_attr(t, "toolwright.status").as_deref(),
+        Some("success")
+    );
     // The tool ran after the first model turn answered and before the second began.
     assert!(tool.start_time_unix_nano >= chats[0].end_time_unix_nano);
     assert!(tool.end_time_unix_nano <= chats[1].start_time_unix_nano);
@@ -324,7 +348,10 @@ fn a_failed_call_exports_its_span_before_the_error_exit_with_the_flag() {
     .map(|(_, s)| s)
     .collect();
     let tool = named(&spans, "execute_tool calculate")[0];
-    assert!(tool.parent_span_id.is_empty(), "a lone call is its own trace");
+    assert!(
+        tool.parent_span_id.is_empty(),
+        "a lone call is its own trace"
+    );
     assert_eq!(
         string_attr(&tool.attributes, "error.type").as_deref(),
         Some("VALIDATION_ERROR")

@@ -182,7 +182,10 @@ pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<R
         text: (!joined.is_empty()).then_some(joined),
         tool_calls: calls,
         usage,
-        model: body.get("model").and_then(Value::as_str).map(str::to_string),
+        model: body
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         ..Reply::default()
     })
 }

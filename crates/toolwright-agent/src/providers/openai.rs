@@ -185,7 +185,10 @@ pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<R
         text,
         tool_calls: calls,
         usage,
-        model: body.get("model").and_then(Value::as_str).map(str::to_string),
+        model: body
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         ..Reply::default()
     })
 }
