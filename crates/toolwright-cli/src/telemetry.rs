@@ -76,19 +76,28 @@ pub fn init(global: &Global) -> Telemetry {
         .with_ansi(colour())
         .with_filter(log_filter(global))
         .boxed();
-    let mut layers: Vec<Box<dyn Layer<Registry> + Send + Sync>> = vec![log];
-    let mut telemetry = Telemetry::default();
+    let layers: Vec<Box<dyn Layer<Registry> + Send + Sync>>;
+    let telemetry;
     #[cfg(feature = "otel")]
-    if let Some((layer, provider)) = otel::layer(global) {
-        layers.push(layer);
-        telemetry.provider = Some(provider);
+    {
+        let exporter = otel::layer(global);
+        telemetry = Telemetry {
+            provider: exporter.as_ref().map(|(_, p)| p.clone()),
+        };
+        layers = std::iter::once(log)
+            .chain(exporter.map(|(l, _)| l))
+            .collect();
     }
     #[cfg(not(feature = "otel"))]
-    if let Some(endpoint) = global.otlp_endpoint.as_deref() {
-        eprintln!(
-            "toolwright: --otlp-endpoint {endpoint} ignored: this build has no `otel` feature \
-             (cargo install toolwright-cli --features otel)"
-        );
+    {
+        if let Some(endpoint) = global.otlp_endpoint.as_deref() {
+            eprintln!(
+                "toolwright: --otlp-endpoint {endpoint} ignored: this build has no `otel` \
+                 feature (cargo install toolwright-cli --features otel)"
+            );
+        }
+        telemetry = Telemetry::default();
+        layers = vec![log];
     }
     // A second init (tests) keeps the first subscriber.
     let _ = tracing_subscriber::registry().with(layers).try_init();
