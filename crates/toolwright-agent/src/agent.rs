@@ -5,6 +5,7 @@ use crate::lenient;
 use crate::message::{Message, Reply, Role, Usage};
 use crate::provider::{Candidate, Provider, Turn};
 use crate::routing::{Ranker, Routing, default_ranker};
+use crate::telemetry;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -14,6 +15,7 @@ use std::time::Instant;
 use toolwright_core::canonical::canonical_string;
 use toolwright_core::{ErrorCode, FieldError, Outcome, Problem, ToolCall, ToolError, ToolSpec};
 use toolwright_runtime::{CallOptions, Runtime};
+use tracing::Instrument;
 
 /// How the agent works.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +56,9 @@ pub struct AgentConfig {
     pub context_budget_chars: usize,
     /// Calls count as approved by a person (confirmation gate); off by default.
     pub approve: bool,
+    /// The agent's name in telemetry (`gen_ai.agent.name`; the run's span is then named
+    /// `invoke_agent {name}`). None by default.
+    pub name: Option<String>,
 }
 
 impl Default for AgentConfig {
@@ -65,6 +70,7 @@ impl Default for AgentConfig {
             system_prompt: None,
             context_budget_chars: 48_000,
             approve: false,
+            name: None,
         }
     }
 }
@@ -226,6 +232,8 @@ pub struct Agent {
     observer: Option<Arc<dyn Observer>>,
     conversation: Vec<Message>,
     session: String,
+    /// `error.type` of the provider failure that ended the current run, for its span.
+    provider_failure: Option<String>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -273,6 +281,7 @@ impl Agent {
             observer: None,
             conversation: Vec::new(),
             session: format!("agent-{}-{n}-{nanos:x}", std::process::id()),
+            provider_failure: None,
         }
     }
 
@@ -390,7 +399,22 @@ impl Agent {
     /// Runs one query (continuing the conversation) and returns its trace whatever happened.
     /// Never panics; a provider failure ends the run with [`StopReason::ProviderError`]. See
     /// [`Agent::run`] for the answer as a `Result`.
+    ///
+    /// The run is an `invoke_agent` span (OpenTelemetry GenAI semantic conventions), each model
+    /// turn a `chat {model}` span and each tool call the runtime's `execute_tool` span inside it.
     pub async fn run_trace(&mut self, query: &str) -> Trace {
+        let span = telemetry::agent_span(
+            self.config.name.as_deref(),
+            &self.provider.info(),
+            &self.session,
+        );
+        self.provider_failure = None;
+        let trace = self.run_traced(query).instrument(span.clone()).await;
+        telemetry::finish_agent_span(&span, &trace, self.provider_failure.as_deref());
+        trace
+    }
+
+    async fn run_traced(&mut self, query: &str) -> Trace {
         let start = Instant::now();
         if self.conversation.is_empty()
             && let Some(sp) = self.config.system_prompt.clone()
@@ -447,6 +471,7 @@ impl Agent {
         }
         self.emit(AgentEvent::ModelStarted { step });
         let t0 = Instant::now();
+        let span = telemetry::chat_span(&self.provider.info(), step);
         let result = self
             .provider
             .complete(Turn {
@@ -454,7 +479,10 @@ impl Agent {
                 tools,
                 ranking,
             })
+            .instrument(span.clone())
             .await;
+        telemetry::finish_chat_span(&span, &result);
+        drop(span);
         let took = ms(t0);
         trace.model_ms = trace.model_ms.saturating_add(took);
         match result {
@@ -481,6 +509,7 @@ impl Agent {
                 Some((reply, rec))
             }
             Err(e) => {
+                self.provider_failure = Some(e.error_type().into_owned());
                 trace.stop = StopReason::ProviderError {
                     message: e.to_string(),
                 };

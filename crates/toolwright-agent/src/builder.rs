@@ -89,6 +89,13 @@ impl AgentBuilder {
         self
     }
 
+    /// The agent's name in telemetry: `gen_ai.agent.name`, and the run's span is named
+    /// `invoke_agent {name}`.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.config.name = Some(name.into());
+        self
+    }
+
     /// A system prompt placed first in the conversation.
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.config.system_prompt = Some(prompt.into());

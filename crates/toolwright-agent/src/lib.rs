@@ -47,6 +47,7 @@ pub mod prompt;
 pub mod provider;
 pub mod providers;
 pub mod routing;
+mod telemetry;
 
 pub use agent::{
     Agent, AgentConfig, AgentEvent, CallRecord, Mode, Observer, StepRecord, StopReason, Trace,
@@ -54,5 +55,5 @@ pub use agent::{
 pub use builder::{AgentBuilder, AgentError, AgentStreamEvent, Answer};
 pub use http::HttpConfig;
 pub use message::{Message, Reply, Role, Usage};
-pub use provider::{Candidate, Provider, ProviderError, Secret, Turn};
+pub use provider::{Candidate, Provider, ProviderError, ProviderInfo, Secret, Turn};
 pub use routing::{Ranker, Routing};

@@ -143,6 +143,10 @@ pub struct Reply {
     /// Tokens, when the provider reports them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The model that answered, as the server names it (`gpt-4o-mini-2024-07-18` for a request
+    /// of `gpt-4o-mini`), when the wire format says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// What the provider did besides asking the model (re-prompts, templates, routing), for the
     /// trace. Honest notes, never shown as the model's words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

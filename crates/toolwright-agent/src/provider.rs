@@ -83,6 +83,82 @@ pub enum ProviderError {
     Script(String),
 }
 
+impl ProviderError {
+    /// A short, low-cardinality name of the failure, for the `error.type` attribute of the
+    /// model call's span: the HTTP status (`"429"`, `"500"`) for [`ProviderError::Http`], else
+    /// `config`, `connect`, `timeout`, `malformed_response`, `model` or `script`.
+    pub fn error_type(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            ProviderError::Config(_) => "config".into(),
+            ProviderError::Http { status, .. } => status.to_string().into(),
+            ProviderError::Connect { .. } => "connect".into(),
+            ProviderError::Timeout { .. } => "timeout".into(),
+            ProviderError::Malformed { .. } => "malformed_response".into(),
+            ProviderError::Model(_) => "model".into(),
+            ProviderError::Script(_) => "script".into(),
+        }
+    }
+}
+
+/// What a provider says about itself in telemetry: the attributes of the OpenTelemetry GenAI
+/// semantic conventions that describe the model behind it.
+///
+/// ```
+/// use toolwright_agent::ProviderInfo;
+/// let info = ProviderInfo::from_name("openai:gpt-4o-mini").with_server_url("https://api.openai.com/v1");
+/// assert_eq!(info.provider, "openai");
+/// assert_eq!(info.model.as_deref(), Some("gpt-4o-mini"));
+/// assert_eq!(info.server_address.as_deref(), Some("api.openai.com"));
+/// assert_eq!(info.server_port, Some(443));
+/// assert_eq!(ProviderInfo::from_name("scripted").model, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ProviderInfo {
+    /// `gen_ai.provider.name`: `openai` (any OpenAI-compatible server), `anthropic`,
+    /// `llama.cpp`... A custom value where no well-known one applies.
+    pub provider: String,
+    /// `gen_ai.request.model`: the model asked for, when known.
+    pub model: Option<String>,
+    /// `server.address`: the host the provider talks to, for a remote provider.
+    pub server_address: Option<String>,
+    /// `server.port`: its port.
+    pub server_port: Option<u16>,
+}
+
+impl ProviderInfo {
+    /// A provider `provider` asked for `model`.
+    pub fn new(provider: impl Into<String>, model: Option<String>) -> Self {
+        ProviderInfo {
+            provider: provider.into(),
+            model,
+            server_address: None,
+            server_port: None,
+        }
+    }
+
+    /// The host and port of `url` (its scheme's default port when it names none); unchanged
+    /// when `url` does not parse.
+    pub fn with_server_url(mut self, url: &str) -> Self {
+        if let Ok(u) = reqwest::Url::parse(url) {
+            self.server_address = u.host_str().map(str::to_string);
+            self.server_port = u.port_or_known_default();
+        }
+        self
+    }
+
+    /// Read from a provider name of the form `provider:model` (`openai:gpt-4o-mini`); a name
+    /// without `:` is the provider alone.
+    pub fn from_name(name: &str) -> Self {
+        match name.split_once(':') {
+            Some((p, m)) if !p.is_empty() && !m.is_empty() => {
+                ProviderInfo::new(p, Some(m.to_string()))
+            }
+            _ => ProviderInfo::new(name, None),
+        }
+    }
+}
+
 /// One model turn: messages and tool definitions in, an assistant [`Reply`] out.
 ///
 /// Implementations speak a real wire format (OpenAI Chat Completions, Anthropic Messages), a
@@ -99,6 +175,13 @@ pub trait Provider: Send + Sync {
     fn wants_routing(&self) -> Option<usize> {
         None
     }
+
+    /// The provider and model for telemetry (the attributes of the agent's `invoke_agent` and
+    /// `chat` spans). By default read from [`Provider::name`] when it has the form
+    /// `provider:model`.
+    fn info(&self) -> ProviderInfo {
+        ProviderInfo::from_name(&self.name())
+    }
 }
 
 impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
@@ -110,6 +193,9 @@ impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
     }
     fn wants_routing(&self) -> Option<usize> {
         (**self).wants_routing()
+    }
+    fn info(&self) -> ProviderInfo {
+        (**self).info()
     }
 }
 

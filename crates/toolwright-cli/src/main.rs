@@ -33,6 +33,7 @@ mod cmd_tools;
 mod cmd_ui;
 mod provider_choice;
 mod runtime_cli;
+mod telemetry;
 
 /// The tool layer for LLM agents.
 #[derive(Parser, Debug)]
@@ -66,6 +67,18 @@ pub struct Global {
     /// else `none`].
     #[arg(long, global = true, value_enum)]
     pub toolset: Option<Toolset>,
+    /// Export spans (agent runs, model calls, tool calls) over OTLP/HTTP to this collector: a
+    /// base URL like OTEL_EXPORTER_OTLP_ENDPOINT (`/v1/traces` is appended) [default: the
+    /// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT variable; none: no
+    /// export]. Needs the `otel` feature.
+    #[arg(long, global = true, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+    /// More log on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, when set, decides instead).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Errors only on stderr's log (RUST_LOG, when set, decides instead).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
 }
 
 /// The built-in tools a command starts from.
@@ -189,14 +202,9 @@ pub fn usage_error(msg: &str) -> i32 {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("TOOLWRIGHT_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
     let cli = Cli::parse();
+    // Before the async runtime: the OTLP exporter builds its blocking HTTP client here.
+    let telemetry = telemetry::init(&cli.global);
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -205,6 +213,7 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("toolwright: cannot start the async runtime: {e}");
+            telemetry.shutdown();
             return ExitCode::from(2);
         }
     };
@@ -230,5 +239,7 @@ fn main() -> ExitCode {
     // the process alive: dropping the runtime would wait for its thread forever.
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     runtime_cli::flush();
+    // Whatever the exit code: a short `run` must not lose its spans.
+    telemetry.shutdown();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -27,7 +27,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use toolwright_agent::http::shorten;
 use toolwright_agent::prompt::tool_text;
-use toolwright_agent::{Candidate, Message, Provider, ProviderError, Reply, Role, Turn, Usage};
+use toolwright_agent::{
+    Candidate, Message, Provider, ProviderError, ProviderInfo, Reply, Role, Turn, Usage,
+};
 use toolwright_core::{ToolCall, ToolSpec};
 
 /// Settings of the local model.
@@ -855,14 +857,24 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
     }
 }
 
-impl Provider for LocalProvider {
-    fn name(&self) -> String {
-        let file = self
-            .config
+impl LocalProvider {
+    /// The model's file name.
+    fn model_file(&self) -> String {
+        self.config
             .model_path
             .file_name()
-            .map_or_else(|| "model".into(), |f| f.to_string_lossy().into_owned());
-        format!("local:{file}")
+            .map_or_else(|| "model".into(), |f| f.to_string_lossy().into_owned())
+    }
+}
+
+impl Provider for LocalProvider {
+    fn name(&self) -> String {
+        format!("local:{}", self.model_file())
+    }
+
+    /// `gen_ai.provider.name` `llama.cpp` (in process), the model file as the model.
+    fn info(&self) -> ProviderInfo {
+        ProviderInfo::new("llama.cpp", Some(self.model_file()))
     }
 
     fn wants_routing(&self) -> Option<usize> {
@@ -891,6 +903,10 @@ pub struct LocalChat(pub Arc<LocalProvider>);
 impl Provider for LocalChat {
     fn name(&self) -> String {
         self.0.name()
+    }
+
+    fn info(&self) -> ProviderInfo {
+        self.0.info()
     }
 
     /// A small model reads a short prompt best, and faster: route to a few tools.

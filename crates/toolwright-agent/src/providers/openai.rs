@@ -4,7 +4,7 @@
 
 use crate::http::{Http, HttpConfig};
 use crate::message::{Reply, Role, Usage};
-use crate::provider::{Provider, ProviderError, Secret, Turn};
+use crate::provider::{Provider, ProviderError, ProviderInfo, Secret, Turn};
 use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
@@ -185,6 +185,10 @@ pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<R
         text,
         tool_calls: calls,
         usage,
+        model: body
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         ..Reply::default()
     })
 }
@@ -192,6 +196,11 @@ pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<R
 impl Provider for OpenAiProvider {
     fn name(&self) -> String {
         format!("openai:{}", self.config.model)
+    }
+
+    fn info(&self) -> ProviderInfo {
+        ProviderInfo::new("openai", Some(self.config.model.clone()))
+            .with_server_url(&self.config.base_url)
     }
 
     fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {

@@ -10,7 +10,7 @@
 use crate::lenient;
 use crate::message::{Message, Reply, Role, Usage};
 use crate::prompt::tool_text;
-use crate::provider::{Provider, ProviderError, Turn};
+use crate::provider::{Provider, ProviderError, ProviderInfo, Turn};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -238,6 +238,7 @@ fn interpret(v: &Value, id_base: usize) -> Result<Reply, String> {
             .map(String::from),
         plan,
         usage: None,
+        model: None,
         notes: Vec::new(),
     })
 }
@@ -249,6 +250,10 @@ impl<P: Provider> Provider for PromptedProvider<P> {
 
     fn wants_routing(&self) -> Option<usize> {
         self.inner.wants_routing()
+    }
+
+    fn info(&self) -> ProviderInfo {
+        self.inner.info()
     }
 
     fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
@@ -267,10 +272,12 @@ impl<P: Provider> Provider for PromptedProvider<P> {
                 if let Some(u) = reply.usage {
                     usage.get_or_insert_with(Usage::default).add(u);
                 }
+                let model = reply.model;
                 let raw = reply.text.unwrap_or_default();
                 match parse_reply(&raw, turn.messages.len()) {
                     Ok(mut parsed) => {
                         parsed.usage = usage;
+                        parsed.model = model;
                         notes.extend(parsed.notes);
                         parsed.notes = notes;
                         return Ok(parsed);
@@ -291,6 +298,7 @@ impl<P: Provider> Provider for PromptedProvider<P> {
                         return Ok(Reply {
                             text: Some(raw.trim().to_string()).filter(|s| !s.is_empty()),
                             usage,
+                            model,
                             notes,
                             ..Reply::default()
                         });

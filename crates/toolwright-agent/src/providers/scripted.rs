@@ -7,7 +7,7 @@
 //! the provider was asked and is checked on replay when `expect_tools` is present.
 
 use crate::message::Reply;
-use crate::provider::{Provider, ProviderError, Turn};
+use crate::provider::{Provider, ProviderError, ProviderInfo, Turn};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -201,6 +201,10 @@ impl<P: Provider> Provider for Recorder<P> {
 
     fn wants_routing(&self) -> Option<usize> {
         self.inner.wants_routing()
+    }
+
+    fn info(&self) -> ProviderInfo {
+        self.inner.info()
     }
 
     fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
