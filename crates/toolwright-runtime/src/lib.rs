@@ -446,6 +446,7 @@ impl Runtime {
             gen_ai.tool.type = "function",
             toolwright.status = tracing::field::Empty,
             error.type = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
         );
         let in_flight = self.inner.export_metrics.then(metrics::InFlight::start);
         let counted = Counted::new(&self.inner.in_flight);
@@ -458,6 +459,7 @@ impl Runtime {
         span.record("toolwright.status", out.status.as_str());
         if let Some(code) = out.error_code() {
             span.record("error.type", code.as_str());
+            span.record("otel.status_code", "error");
         }
         // Names the model made up share one series, so they cannot blow up the label set.
         let known = match called {
