@@ -12,6 +12,8 @@ command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 # Headless Chromium and its WebDriver for the `toolwright ui` browser test (crates/toolwright-cli/tests/ui_browser.rs).
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# Test certificates for Redis over TLS (crates/toolwright-runtime/tests/stores.rs).
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # The load balancer in front of the replicas (scripts/replicas.sh).
 command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
 if [ ${#need[@]} -gt 0 ]; then

@@ -295,3 +295,30 @@ async fn a_dropped_call_releases_its_key() {
     );
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
+
+/// `rediss://`: the same contract and exactly-once over TLS, against a redis-server that speaks
+/// only TLS (a self-signed certificate made with openssl for the test).
+#[cfg(feature = "redis-tls")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_over_tls_keeps_the_contract() {
+    use toolwright_runtime::SharedState;
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"])
+        .args(["-subj", "/CN=localhost", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl is not installed (scripts/setup.sh installs it)");
+    assert!(made.status.success(), "{made:?}");
+    let Some(server) = common::RedisServer::start_tls(cert, key) else {
+        return;
+    };
+    assert!(server.url().starts_with("rediss://"));
+    let store = toolwright_runtime::open_store(&server.url()).unwrap();
+    store.ping().await.unwrap();
+    store_contract(store.clone()).await;
+    one_runtime_64(store).await;
+}

@@ -9,11 +9,22 @@ pub struct RedisServer {
     pub port: u16,
     bin: String,
     child: Option<std::process::Child>,
+    /// Certificate and key: the server speaks only TLS (`rediss://`).
+    tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
 }
 
 impl RedisServer {
     /// Starts one; `None` only when `TOOLWRIGHT_SKIP_REDIS=1` and the binary is missing.
     pub fn start() -> Option<RedisServer> {
+        Self::start_with(None)
+    }
+
+    /// Starts one that speaks only TLS with `cert` and `key` (PEM files).
+    pub fn start_tls(cert: std::path::PathBuf, key: std::path::PathBuf) -> Option<RedisServer> {
+        Self::start_with(Some((cert, key)))
+    }
+
+    fn start_with(tls: Option<(std::path::PathBuf, std::path::PathBuf)>) -> Option<RedisServer> {
         let bin = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
             .into_iter()
             .find(|p| std::path::Path::new(p).exists())
@@ -43,16 +54,26 @@ impl RedisServer {
             port,
             bin: bin.clone(),
             child: None,
+            tls,
         };
         server.spawn(&bin);
         Some(server)
     }
 
     fn spawn(&mut self, bin: &str) {
-        let child = std::process::Command::new(bin)
+        let mut cmd = std::process::Command::new(bin);
+        match &self.tls {
+            None => cmd.args(["--port", &self.port.to_string()]),
+            Some((cert, key)) => cmd
+                .args(["--port", "0", "--tls-port", &self.port.to_string()])
+                .arg("--tls-cert-file")
+                .arg(cert)
+                .arg("--tls-key-file")
+                .arg(key)
+                .args(["--tls-auth-clients", "no"]),
+        };
+        let child = cmd
             .args([
-                "--port",
-                &self.port.to_string(),
                 "--bind",
                 "127.0.0.1",
                 "--save",
@@ -76,7 +97,11 @@ impl RedisServer {
     }
 
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
+        match self.tls {
+            // The test certificate is self-signed: `#insecure` skips its verification.
+            Some(_) => format!("rediss://127.0.0.1:{}/0#insecure", self.port),
+            None => format!("redis://127.0.0.1:{}/0", self.port),
+        }
     }
 
     /// Starts the server again on the same port (empty: the data went with the old one).
