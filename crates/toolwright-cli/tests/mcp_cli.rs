@@ -15,8 +15,10 @@
     clippy::panic
 )]
 
+mod common;
+
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -96,18 +98,7 @@ fn run_cli(args: &[&str]) -> (i32, String, String) {
 
 /// Reads stderr lines of `child` until one contains an `http://127.0.0.1:…/mcp` URL.
 fn wait_for_url(child: &mut Child) -> String {
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(i) = line.find("http://127.0.0.1:") {
-                let url: String = line[i..].split_whitespace().next().unwrap().to_string();
-                let _ = tx.send(url);
-            }
-        }
-    });
-    rx.recv_timeout(Duration::from_secs(30))
-        .expect("server did not print its URL")
+    common::url_from_stderr(child)
 }
 
 struct Killed(Child);

@@ -9,8 +9,10 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -240,17 +242,7 @@ fn serve_http_limited(dir: &Path, extra: &[&str], nofile: Option<u32>) -> Server
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(i) = line.find("http://127.0.0.1:") {
-                let url = line[i..].split_whitespace().next().unwrap().to_string();
-                let _ = tx.send(url);
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+    let url = common::url_from_stderr(&mut child);
     let addr = url
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")

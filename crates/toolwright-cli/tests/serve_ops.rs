@@ -10,11 +10,12 @@
     clippy::indexing_slicing
 )]
 
+mod common;
 #[path = "../../toolwright-runtime/tests/common/redis.rs"]
 mod redis;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -49,19 +50,7 @@ fn start(args: &[&str], root: &std::path::Path) -> Server {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(i) = line.find("http://127.0.0.1:") {
-                let url = line[i..].split_whitespace().next().unwrap().to_string();
-                let _ = tx.send(url);
-            }
-        }
-    });
-    let url = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("server did not print its URL");
+    let url = common::url_from_stderr(&mut child);
     let addr = url
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")

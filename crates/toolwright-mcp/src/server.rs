@@ -625,6 +625,26 @@ where
     Ok(())
 }
 
+/// The caller of an HTTP request: a digest of its bearer token (never the token itself), so
+/// per-caller rate limits count each client on every replica alike. `None` over stdio or
+/// without a token.
+fn caller_of(context: &RequestContext<RoleServer>) -> Option<String> {
+    #[cfg(feature = "http-server")]
+    {
+        use sha2::Digest;
+        let parts = context.extensions.get::<axum::http::request::Parts>()?;
+        let auth = parts.headers.get(axum::http::header::AUTHORIZATION)?;
+        let token = auth.to_str().ok()?.split_once(' ')?.1.trim();
+        let digest = sha2::Sha256::digest(token.as_bytes());
+        Some(format!("token-{}", hex::encode(digest.get(..8)?)))
+    }
+    #[cfg(not(feature = "http-server"))]
+    {
+        let _ = context;
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -704,25 +724,5 @@ mod tests {
         assert_eq!(c.len(), 4);
         let fresh: Vec<Value> = c.iter().map(|t| serde_json::to_value(t).unwrap()).collect();
         assert_eq!(fresh, server.tool_list());
-    }
-}
-
-/// The caller of an HTTP request: a digest of its bearer token (never the token itself), so
-/// per-caller rate limits count each client on every replica alike. `None` over stdio or
-/// without a token.
-fn caller_of(context: &RequestContext<RoleServer>) -> Option<String> {
-    #[cfg(feature = "http-server")]
-    {
-        use sha2::Digest;
-        let parts = context.extensions.get::<axum::http::request::Parts>()?;
-        let auth = parts.headers.get(axum::http::header::AUTHORIZATION)?;
-        let token = auth.to_str().ok()?.split_once(' ')?.1.trim();
-        let digest = sha2::Sha256::digest(token.as_bytes());
-        Some(format!("token-{}", hex::encode(digest.get(..8)?)))
-    }
-    #[cfg(not(feature = "http-server"))]
-    {
-        let _ = context;
-        None
     }
 }

@@ -301,11 +301,12 @@ async fn a_dropped_call_releases_its_key() {
 #[cfg(feature = "redis-tls")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_over_tls_keeps_the_contract() {
-    use toolwright_runtime::SharedState;
     let dir = tempfile::tempdir().unwrap();
     let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
     let made = std::process::Command::new("openssl")
-        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"])
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
         .args(["-subj", "/CN=localhost", "-keyout"])
         .arg(&key)
         .arg("-out")

@@ -1,5 +1,5 @@
 //! What the CLI tests share: a loopback OpenAI-compatible fixture.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -44,4 +44,21 @@ pub fn fixture(bodies: Vec<Value>) -> (String, std::thread::JoinHandle<Vec<Value
 
 pub fn completion(message: Value) -> Value {
     json!({"choices": [{"index": 0, "message": message}], "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+}
+
+/// Reads `child`'s stderr until a line holds an `http://127.0.0.1:…` URL (what `serve --http`
+/// prints when it listens); that URL. Panics after 60 s.
+pub fn url_from_stderr(child: &mut std::process::Child) -> String {
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(i) = line.find("http://127.0.0.1:") {
+                let url = line[i..].split_whitespace().next().unwrap().to_string();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the server did not print its URL")
 }

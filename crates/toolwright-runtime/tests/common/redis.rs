@@ -73,14 +73,7 @@ impl RedisServer {
                 .args(["--tls-auth-clients", "no"]),
         };
         let child = cmd
-            .args([
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
+            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
