@@ -112,20 +112,13 @@ impl Drop for Killed {
 /// Starts `toolwright serve --http 127.0.0.1:0 EXTRA…`; returns the process, its `/mcp` URL and
 /// its `host:port`.
 fn serve_http(extra: &[&str]) -> (Killed, String, String) {
-    let child = Command::new(bin())
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(extra)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut child = Killed(child);
-    let url = wait_for_url(&mut child.0);
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_string();
-    (child, url, addr)
+    let (child, addr) = common::spawn_http_server(
+        Command::new(bin())
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(extra),
+    );
+    let url = format!("http://{addr}/mcp");
+    (Killed(child), url, addr)
 }
 
 fn demo_spec(name: &str) -> Value {

@@ -235,18 +235,8 @@ fn serve_http_limited(dir: &Path, extra: &[&str], nofile: Option<u32>) -> Server
         }
         None => tw(dir),
     };
-    let mut child = cmd
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::url_from_stderr(&mut child);
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_string();
+    let (child, addr) =
+        common::spawn_http_server(cmd.args(["serve", "--http", "127.0.0.1:0"]).args(extra));
     Server { child, addr }
 }
 

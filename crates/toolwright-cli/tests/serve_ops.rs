@@ -16,7 +16,7 @@ mod redis;
 
 use serde_json::{Value, json};
 use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 fn bin() -> &'static str {
@@ -36,25 +36,18 @@ impl Drop for Server {
 }
 
 fn start(args: &[&str], root: &std::path::Path) -> Server {
-    let mut child = Command::new(bin())
-        .args([
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--stateless",
-            "--json-response",
-        ])
-        .args(["--root", root.to_str().unwrap()])
-        .args(args)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let url = common::url_from_stderr(&mut child);
-    let addr = url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_string();
+    let (child, addr) = common::spawn_http_server(
+        Command::new(bin())
+            .args([
+                "serve",
+                "--http",
+                "127.0.0.1:0",
+                "--stateless",
+                "--json-response",
+            ])
+            .args(["--root", root.to_str().unwrap()])
+            .args(args),
+    );
     Server { child, addr }
 }
 

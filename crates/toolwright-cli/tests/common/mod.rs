@@ -62,3 +62,19 @@ pub fn url_from_stderr(child: &mut std::process::Child) -> String {
     rx.recv_timeout(std::time::Duration::from_secs(60))
         .expect("the server did not print its URL")
 }
+
+/// Spawns `cmd` (a `serve --http 127.0.0.1:0 …` command line) with stderr captured, waits for the
+/// URL it prints, and returns the process and its `host:port`.
+pub fn spawn_http_server(cmd: &mut std::process::Command) -> (std::process::Child, String) {
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = url_from_stderr(&mut child);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    (child, addr)
+}
