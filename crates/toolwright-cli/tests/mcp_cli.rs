@@ -111,14 +111,15 @@ impl Drop for Killed {
 
 /// Starts `toolwright serve --http 127.0.0.1:0 EXTRA…`; returns the process, its `/mcp` URL and
 /// its `host:port`.
-fn serve_http(extra: &[&str]) -> (Killed, String, String) {
-    let (child, addr) = common::spawn_http_server(
+fn serve_http(extra: &[&str]) -> (common::HttpServer, String, String) {
+    let server = common::spawn_http_server(
         Command::new(bin())
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(extra),
     );
-    let url = format!("http://{addr}/mcp");
-    (Killed(child), url, addr)
+    let url = format!("http://{}/mcp", server.addr);
+    let addr = server.addr.clone();
+    (server, url, addr)
 }
 
 fn demo_spec(name: &str) -> Value {
@@ -330,7 +331,7 @@ async fn serve_http_checks_token_host_origin_and_body_size() {
     );
 
     // SIGINT: clean shutdown with exit code 0.
-    let pid = child.0.id().to_string();
+    let pid = child.child.id().to_string();
     assert!(
         Command::new("kill")
             .args(["-INT", &pid])
@@ -340,7 +341,7 @@ async fn serve_http_checks_token_host_origin_and_body_size() {
     );
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        if let Some(st) = child.0.try_wait().unwrap() {
+        if let Some(st) = child.child.try_wait().unwrap() {
             assert_eq!(st.code(), Some(0));
             break;
         }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> &'static str {
@@ -204,17 +204,7 @@ fn stdio_answers_invalid_params_and_exits_at_eof() {
     }
 }
 
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::HttpServer as Server;
 
 fn serve_http(dir: &Path, extra: &[&str]) -> Server {
     serve_http_limited(dir, extra, None)
@@ -235,9 +225,7 @@ fn serve_http_limited(dir: &Path, extra: &[&str], nofile: Option<u32>) -> Server
         }
         None => tw(dir),
     };
-    let (child, addr) =
-        common::spawn_http_server(cmd.args(["serve", "--http", "127.0.0.1:0"]).args(extra));
-    Server { child, addr }
+    common::spawn_http_server(cmd.args(["serve", "--http", "127.0.0.1:0"]).args(extra))
 }
 
 /// Sends a raw request and reads the whole answer (status, headers lowercased, body).

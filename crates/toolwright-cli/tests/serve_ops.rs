@@ -16,27 +16,17 @@ mod redis;
 
 use serde_json::{Value, json};
 use std::io::{Read, Write};
-use std::process::{Child, Command};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_toolwright")
 }
 
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::HttpServer as Server;
 
 fn start(args: &[&str], root: &std::path::Path) -> Server {
-    let (child, addr) = common::spawn_http_server(
+    common::spawn_http_server(
         Command::new(bin())
             .args([
                 "serve",
@@ -47,8 +37,7 @@ fn start(args: &[&str], root: &std::path::Path) -> Server {
             ])
             .args(["--root", root.to_str().unwrap()])
             .args(args),
-    );
-    Server { child, addr }
+    )
 }
 
 /// One HTTP/1.1 request (connection closed after it): status and body.

@@ -63,9 +63,22 @@ pub fn url_from_stderr(child: &mut std::process::Child) -> String {
         .expect("the server did not print its URL")
 }
 
-/// Spawns `cmd` (a `serve --http 127.0.0.1:0 …` command line) with stderr captured, waits for the
-/// URL it prints, and returns the process and its `host:port`.
-pub fn spawn_http_server(cmd: &mut std::process::Command) -> (std::process::Child, String) {
+/// A `serve --http` process and its `host:port`; killed when dropped.
+pub struct HttpServer {
+    pub child: std::process::Child,
+    pub addr: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Spawns `cmd` (a `serve --http 127.0.0.1:0 …` command line) with stderr captured and waits
+/// for the URL it prints.
+pub fn spawn_http_server(cmd: &mut std::process::Command) -> HttpServer {
     let mut child = cmd
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -76,5 +89,5 @@ pub fn spawn_http_server(cmd: &mut std::process::Command) -> (std::process::Chil
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .to_string();
-    (child, addr)
+    HttpServer { child, addr }
 }
