@@ -19,6 +19,11 @@ pub struct Candidate {
     /// no tool fits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f32>,
+    /// The tool's lexical (BM25) score divided by [`toolwright_catalog::Router::lexical_scale`],
+    /// so that it reads alike in a toolset of 20 tools and one of 2,000, when the router
+    /// computed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<f32>,
 }
 
 /// What a provider is asked for one turn.

@@ -34,10 +34,16 @@ impl CatalogRanker {
     pub fn router(&self) -> &toolwright_catalog::Router {
         &self.0
     }
+
+    /// Gives the router back.
+    pub fn into_router(self) -> toolwright_catalog::Router {
+        self.0
+    }
 }
 
 impl Ranker for CatalogRanker {
     fn rank(&self, query: &str, k: usize) -> Vec<Candidate> {
+        let scale = self.0.lexical_scale();
         self.0
             .rank(query, k)
             .into_iter()
@@ -45,6 +51,7 @@ impl Ranker for CatalogRanker {
                 name: r.name,
                 score: r.score,
                 similarity: r.similarity,
+                lexical: r.lexical.map(|l| l / scale),
             })
             .collect()
     }

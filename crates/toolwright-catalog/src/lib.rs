@@ -22,6 +22,7 @@ pub mod overlay;
 pub mod router;
 pub mod schema;
 pub mod text;
+pub mod values;
 
 pub use catalog::{Catalog, CatalogError, CatalogTool, Change, ChangeKind};
 pub use dense::{DenseIndex, EmbeddingCache};

@@ -129,6 +129,147 @@ pub fn calibrate_floor(points: &[(bool, f32)], max_in_scope: f64) -> Option<Refu
     best
 }
 
+/// One request's "no tool fits" features, as the local provider's rule reads them: `(out of
+/// scope?, [best similarity, lexical evidence, content words])`.
+pub type NoToolPoint = (bool, [f32; 3]);
+
+/// A linear "no tool fits" rule `[bias, similarity, lexical, words]` and its refusal rates.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct NoToolRates {
+    /// The rule (a positive `bias + w·x` refuses).
+    pub rule: [f32; 4],
+    /// Out-of-scope requests.
+    pub out_of_scope: usize,
+    /// Share of out-of-scope requests refused (higher is better).
+    pub refused_out_of_scope: f64,
+    /// In-scope requests.
+    pub in_scope: usize,
+    /// Share of in-scope requests refused (lower is better).
+    pub refused_in_scope: f64,
+}
+
+fn rule_score(rule: &[f32; 4], x: &[f32; 3]) -> f32 {
+    rule[0] + rule[1] * x[0] + rule[2] * x[1] + rule[3] * x[2]
+}
+
+/// The refusal rates of `rule` over `points`.
+pub fn no_tool_rates(points: &[NoToolPoint], rule: [f32; 4]) -> NoToolRates {
+    let count = |oos: bool| points.iter().filter(|(o, _)| *o == oos).count();
+    let refused = |oos: bool| {
+        let n = count(oos);
+        let r = points
+            .iter()
+            .filter(|(o, x)| *o == oos && rule_score(&rule, x) > 0.0)
+            .count();
+        if n == 0 { 0.0 } else { r as f64 / n as f64 }
+    };
+    NoToolRates {
+        rule,
+        out_of_scope: count(true),
+        refused_out_of_scope: refused(true),
+        in_scope: count(false),
+        refused_in_scope: refused(false),
+    }
+}
+
+/// Fits a "no tool fits" rule on `points`: a class-balanced logistic regression (L2 penalty 1,
+/// features standardized, gradient descent), then its bias shifted so that at most
+/// `max_in_scope` of the in-scope requests are refused. `None` without both kinds of request.
+pub fn fit_no_tool(points: &[NoToolPoint], max_in_scope: f64) -> Option<[f32; 4]> {
+    let n = points.len() as f64;
+    let n_pos = points.iter().filter(|(o, _)| *o).count() as f64;
+    if n_pos == 0.0 || n_pos == n {
+        return None;
+    }
+    let xs: Vec<[f64; 3]> = points.iter().map(|(_, x)| x.map(f64::from)).collect();
+    let mean = xs.iter().fold([0.0f64; 3], |m, x| add(m, x.map(|v| v / n)));
+    let var = xs
+        .iter()
+        .fold([0.0f64; 3], |m, x| add(m, sub(*x, mean).map(|d| d * d / n)));
+    let sd = var.map(|v| v.sqrt().max(1e-6));
+    let zs: Vec<[f64; 3]> = xs.iter().map(|x| div(sub(*x, mean), sd)).collect();
+    let (w_pos, w_neg) = (n / (2.0 * n_pos), n / (2.0 * (n - n_pos)));
+    let (mut w, mut b) = ([0.0f64; 3], 0.0f64);
+    for _ in 0..20_000 {
+        let (mut gw, mut gb) = ([0.0f64; 3], 0.0f64);
+        for ((oos, _), z) in points.iter().zip(&zs) {
+            let p = 1.0 / (1.0 + (-(b + dot3(w, *z))).exp());
+            let (y, cw) = if *oos { (1.0, w_pos) } else { (0.0, w_neg) };
+            let g = cw * (p - y);
+            gw = add(gw, z.map(|v| g * v));
+            gb += g;
+        }
+        // Gradient of the mean loss plus the L2 penalty `|w|² / 2n`.
+        w = sub(w, add(gw, w).map(|v| 0.5 * v / n));
+        b -= 0.5 * gb / n;
+    }
+    let raw = div(w, sd);
+    let bias = b - dot3(raw, mean);
+    let mut rule = [bias as f32, raw[0] as f32, raw[1] as f32, raw[2] as f32];
+    let mut ins: Vec<f32> = points
+        .iter()
+        .filter(|(o, _)| !*o)
+        .map(|(_, x)| rule_score(&rule, x))
+        .collect();
+    ins.sort_by(|a, b| b.total_cmp(a));
+    let k = (max_in_scope * ins.len() as f64).floor() as usize;
+    if let Some(t) = ins.get(k) {
+        // Strictly above the (k+1)-th in-scope score refuses; the margin keeps rounding from
+        // refusing that one too.
+        rule[0] -= *t + 1e-4;
+    }
+    Some(rule)
+}
+
+fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    let [x, y, z] = a;
+    let [u, v, w] = b;
+    [x + u, y + v, z + w]
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    add(a, b.map(|v| -v))
+}
+
+fn div(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    let [x, y, z] = a;
+    let [u, v, w] = b;
+    [x / u, y / v, z / w]
+}
+
+fn dot3(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let [x, y, z] = a;
+    let [u, v, w] = b;
+    x * u + y * v + z * w
+}
+
+/// Splits `points` (paired with each request's server, `"none"` out of scope) in two halves:
+/// in-scope requests by server (every other server, sorted), out-of-scope ones alternately.
+pub fn split_by_server(points: &[(NoToolPoint, &str)]) -> (Vec<NoToolPoint>, Vec<NoToolPoint>) {
+    let mut servers: Vec<&str> = points
+        .iter()
+        .filter(|(p, _)| !p.0)
+        .map(|(_, s)| *s)
+        .collect();
+    servers.sort_unstable();
+    servers.dedup();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut oos = 0usize;
+    for (p, s) in points {
+        let first = if p.0 {
+            oos += 1;
+            oos % 2 == 1
+        } else {
+            servers
+                .iter()
+                .position(|x| x == s)
+                .is_some_and(|i| i % 2 == 0)
+        };
+        if first { a.push(*p) } else { b.push(*p) }
+    }
+    (a, b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +303,31 @@ mod tests {
         assert!(row.recall_at_1 < 1.0 && row.recall_at_1 >= 0.5);
         assert!(row.mrr > 0.5 && row.mrr <= 1.0);
         assert!(best_similarities(&Router::new(&specs), &reqs, 3).is_empty());
+    }
+
+    #[test]
+    fn the_no_tool_fit_separates_and_keeps_the_budget() {
+        // Out of scope: low similarity and little lexical evidence.
+        let mut pts: Vec<NoToolPoint> = Vec::new();
+        for i in 0..40 {
+            let f = i as f32 / 40.0;
+            pts.push((false, [0.35 + 0.4 * f, 1.0 + f, 6.0]));
+            if i % 4 == 0 {
+                pts.push((true, [0.05 + 0.3 * f, 0.2 * f, 5.0]));
+            }
+        }
+        let rule = fit_no_tool(&pts, 0.05).unwrap();
+        let r = no_tool_rates(&pts, rule);
+        assert!(r.refused_in_scope <= 0.05, "{r:?}");
+        assert!(r.refused_out_of_scope >= 0.9, "{r:?}");
+        assert!(rule[1] < 0.0 && rule[2] < 0.0, "{rule:?}");
+        assert!(fit_no_tool(&pts[..1], 0.05).is_none());
+        let (a, b) = split_by_server(&[
+            ((false, [0.0; 3]), "x"),
+            ((false, [0.0; 3]), "y"),
+            ((true, [0.0; 3]), "none"),
+        ]);
+        assert_eq!((a.len(), b.len()), (2, 1));
     }
 
     #[test]

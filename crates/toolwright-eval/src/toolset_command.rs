@@ -5,7 +5,7 @@
 
 use crate::command::{CommandError, EvalArgs, ModeArg};
 use crate::e2e::{EndToEnd, run_end_to_end};
-use crate::routing::{Refusals, RoutingRow, route_metrics};
+use crate::routing::{NoToolRates, RoutingRow, route_metrics};
 use crate::toolset::{Request, ToolsetDataset};
 use serde::Serialize;
 use std::path::Path;
@@ -23,15 +23,28 @@ pub struct ToolsetReport {
     pub requests: usize,
     /// Routing per scorer.
     pub routing: Vec<RoutingRow>,
-    /// The out-of-scope floor on the hybrid router's best similarity, at its product default.
+    /// The "no tool fits" rule of the embedded provider on this dataset (hybrid router).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub out_of_scope_floor: Option<Refusals>,
+    pub no_tool: Option<NoToolReport>,
     /// End to end, when run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_to_end: Option<EndToEnd>,
     /// Why dense scoring is missing, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// How the "no tool fits" rule does on a dataset: the product's default, a rule fitted on all
+/// of it, and rules fitted on one half (split by server) measured on the other.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoToolReport {
+    /// The default rule's rates.
+    pub default: NoToolRates,
+    /// A rule fitted on every request (5% in-scope budget), and its rates there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fitted: Option<NoToolRates>,
+    /// Fitted on one half, measured on the other (both ways).
+    pub held_out: Vec<NoToolRates>,
 }
 
 fn select(requests: &[Request], args: &EvalArgs) -> Vec<Request> {
@@ -65,7 +78,7 @@ pub async fn run(args: &EvalArgs, dir: &Path) -> Result<(), CommandError> {
         tools: ds.specs.len(),
         requests: requests.len(),
         routing: vec![route_metrics(&Router::new(&ds.specs), &requests)],
-        out_of_scope_floor: None,
+        no_tool: None,
         end_to_end: None,
         note: None,
     };
@@ -123,15 +136,29 @@ pub fn summary_text(r: &ToolsetReport) -> String {
             row.mrr
         ));
     }
-    if let Some(f) = &r.out_of_scope_floor {
-        s.push_str(&format!(
-            "\nno tool fits below similarity {:.2}: {} of {} out-of-scope requests refused, {} of {} in-scope\n",
-            f.floor,
-            pct(f.refused_out_of_scope),
-            f.out_of_scope,
-            pct(f.refused_in_scope),
-            f.in_scope
-        ));
+    if let Some(n) = &r.no_tool {
+        let line = |label: &str, f: &NoToolRates| {
+            format!(
+                "  {label:<30} {:>6} of {} out-of-scope   {:>6} of {} in-scope   [{}]\n",
+                pct(f.refused_out_of_scope),
+                f.out_of_scope,
+                pct(f.refused_in_scope),
+                f.in_scope,
+                f.rule
+                    .iter()
+                    .map(|w| format!("{w:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        s.push_str("\nno tool fits (requests refused; rule [bias, similarity, lexical, words])\n");
+        s.push_str(&line("default rule", &n.default));
+        if let Some(f) = &n.fitted {
+            s.push_str(&line("fitted here", f));
+        }
+        for (i, h) in n.held_out.iter().enumerate() {
+            s.push_str(&line(&format!("fitted on half {}, other half", i + 1), h));
+        }
     }
     if let Some(n) = &r.note {
         s.push_str(&format!("\n{n}\n"));
@@ -156,8 +183,44 @@ pub fn summary_text(r: &ToolsetReport) -> String {
 #[cfg(feature = "embed")]
 mod dense {
     use super::*;
-    use crate::routing::{best_similarities, refusals_at};
+    use crate::routing::{fit_no_tool, no_tool_rates, split_by_server};
+    use toolwright_agent::Ranker;
+    use toolwright_agent::routing::CatalogRanker;
     use toolwright_catalog::ScorerKind;
+    use toolwright_local::select::{DEFAULT_NO_TOOL_RULE, evidence};
+
+    /// The rule's features for every request, as the provider sees them (its default 3
+    /// candidates), with each request's server.
+    fn points<'r>(
+        ranker: &CatalogRanker,
+        requests: &'r [Request],
+    ) -> Vec<(crate::routing::NoToolPoint, &'r str)> {
+        requests
+            .iter()
+            .filter_map(|r| {
+                let e = evidence(&ranker.rank(&r.query, 3), &r.query)?;
+                Some((
+                    (r.out_of_scope(), [e.similarity, e.lexical, e.words as f32]),
+                    r.server.as_str(),
+                ))
+            })
+            .collect()
+    }
+
+    fn no_tool_report(ranker: &CatalogRanker, requests: &[Request]) -> NoToolReport {
+        let pts = points(ranker, requests);
+        let all: Vec<_> = pts.iter().map(|(p, _)| *p).collect();
+        let (a, b) = split_by_server(&pts);
+        let held_out = [(&a, &b), (&b, &a)]
+            .iter()
+            .filter_map(|(fit, test)| fit_no_tool(fit, 0.05).map(|r| no_tool_rates(test, r)))
+            .collect();
+        NoToolReport {
+            default: no_tool_rates(&all, DEFAULT_NO_TOOL_RULE),
+            fitted: fit_no_tool(&all, 0.05).map(|r| no_tool_rates(&all, r)),
+            held_out,
+        }
+    }
 
     /// Adds the dense and hybrid rows and the floor's rates; returns the hybrid router.
     pub(super) fn routers(
@@ -181,13 +244,9 @@ mod dense {
         report.routing.push(route_metrics(&router, requests));
         router.set_kind(ScorerKind::Hybrid);
         report.routing.push(route_metrics(&router, requests));
-        // The candidates the embedded provider sees (its default `candidates`).
-        let points = best_similarities(&router, requests, 3);
-        report.out_of_scope_floor = Some(refusals_at(
-            &points,
-            toolwright_local::select::DEFAULT_NO_TOOL_SIMILARITY,
-        ));
-        Some(router)
+        let ranker = CatalogRanker::from_router(router);
+        report.no_tool = Some(no_tool_report(&ranker, requests));
+        Some(ranker.into_router())
     }
 }
 

@@ -8,7 +8,7 @@
 //! | pass | field | default | what it does |
 //! |---|---|---|---|
 //! | selection policy | [`Passes::selection`] | router first | [`crate::select`]: the router's first candidate is the tool and the model fills its arguments (the model chooses among close candidates with `ModelAmongClose`) |
-//! | no tool fits | [`Passes::no_tool_similarity`] | 0.21 | [`crate::select`]: with an embedder, a best query–tool similarity below the floor means no tool fits: the model answers directly |
+//! | no tool fits | [`Passes::no_tool`] | [`crate::select::NoToolRule::default`] | [`crate::select`]: with an embedder, a linear score over the best query–tool similarity, the scaled lexical evidence and the request's length says no tool fits: the model answers directly |
 //! | echoed names | [`Passes::drop_echoed_names`] | on | [`crate::select::drop_echoed_names`]: a string argument whose value is only the tool's or a parameter's name is treated as missing |
 //! | relevance floor | [`Passes::relevance_floor`] | off | a best router score below the floor means no tool fits: the model answers in text without being offered one |
 //! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
@@ -32,11 +32,11 @@ pub struct Passes {
     /// Who picks the tool: the router's first candidate (default), or the model among the close
     /// candidates ([`crate::select::Selection`]).
     pub selection: crate::select::Selection,
-    /// `Some(floor)`: when the router reports similarities (a router with an embedder), a best
-    /// similarity below `floor` means no tool fits and the model answers directly; the lexical
-    /// floors below then do not apply. Default
-    /// `Some(`[`crate::select::DEFAULT_NO_TOOL_SIMILARITY`]`)`.
-    pub no_tool_similarity: Option<f32>,
+    /// `Some(rule)`: when the router reports similarities (a router with an embedder), the
+    /// rule decides whether no tool fits, and then the model answers directly; the lexical
+    /// floors below then do not apply. Default `Some(`[`crate::select::NoToolRule::default`]`)`;
+    /// [`crate::select::NoToolRule::floor`] is a similarity floor alone.
+    pub no_tool: Option<crate::select::NoToolRule>,
     /// Treat a string argument whose value is only the tool's name or a parameter's name as
     /// missing ([`crate::select::drop_echoed_names`]). Default on.
     pub drop_echoed_names: bool,
@@ -76,7 +76,7 @@ impl Default for Passes {
     fn default() -> Self {
         Passes {
             selection: crate::select::Selection::RouterFirst,
-            no_tool_similarity: Some(crate::select::DEFAULT_NO_TOOL_SIMILARITY),
+            no_tool: Some(crate::select::NoToolRule::default()),
             drop_echoed_names: true,
             relevance_floor: None,
             decline_weak_matches: Some(3.0),

@@ -375,11 +375,11 @@ impl LocalProvider {
                     .filter(|c| c.score > 0.0 && lexical_floor.is_none_or(|f| c.score >= f))
                     .cloned()
                     .collect();
-                let floor = passes.no_tool_similarity;
                 match choose(
                     &usable,
+                    query,
                     passes.selection,
-                    floor,
+                    passes.no_tool,
                     self.config.close_ratio,
                     self.config.candidates.max(1),
                 ) {

@@ -179,6 +179,7 @@ async fn every_generated_call_validates() {
             name: tool.to_string(),
             score: 10.0,
             similarity: None,
+            lexical: None,
         }];
         let tools = [spec];
         let reply = p
@@ -222,6 +223,7 @@ impl toolwright_agent::Ranker for Fixed {
                 name: n.to_string(),
                 score: 1.0 - i as f32 * 0.1,
                 similarity: Some(0.6 - i as f32 * 0.05),
+                lexical: Some(1.0),
             })
             .collect()
     }

@@ -1,0 +1,155 @@
+//! Values in a request: URLs, file paths, e-mail addresses, times and dates that a person
+//! writes literally ("read https://…", "open /tmp/notes.txt"). Routing adds the name of each
+//! kind to the query, so that a tool whose parameters take that kind of value (`url`, `path`,
+//! `email`, `time`) is found by what the request carries, not only by the words around it.
+//!
+//! ```
+//! use toolwright_catalog::values::{ValueKind, value_kinds};
+//! assert_eq!(value_kinds("read https://example.com/a and /tmp/x.txt"), [ValueKind::Url, ValueKind::Path]);
+//! assert!(value_kinds("hello world").is_empty());
+//! ```
+
+/// A kind of literal value found in a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    /// `https://…`, `http://…`, `www.…`.
+    Url,
+    /// A file path (`/a/b`, `~/a`, `./a`, `dir/name.ext`) or a file name with an extension
+    /// (`notes.txt`).
+    Path,
+    /// `name@host.tld`.
+    Email,
+    /// A clock time (`14:00`, `7pm`, `07:15`).
+    Time,
+    /// An ISO date (`2024-05-01`).
+    Date,
+}
+
+impl ValueKind {
+    /// The words routing adds to a query that holds a value of this kind.
+    pub fn words(self) -> &'static str {
+        match self {
+            ValueKind::Url => "url",
+            ValueKind::Path => "file path",
+            ValueKind::Email => "email",
+            ValueKind::Time => "time",
+            ValueKind::Date => "date",
+        }
+    }
+}
+
+/// Endings that make `name.ext` a domain name rather than a file.
+const DOMAIN_ENDINGS: &[&str] = &[
+    "com", "org", "net", "io", "dev", "ai", "app", "co", "edu", "gov", "de", "uk", "fr",
+];
+
+fn classify(token: &str) -> Option<ValueKind> {
+    let t = token.trim_matches(|c: char| {
+        matches!(
+            c,
+            '"' | '\'' | '`' | ',' | ';' | '(' | ')' | '[' | ']' | '<' | '>'
+        )
+    });
+    let t = t.trim_end_matches(['.', '?', '!', ':']);
+    if t.len() < 3 {
+        return None;
+    }
+    let lower = t.to_ascii_lowercase();
+    if ["http://", "https://", "ftp://", "www."]
+        .iter()
+        .any(|p| lower.starts_with(p))
+    {
+        return Some(ValueKind::Url);
+    }
+    if let Some((user, host)) = t.split_once('@')
+        && !user.is_empty()
+        && host.contains('.')
+        && !t.contains('/')
+    {
+        return Some(ValueKind::Email);
+    }
+    if is_time(&lower) {
+        return Some(ValueKind::Time);
+    }
+    if is_date(t) {
+        return Some(ValueKind::Date);
+    }
+    if ["/", "~/", "./", "../"].iter().any(|p| t.starts_with(p)) && t.len() > 1 {
+        return Some(ValueKind::Path);
+    }
+    let (stem, ext) = t.rsplit_once('.')?;
+    let file_like = stem.len() >= 2
+        && (1..=5).contains(&ext.len())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        && ext.chars().any(|c| c.is_ascii_alphabetic())
+        && !DOMAIN_ENDINGS.contains(&ext.to_ascii_lowercase().as_str());
+    file_like.then_some(ValueKind::Path)
+}
+
+fn is_time(t: &str) -> bool {
+    let digits = |s: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&s.len()) && s.chars().all(|c| c.is_ascii_digit())
+    };
+    let core = t
+        .strip_suffix("am")
+        .or_else(|| t.strip_suffix("pm"))
+        .unwrap_or(t);
+    match core.split_once(':') {
+        Some((h, m)) => digits(h, 1..=2) && digits(m, 2..=2),
+        None => core.len() < t.len() && digits(core, 1..=2),
+    }
+}
+
+fn is_date(t: &str) -> bool {
+    let parts: Vec<&str> = t.split('-').collect();
+    matches!(parts.as_slice(), [y, m, d]
+        if y.len() == 4 && m.len() == 2 && d.len() == 2
+            && parts.iter().all(|p| p.chars().all(|c| c.is_ascii_digit())))
+}
+
+/// The kinds of value `query` holds, each once, in order of first appearance.
+pub fn value_kinds(query: &str) -> Vec<ValueKind> {
+    let mut out = Vec::new();
+    for kind in query.split_whitespace().filter_map(classify) {
+        if !out.contains(&kind) {
+            out.push(kind);
+        }
+    }
+    out
+}
+
+/// `query` followed by the words of the kinds of value it holds (unchanged when it holds none).
+///
+/// ```
+/// use toolwright_catalog::values::with_value_words;
+/// assert_eq!(with_value_words("what does https://a.example/x say?"), "what does https://a.example/x say? (url)");
+/// assert_eq!(with_value_words("hi"), "hi");
+/// ```
+pub fn with_value_words(query: &str) -> String {
+    let kinds = value_kinds(query);
+    if kinds.is_empty() {
+        return query.to_string();
+    }
+    let words: Vec<&str> = kinds.iter().map(|k| k.words()).collect();
+    format!("{query} ({})", words.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_each_kind() {
+        use ValueKind::*;
+        let k = |q| value_kinds(q);
+        assert_eq!(k("open /tmp/notes.txt please"), [Path]);
+        assert_eq!(k("compare package.json and Cargo.lock"), [Path]);
+        assert_eq!(k("edit ~/src/main.rs"), [Path]);
+        assert_eq!(k("mail ana@example.com"), [Email]);
+        assert_eq!(k("at 14:00, or 7pm"), [Time]);
+        assert_eq!(k("since 2024-05-01"), [Date]);
+        assert_eq!(k("read 'https://x.org/a'."), [Url]);
+        assert!(k("visit example.com, version 3.12, e.g. this, 1.5 km").is_empty());
+        assert!(k("a/b testing, i.e. no").is_empty());
+    }
+}
