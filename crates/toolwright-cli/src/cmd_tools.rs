@@ -1,7 +1,7 @@
 //! `toolwright tools list|show`.
 
 use crate::{Global, build_runtime, usage_error};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use toolwright::ToolSpec;
 
@@ -17,7 +17,7 @@ enum ToolsCommand {
     /// List the tools with their metadata.
     List {
         /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Table)]
+        #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
     /// Show one tool: description, parameters, metadata.
@@ -30,14 +30,7 @@ enum ToolsCommand {
     },
 }
 
-/// Output formats.
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// A table for people.
-    Table,
-    /// JSON for machines.
-    Json,
-}
+pub use crate::output::Format;
 
 fn first_sentence(s: &str) -> String {
     let s = s.lines().next().unwrap_or_default();
@@ -81,7 +74,7 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
             0
         }
         ToolsCommand::List {
-            format: Format::Table,
+            format: Format::Text,
         } => {
             outln!(
                 "{:<26} {:<12} {:<10} DESCRIPTION",
