@@ -332,6 +332,31 @@ fn format_text_and_json_on_the_commands_that_print_data() {
     .unwrap();
     assert!(list.to_string().contains("convert_currency"));
 
+    // tools show: the definition (json) by default, text for people.
+    let def: Value = serde_json::from_str(&stdout(
+        &tw()
+            .args(["tools", "show", "convert_currency"])
+            .output()
+            .unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(def["name"], "convert_currency");
+    let text = stdout(
+        &tw()
+            .args(["tools", "show", "convert_currency", "--format", "text"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        text.starts_with("convert_currency — Converting currency\n"),
+        "{text}"
+    );
+    assert!(text.contains("  amount (number, required): "), "{text}");
+    assert!(
+        text.contains("side effects: none; confirmation: no"),
+        "{text}"
+    );
+
     // call: json by default (the envelope), text for people.
     let args = r#"{"amount": 100, "from_currency": "USD", "to_currency": "EUR"}"#;
     let env: Value = serde_json::from_str(&stdout(
