@@ -73,6 +73,12 @@ pub fn insert_state(reg: &Registry, config: &DemoConfig) {
 
 /// Stores the demo state for `config` in `reg` ([`insert_state`]) and registers the demo tools.
 ///
+/// To change a setting afterwards, store a new state value of that type (e.g.
+/// `reg.insert_state(articles::ArticlesState::new(config))`): calls look their state up each
+/// time. The sandbox is the exception: `delete_file`'s preview keeps the [`files::FilesState`]
+/// stored here, so change its hard-link policy on that value
+/// ([`files::FilesState::set_strict_links`]) and build another registry for another root.
+///
 /// # Errors
 /// A name clash with a tool already in `reg`.
 pub fn register_all(reg: &Registry, config: &DemoConfig) -> Result<(), RegistryError> {
