@@ -33,7 +33,9 @@ static WIPED: AtomicBool = AtomicBool::new(false);
 fn registry() -> Arc<Registry> {
     static REG: OnceLock<Arc<Registry>> = OnceLock::new();
     REG.get_or_init(|| {
-        let reg = Registry::new();
+        let reg = Registry::new()
+            .with_state(toolwright_demo::finance::FinanceState::default())
+            .with_state(toolwright_demo::weather::WeatherState::default());
         reg.register(toolwright_demo::calc::CalculateTool).unwrap();
         reg.register(toolwright_demo::finance::ConvertCurrencyTool)
             .unwrap();

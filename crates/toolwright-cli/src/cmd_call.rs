@@ -1,5 +1,6 @@
-//! `toolwright call NAME --args JSON`.
+//! `toolwright call NAME --args JSON [--format json|text]`.
 
+use crate::output::Format;
 use crate::{Global, build_runtime, usage_error};
 use clap::Args;
 use toolwright::{ErrorCode, FieldError, Outcome, Problem, Status, ToolCall, ToolError};
@@ -22,6 +23,41 @@ pub struct CallArgs {
     /// No lenient coercion: the arguments must match the schema exactly.
     #[arg(long)]
     pub strict: bool,
+    /// Output: `json` (the envelope, as the model receives it) or `text` (status, message,
+    /// error and data for people).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+/// The envelope for people: status and tool, the message, the error with its advice and field
+/// problems, and the data.
+pub fn envelope_text(o: &Outcome) -> String {
+    let mut out = format!(
+        "{} {} ({} ms)\n",
+        serde_json::to_value(o.status)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        o.meta.tool,
+        o.meta.duration_ms
+    );
+    if !o.message.is_empty() {
+        out.push_str(&format!("{}\n", o.message));
+    }
+    if let Some(e) = &o.error {
+        out.push_str(&format!("error {}: {}\n", e.code.as_str(), e.message));
+        if !e.suggestion.is_empty() {
+            out.push_str(&format!("  suggestion: {}\n", e.suggestion));
+        }
+        for f in &e.fields {
+            out.push_str(&format!("  {}: {}\n", f.path, f.message));
+        }
+    }
+    if let Some(d) = &o.data {
+        out.push_str(&serde_json::to_string_pretty(d).unwrap_or_default());
+        out.push('\n');
+    }
+    out
 }
 
 /// The envelope for arguments that are not JSON at all.
@@ -60,10 +96,18 @@ pub async fn run(args: CallArgs, global: &Global) -> i32 {
         }
         Err(e) => unparsable_arguments(&args.name, &e),
     };
-    outln!(
-        "{}",
-        serde_json::to_string_pretty(&outcome).unwrap_or_default()
-    );
+    match args.format {
+        Format::Json => outln!(
+            "{}",
+            serde_json::to_string_pretty(&outcome).unwrap_or_default()
+        ),
+        Format::Text => {
+            use std::io::Write as _;
+            let _ = std::io::stdout()
+                .lock()
+                .write_all(envelope_text(&outcome).as_bytes());
+        }
+    }
     match outcome.status {
         Status::Error => {
             if outcome.error_code() == Some(ErrorCode::Internal) {

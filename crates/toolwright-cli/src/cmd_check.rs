@@ -1,6 +1,7 @@
 //! `toolwright check --functions DEFS.json --calls CALLS.jsonl`: did recorded model calls conform
 //! to the definitions they were given?
 
+use crate::output::Format;
 use crate::{Global, load_definitions, usage_error};
 use clap::Args;
 use serde_json::{Value, json};
@@ -24,6 +25,25 @@ pub struct CheckArgs {
     /// (default: unknown arguments are errors, as the runtime treats them).
     #[arg(long)]
     pub allow_extra: bool,
+    /// Output: `json` (one JSON result per line) or `text` (one line per call for people).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+/// One result as a line for people.
+fn result_text(result: &Value) -> String {
+    let index = result["index"].as_u64().unwrap_or_default() + 1;
+    if result["valid"].as_bool().unwrap_or_default() {
+        let coerced = result
+            .get("coerced")
+            .map(|c| format!(" (coerced: {c})"))
+            .unwrap_or_default();
+        return format!("line {index}: valid{coerced}");
+    }
+    let e = &result["error"];
+    let code = e["code"].as_str().unwrap_or("INVALID");
+    let message = e["message"].as_str().unwrap_or_default();
+    format!("line {index}: invalid: {code} {message}")
 }
 
 /// Validators for a set of definitions; a definition whose schema does not compile keeps its error.
@@ -181,7 +201,11 @@ pub async fn run(args: CheckArgs, _global: &Global) -> i32 {
                 json!({"index": index, "valid": false, "error": e})
             }
         };
-        if writeln!(out, "{result}").is_err() {
+        let line = match args.format {
+            Format::Json => result.to_string(),
+            Format::Text => result_text(&result),
+        };
+        if writeln!(out, "{line}").is_err() {
             return 1;
         }
     }

@@ -2,21 +2,13 @@
 //! catch tool definitions a model will misuse. Exit 1 when an error-level finding exists.
 
 use crate::{Global, build_runtime, load_definitions, usage_error};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use toolwright::ToolSpec;
 use toolwright_catalog::lint::{self, LintOptions, Severity};
 
-/// Output formats of the catalog commands.
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OutputFormat {
-    /// Lines for people.
-    #[default]
-    Text,
-    /// JSON for machines.
-    Json,
-}
+pub use crate::output::Format as OutputFormat;
 
 /// Where the specs of a command come from.
 #[derive(Args, Debug, Clone, Default)]

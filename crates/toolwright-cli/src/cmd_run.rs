@@ -1,11 +1,12 @@
 //! `toolwright run "QUERY"`: the agent answers a request with the tools, showing each step.
 //!
-//! Provider: `--provider`/`--base-url`/`--model`, else `TOOLWRIGHT_BASE_URL` / `OPENAI_API_KEY` /
-//! `ANTHROPIC_API_KEY`, else the embedded model (`toolwright model fetch`).
+//! Provider: the shared provider flags ([`ProviderArgs`]: `--provider`/`--base-url`/`--model`
+//! and their variables), else `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`, else the embedded model
+//! (`toolwright model fetch`).
 
-use crate::provider_choice::{ProviderKind, ProviderOptions, build_provider};
+use crate::output::Format;
 use crate::{Global, build_runtime, load_definitions, usage_error};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use std::io::IsTerminal;
@@ -13,69 +14,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use toolwright::{DefinitionOnly, Status};
-use toolwright_agent::{
-    Agent, AgentConfig, AgentEvent, Mode, Observer, Provider, StopReason, Trace,
-};
+use toolwright_agent::{Agent, AgentConfig, AgentEvent, Mode, Observer, StopReason, Trace};
 use toolwright_runtime::Runtime;
 
-/// Which provider to use.
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderFlag {
-    /// The embedded llama.cpp model.
-    Local,
-    /// An OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio...).
-    Openai,
-    /// Anthropic Messages.
-    Anthropic,
-    /// Prompted JSON over a text-only model.
-    Prompted,
-}
-
-/// Provider flags shared by `run`, `chat` (and `eval`).
-#[derive(Args, Debug, Clone, Default)]
-pub struct ProviderArgs {
-    /// The provider [default: from the environment, else the embedded model].
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderFlag>,
-    /// Model name, or a GGUF file for the local provider.
-    #[arg(long, value_name = "M")]
-    pub model: Option<String>,
-    /// Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:11434/v1).
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-}
-
-impl ProviderArgs {
-    /// The provider options for these flags.
-    pub fn options(&self) -> ProviderOptions {
-        ProviderOptions {
-            kind: self.provider.map(|p| match p {
-                ProviderFlag::Local => ProviderKind::Local,
-                ProviderFlag::Openai => ProviderKind::OpenAi,
-                ProviderFlag::Anthropic => ProviderKind::Anthropic,
-                ProviderFlag::Prompted => ProviderKind::Prompted,
-            }),
-            model: self.model.clone(),
-            base_url: self.base_url.clone(),
-            summaries: None,
-        }
-    }
-
-    /// Builds the provider (a message for the user on failure). With `demo_tools`, the embedded
-    /// model composes answers with the demo toolset's sentences ([`toolwright_demo::summarize`]).
-    ///
-    /// # Errors
-    /// Missing key or model; the message says what to do.
-    pub fn build(&self, demo_tools: bool) -> Result<Arc<dyn Provider>, String> {
-        let mut opts = self.options();
-        if demo_tools {
-            opts.summaries = Some(toolwright_local::Summarizer::new(
-                toolwright_demo::summarize,
-            ));
-        }
-        build_provider(&opts).map_err(|e| e.to_string())
-    }
-}
+pub use crate::provider_choice::ProviderArgs;
 
 /// Agent flags shared by `run` and `chat`.
 #[derive(Args, Debug, Clone)]
@@ -112,8 +54,12 @@ pub struct RunArgs {
     pub query: String,
     #[command(flatten)]
     pub agent: AgentArgs,
-    /// Print the whole trace as JSON (messages, calls, envelopes, timings, tokens).
-    #[arg(long)]
+    /// Output: `text` (the answer, steps on stderr) or `json` (the whole trace: messages,
+    /// calls, envelopes, timings, tokens).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Same as `--format json`.
+    #[arg(long, hide = true)]
     pub json: bool,
 }
 
@@ -180,7 +126,9 @@ impl Progress {
         }
     }
 
-    fn stop(&self) {
+    /// Clears the spinner, if one is turning (a run that ended without the model's answer,
+    /// e.g. a provider error, leaves it).
+    pub fn stop(&self) {
         if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
             b.finish_and_clear();
         }
@@ -283,7 +231,8 @@ pub fn print_outcome(trace: &Trace) -> i32 {
 
 /// Runs `run`.
 pub async fn run(args: RunArgs, global: &Global) -> i32 {
-    let progress: Option<Arc<dyn Observer>> = if args.json {
+    let json = args.json || args.format == Format::Json;
+    let progress: Option<Arc<dyn Observer>> = if json {
         None
     } else {
         Some(Arc::new(Progress::new()))
@@ -293,7 +242,7 @@ pub async fn run(args: RunArgs, global: &Global) -> i32 {
         Err(e) => return usage_error(&e),
     };
     let trace = agent.run_trace(&args.query).await;
-    if args.json {
+    if json {
         match serde_json::to_string_pretty(&trace) {
             Ok(s) => println!("{s}"),
             Err(e) => {

@@ -1,4 +1,4 @@
-//! `toolwright stats [--format table|json|prometheus] [--reset]`: the runtime's per-tool metrics
+//! `toolwright stats [--format text|json|prometheus] [--reset]`: the runtime's per-tool metrics
 //! (calls, errors by code, retries, timeouts, replays, fallbacks, latency, calls over SLA),
 //! added up over the `call`/`run`/`serve` commands run so far.
 
@@ -11,7 +11,8 @@ use clap::{Args, ValueEnum};
 pub enum StatsFormat {
     /// One line per tool.
     #[default]
-    Table,
+    #[value(alias = "table")]
+    Text,
     /// The metrics as JSON.
     Json,
     /// Prometheus text exposition format.
@@ -22,7 +23,7 @@ pub enum StatsFormat {
 #[derive(Args, Debug)]
 pub struct StatsArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = StatsFormat::Table)]
+    #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
     pub format: StatsFormat,
     /// Clear the saved metrics (after printing them).
     #[arg(long)]
@@ -44,7 +45,7 @@ pub async fn run(args: StatsArgs, _global: &Global) -> i32 {
             "{}",
             serde_json::to_string_pretty(&snap).unwrap_or_default()
         ),
-        StatsFormat::Table => {
+        StatsFormat::Text => {
             if snap.is_empty() {
                 eprintln!(
                     "toolwright: no metrics yet ({}); run `toolwright call ...` first",

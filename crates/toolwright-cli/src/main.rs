@@ -3,7 +3,7 @@
 //!
 //! Exit codes: 0 ok, 1 the call or command failed as reported, 2 usage error.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 use std::sync::Arc;
 use toolwright::{Registry, ToolSpec};
@@ -22,6 +22,7 @@ mod cmd_call;
 mod cmd_catalog;
 mod cmd_chat;
 mod cmd_check;
+mod cmd_completions;
 mod cmd_eval;
 mod cmd_lint;
 mod cmd_model;
@@ -31,6 +32,7 @@ mod cmd_serve;
 mod cmd_stats;
 mod cmd_tools;
 mod cmd_ui;
+mod output;
 mod provider_choice;
 mod runtime_cli;
 mod telemetry;
@@ -126,7 +128,7 @@ enum Command {
     /// Validate recorded calls (JSONL) against tool definitions; one JSON result per line.
     Check(cmd_check::CheckArgs),
     /// Score a model's tool calls on a dataset (JSONL, or a benchmark's data): naive vs guided mode.
-    Eval(cmd_eval::EvalArgs),
+    Eval(cmd_eval::EvalCommandArgs),
     /// Lint tool definitions: vague names, missing docs, unbounded numbers, unsafe side effects.
     Lint(cmd_lint::LintArgs),
     /// Tool catalog: export (YAML or provider dialects), check drift, diff, portability.
@@ -145,6 +147,8 @@ enum Command {
     Stats(cmd_stats::StatsArgs),
     /// A local web playground: browse, search and try the tools, run the agent with a live trace.
     Ui(cmd_ui::UiArgs),
+    /// Print the shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(cmd_completions::CompletionsArgs),
 }
 
 /// The demo registry, configured from the global options.
@@ -233,6 +237,7 @@ fn main() -> ExitCode {
             Command::Model(a) => cmd_model::run(a, g).await,
             Command::Stats(a) => cmd_stats::run(a, g).await,
             Command::Ui(a) => cmd_ui::run(a, g).await,
+            Command::Completions(a) => cmd_completions::run(&a, Cli::command()),
         }
     });
     // A sync tool body that never returns (its call already answered TIMEOUT) must not keep
@@ -242,4 +247,17 @@ fn main() -> ExitCode {
     // Whatever the exit code: a short `run` must not lose its spans.
     telemetry.shutdown();
     ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks (unique ids and groups, valid defaults) over every
+    /// subcommand, as `completions` and `--help` build them.
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }

@@ -1,10 +1,13 @@
-//! Choosing a provider from flags and the environment, the way `toolwright run` and `chat` do:
-//! explicit `--provider` / `--base-url` / `--model` first; else `TOOLWRIGHT_BASE_URL`,
-//! `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`; else the embedded model (`toolwright-local`).
+//! Choosing a provider from flags and the environment, the way `toolwright run`, `chat`, `eval`
+//! and `ui` do (one set of flags, [`ProviderArgs`], each with its variable):
+//! explicit `--provider` / `--base-url` / `--model` first (or `TOOLWRIGHT_PROVIDER`,
+//! `TOOLWRIGHT_BASE_URL`, `TOOLWRIGHT_MODEL`); else `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`;
+//! else the embedded model (`toolwright-local`).
 //!
 //! This is the CLI's business: the agent crate knows the wire providers but no flag, variable or
 //! model file, and `toolwright-local` knows the model but not how a user picks it.
 
+use clap::{Args, ValueEnum};
 use std::sync::Arc;
 use toolwright_agent::providers::anthropic::{
     ANTHROPIC_BASE_URL, ANTHROPIC_DEFAULT_MODEL, AnthropicConfig, AnthropicProvider,
@@ -32,6 +35,92 @@ pub enum ProviderKind {
     Prompted,
 }
 
+/// Which provider to use.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderFlag {
+    /// The embedded llama.cpp model.
+    Local,
+    /// An OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio...).
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Prompted JSON over a text-only model.
+    Prompted,
+}
+
+/// The provider flags shared by `run`, `chat`, `eval` and `ui`; each has its environment
+/// variable (shown by `--help`), so every command reads the same environment.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ProviderArgs {
+    /// The provider [default: OpenAI-compatible when a base URL or OPENAI_API_KEY is set, else
+    /// Anthropic when ANTHROPIC_API_KEY is set, else the embedded model].
+    #[arg(long, value_enum, env = "TOOLWRIGHT_PROVIDER")]
+    pub provider: Option<ProviderFlag>,
+    /// Model name [default: OPENAI_MODEL / ANTHROPIC_MODEL, else the provider's default], or a
+    /// GGUF file, which selects the embedded model.
+    #[arg(long, value_name = "M", env = "TOOLWRIGHT_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of the provider's API, e.g. an OpenAI-compatible server such as
+    /// http://127.0.0.1:11434/v1 [default for OpenAI: OPENAI_BASE_URL, else the OpenAI API].
+    #[arg(long, value_name = "URL", env = "TOOLWRIGHT_BASE_URL")]
+    pub base_url: Option<String>,
+    /// API key of an OpenAI-compatible provider (prefer the variable: command lines are visible
+    /// to other users of the machine).
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "OPENAI_API_KEY",
+        hide_env_values = true
+    )]
+    pub openai_api_key: Option<String>,
+    /// API key of Anthropic (prefer the variable).
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "ANTHROPIC_API_KEY",
+        hide_env_values = true
+    )]
+    pub anthropic_api_key: Option<String>,
+}
+
+impl ProviderArgs {
+    /// The provider options for these flags.
+    pub fn options(&self) -> ProviderOptions {
+        let given = |v: &Option<String>| {
+            v.as_deref()
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(String::from)
+        };
+        ProviderOptions {
+            kind: self.provider.map(|p| match p {
+                ProviderFlag::Local => ProviderKind::Local,
+                ProviderFlag::Openai => ProviderKind::OpenAi,
+                ProviderFlag::Anthropic => ProviderKind::Anthropic,
+                ProviderFlag::Prompted => ProviderKind::Prompted,
+            }),
+            model: given(&self.model),
+            base_url: given(&self.base_url),
+            openai_key: given(&self.openai_api_key),
+            anthropic_key: given(&self.anthropic_api_key),
+            summaries: None,
+        }
+    }
+
+    /// Builds the provider (a message for the user on failure). With `demo_tools`, the embedded
+    /// model composes answers with the demo toolset's sentences ([`toolwright_demo::summarize`]).
+    ///
+    /// # Errors
+    /// Missing key or model; the message says what to do.
+    pub fn build(&self, demo_tools: bool) -> Result<Arc<dyn Provider>, String> {
+        let mut opts = self.options();
+        if demo_tools {
+            opts.summaries = Some(Summarizer::new(toolwright_demo::summarize));
+        }
+        build_provider(&opts).map_err(|e| e.to_string())
+    }
+}
+
 /// What the user asked for; empty fields fall back to the environment.
 #[derive(Debug, Clone, Default)]
 pub struct ProviderOptions {
@@ -41,6 +130,10 @@ pub struct ProviderOptions {
     pub model: Option<String>,
     /// `--base-url`.
     pub base_url: Option<String>,
+    /// `--openai-api-key` (else `OPENAI_API_KEY`).
+    pub openai_key: Option<String>,
+    /// `--anthropic-api-key` (else `ANTHROPIC_API_KEY`).
+    pub anthropic_key: Option<String>,
     /// Sentences for the results of known tools, for the embedded model's composed answers
     /// (the demo toolset's when it is in use).
     pub summaries: Option<Summarizer>,
@@ -83,16 +176,28 @@ pub fn select_kind(opts: &ProviderOptions) -> ProviderKind {
     if opts.model.as_deref().is_some_and(|m| m.ends_with(".gguf")) {
         return ProviderKind::Local;
     }
-    if opts.base_url.is_some()
-        || env("TOOLWRIGHT_BASE_URL").is_some()
-        || env("OPENAI_API_KEY").is_some()
-    {
+    if remote_openai(opts) {
         return ProviderKind::OpenAi;
     }
-    if env("ANTHROPIC_API_KEY").is_some() {
+    if anthropic_key(opts).is_some() {
         return ProviderKind::Anthropic;
     }
     ProviderKind::Local
+}
+
+fn openai_key(opts: &ProviderOptions) -> Option<String> {
+    opts.openai_key.clone().or_else(|| env("OPENAI_API_KEY"))
+}
+
+fn anthropic_key(opts: &ProviderOptions) -> Option<String> {
+    opts.anthropic_key
+        .clone()
+        .or_else(|| env("ANTHROPIC_API_KEY"))
+}
+
+/// Whether an OpenAI-compatible endpoint is configured (a base URL or an OpenAI key).
+fn remote_openai(opts: &ProviderOptions) -> bool {
+    opts.base_url.is_some() || env("TOOLWRIGHT_BASE_URL").is_some() || openai_key(opts).is_some()
 }
 
 fn openai(opts: &ProviderOptions) -> Result<OpenAiProvider, ProviderError> {
@@ -102,7 +207,7 @@ fn openai(opts: &ProviderOptions) -> Result<OpenAiProvider, ProviderError> {
         .or_else(|| env("TOOLWRIGHT_BASE_URL"))
         .or_else(|| env("OPENAI_BASE_URL"))
         .unwrap_or_else(|| OPENAI_BASE_URL.to_string());
-    let key = env("OPENAI_API_KEY");
+    let key = openai_key(opts);
     if key.is_none() && base == OPENAI_BASE_URL {
         return Err(ProviderError::Config(
             "the OpenAI provider needs OPENAI_API_KEY (or --base-url / TOOLWRIGHT_BASE_URL for a local server)".into(),
@@ -121,7 +226,7 @@ fn openai(opts: &ProviderOptions) -> Result<OpenAiProvider, ProviderError> {
 }
 
 fn anthropic(opts: &ProviderOptions) -> Result<AnthropicProvider, ProviderError> {
-    let key = env("ANTHROPIC_API_KEY").ok_or_else(|| {
+    let key = anthropic_key(opts).ok_or_else(|| {
         ProviderError::Config("the Anthropic provider needs ANTHROPIC_API_KEY".into())
     })?;
     let model = opts
@@ -192,10 +297,7 @@ pub fn build_provider(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, Provi
         ProviderKind::Anthropic => Ok(Arc::new(anthropic(opts)?)),
         ProviderKind::Local => Ok(local(opts)?),
         ProviderKind::Prompted => {
-            let remote = opts.base_url.is_some()
-                || env("TOOLWRIGHT_BASE_URL").is_some()
-                || env("OPENAI_API_KEY").is_some();
-            if remote {
+            if remote_openai(opts) {
                 return Ok(Arc::new(PromptedProvider::new(openai(opts)?)));
             }
             local_prompted(opts)

@@ -11,15 +11,18 @@
 //! The semantic index is switched off with `TOOLWRIGHT_SEMANTIC_INDEX=off` (or
 //! [`ArticlesConfig::semantic_index`]). Views go to `TOOLWRIGHT_VIEWS_DB` if set, else
 //! `views.db` in `$TOOLWRIGHT_HOME`, `$XDG_CACHE_HOME/toolwright` or `~/.cache/toolwright`.
+//!
+//! The settings, the corpus, the index and the views connection live in an [`ArticlesState`]
+//! stored in the registry (the corpus and the index are built on first use), so registries with
+//! different settings in one process do not share them.
 
-use crate::DemoConfig;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{OnceLock, RwLock};
-use toolwright::{Outcome, Registry, RegistryError, Status, ToolContext, ToolError, tool};
+use std::sync::{Mutex, OnceLock};
+use toolwright::{Outcome, Registry, RegistryError, State, Status, ToolContext, ToolError, tool};
 
 /// Settings of the article tools; `None` fields fall back to the environment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,57 +34,154 @@ pub struct ArticlesConfig {
     pub views_db: Option<PathBuf>,
 }
 
-static CONFIG: RwLock<Option<ArticlesConfig>> = RwLock::new(None);
-
-/// Sets the article tools' settings (one per process; the last call wins).
-pub fn configure(config: ArticlesConfig) {
-    *CONFIG.write().unwrap_or_else(|e| e.into_inner()) = Some(config);
+/// The state of the article tools: their settings, the corpus and the semantic index (built on
+/// first use) and the connection to the views database (opened on first use, reopened when
+/// the configured path changes).
+#[derive(Default)]
+pub struct ArticlesState {
+    config: ArticlesConfig,
+    corpus: OnceLock<Option<Corpus>>,
+    index: OnceLock<Option<SemanticIndex>>,
+    views: Mutex<Option<(PathBuf, Connection)>>,
 }
 
-fn config() -> ArticlesConfig {
-    CONFIG
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
-        .unwrap_or_default()
-}
-
-/// Whether the semantic index answers (read at call time).
-pub fn semantic_index_enabled() -> bool {
-    config().semantic_index.unwrap_or_else(|| {
-        !matches!(
-            std::env::var("TOOLWRIGHT_SEMANTIC_INDEX")
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase()
-                .as_str(),
-            "off" | "0" | "false" | "no"
-        )
-    })
-}
-
-/// Where article views are stored.
-pub fn views_db_path() -> PathBuf {
-    if let Some(p) = config().views_db {
-        return p;
+impl std::fmt::Debug for ArticlesState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArticlesState")
+            .field("config", &self.config)
+            .field("corpus_loaded", &self.corpus.get().is_some())
+            .field("index_built", &self.index.get().is_some())
+            .finish()
     }
-    if let Some(p) = std::env::var_os("TOOLWRIGHT_VIEWS_DB").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    let dir = std::env::var_os("TOOLWRIGHT_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("toolwright")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/toolwright")))
-        .unwrap_or_else(|| PathBuf::from(".toolwright"));
-    dir.join("views.db")
 }
 
-/// Registers the four article tools into `reg`. `_config` is accepted for symmetry with the
-/// other demo tools; the article tools are configured with [`configure`] or the environment.
+impl ArticlesState {
+    /// The state for `config` (nothing is loaded or opened yet).
+    pub fn new(config: ArticlesConfig) -> Self {
+        ArticlesState {
+            config,
+            ..ArticlesState::default()
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ArticlesConfig {
+        &self.config
+    }
+
+    /// Whether the semantic index answers (the environment is read at call time when the
+    /// setting is `None`).
+    pub fn semantic_index_enabled(&self) -> bool {
+        self.config.semantic_index.unwrap_or_else(|| {
+            !matches!(
+                std::env::var("TOOLWRIGHT_SEMANTIC_INDEX")
+                    .unwrap_or_default()
+                    .trim()
+                    .to_ascii_lowercase()
+                    .as_str(),
+                "off" | "0" | "false" | "no"
+            )
+        })
+    }
+
+    /// Where article views are stored.
+    pub fn views_db_path(&self) -> PathBuf {
+        if let Some(p) = &self.config.views_db {
+            return p.clone();
+        }
+        if let Some(p) = std::env::var_os("TOOLWRIGHT_VIEWS_DB").filter(|p| !p.is_empty()) {
+            return PathBuf::from(p);
+        }
+        let dir = std::env::var_os("TOOLWRIGHT_HOME")
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("toolwright"))
+            })
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/toolwright"))
+            })
+            .unwrap_or_else(|| PathBuf::from(".toolwright"));
+        dir.join("views.db")
+    }
+
+    /// The shipped articles.
+    ///
+    /// # Errors
+    /// `INTERNAL` if the shipped file does not parse (a build problem).
+    pub fn articles(&self) -> Result<&[Article], ToolError> {
+        self.corpus
+            .get_or_init(|| serde_json::from_str(include_str!("../data/articles.json")).ok())
+            .as_ref()
+            .map(|c| c.articles.as_slice())
+            .ok_or_else(|| ToolError::internal("the shipped article corpus does not parse"))
+    }
+
+    fn find_article(&self, id: u32) -> Result<&Article, ToolError> {
+        let all = self.articles()?;
+        all.iter().find(|a| a.id == id).ok_or_else(|| {
+            let max = all.iter().map(|a| a.id).max().unwrap_or(0);
+            ToolError::not_found(
+                format!("There is no article with id {id}."),
+                format!(
+                    "Article ids run from 1 to {max}; find the right one with \
+                     search_articles_keyword."
+                ),
+            )
+        })
+    }
+
+    fn semantic_index(&self) -> Result<&SemanticIndex, ToolError> {
+        self.index
+            .get_or_init(|| build_index(self.articles().ok()?))
+            .as_ref()
+            .ok_or_else(|| ToolError::internal("the semantic index could not be built"))
+    }
+
+    /// Runs `f` on this state's connection to the views database (opened once per path):
+    /// calls queue on a mutex instead of contending for SQLite's lock with sleeps.
+    fn with_views<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, ToolError>,
+    ) -> Result<T, ToolError> {
+        let path = self.views_db_path();
+        let mut slot = self.views.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_none_or(|(p, _)| *p != path) {
+            *slot = Some((path.clone(), open_views(&path)?));
+        }
+        match slot.as_mut() {
+            Some((_, conn)) => f(conn),
+            None => Err(ToolError::internal("the views database is not open")),
+        }
+    }
+
+    /// Ids of the articles `session_id` has viewed.
+    ///
+    /// # Errors
+    /// `DEPENDENCY_UNAVAILABLE` when the views database cannot be opened.
+    pub fn viewed_articles(&self, session_id: &str) -> Result<HashSet<u32>, ToolError> {
+        self.with_views(|conn| {
+            let mut stmt = conn
+                .prepare("SELECT DISTINCT article_id FROM views WHERE session_id = ?1")
+                .map_err(|e| ToolError::internal(format!("views query: {e}")))?;
+            let ids = stmt
+                .query_map(params![session_id], |r| r.get::<_, u32>(0))
+                .map_err(|e| ToolError::internal(format!("views query: {e}")))?
+                .filter_map(Result::ok)
+                .collect();
+            Ok(ids)
+        })
+    }
+}
+
+/// Registers the four article tools into `reg`, storing a default [`ArticlesState`] (settings
+/// from the environment) when `reg` holds none.
 ///
 /// # Errors
 /// A name clash with a tool already in `reg`.
-pub fn register(reg: &Registry, _config: &DemoConfig) -> Result<(), RegistryError> {
+pub fn register(reg: &Registry) -> Result<(), RegistryError> {
+    if reg.state::<ArticlesState>().is_none() {
+        reg.insert_state(ArticlesState::default());
+    }
     reg.register(SearchArticlesSemanticTool)?;
     reg.register(SearchArticlesKeywordTool)?;
     reg.register(TrackArticleViewTool)?;
@@ -109,31 +209,6 @@ pub struct Article {
 #[derive(Deserialize)]
 struct Corpus {
     articles: Vec<Article>,
-}
-
-/// The shipped articles.
-///
-/// # Errors
-/// `INTERNAL` if the shipped file does not parse (a build problem).
-pub fn articles() -> Result<&'static [Article], ToolError> {
-    static C: OnceLock<Option<Corpus>> = OnceLock::new();
-    C.get_or_init(|| serde_json::from_str(include_str!("../data/articles.json")).ok())
-        .as_ref()
-        .map(|c| c.articles.as_slice())
-        .ok_or_else(|| ToolError::internal("the shipped article corpus does not parse"))
-}
-
-fn find_article(id: u32) -> Result<&'static Article, ToolError> {
-    let all = articles()?;
-    all.iter().find(|a| a.id == id).ok_or_else(|| {
-        let max = all.iter().map(|a| a.id).max().unwrap_or(0);
-        ToolError::not_found(
-            format!("There is no article with id {id}."),
-            format!(
-                "Article ids run from 1 to {max}; find the right one with search_articles_keyword."
-            ),
-        )
-    })
 }
 
 const STOPWORDS: &[&str] = &[
@@ -207,39 +282,33 @@ fn normalize(v: &mut HashMap<String, f64>) {
     }
 }
 
-fn semantic_index() -> Result<&'static SemanticIndex, ToolError> {
-    static I: OnceLock<Option<SemanticIndex>> = OnceLock::new();
-    I.get_or_init(|| {
-        let all = articles().ok()?;
-        let raw: Vec<(u32, HashMap<String, f64>)> = all
-            .iter()
-            .map(|a| (a.id, trigrams(&article_text(a))))
-            .collect();
-        let mut df: HashMap<String, f64> = HashMap::new();
-        for (_, v) in &raw {
-            for g in v.keys() {
-                *df.entry(g.clone()).or_insert(0.0) += 1.0;
-            }
+fn build_index(all: &[Article]) -> Option<SemanticIndex> {
+    let raw: Vec<(u32, HashMap<String, f64>)> = all
+        .iter()
+        .map(|a| (a.id, trigrams(&article_text(a))))
+        .collect();
+    let mut df: HashMap<String, f64> = HashMap::new();
+    for (_, v) in &raw {
+        for g in v.keys() {
+            *df.entry(g.clone()).or_insert(0.0) += 1.0;
         }
-        let n = raw.len() as f64;
-        let idf: HashMap<String, f64> = df
-            .into_iter()
-            .map(|(g, d)| (g, ((n + 1.0) / (d + 1.0)).ln() + 1.0))
-            .collect();
-        let vectors = raw
-            .into_iter()
-            .map(|(id, mut v)| {
-                for (g, x) in v.iter_mut() {
-                    *x *= idf.get(g).copied().unwrap_or(1.0);
-                }
-                normalize(&mut v);
-                (id, v)
-            })
-            .collect();
-        Some(SemanticIndex { idf, vectors })
-    })
-    .as_ref()
-    .ok_or_else(|| ToolError::internal("the semantic index could not be built"))
+    }
+    let n = raw.len() as f64;
+    let idf: HashMap<String, f64> = df
+        .into_iter()
+        .map(|(g, d)| (g, ((n + 1.0) / (d + 1.0)).ln() + 1.0))
+        .collect();
+    let vectors = raw
+        .into_iter()
+        .map(|(id, mut v)| {
+            for (g, x) in v.iter_mut() {
+                *x *= idf.get(g).copied().unwrap_or(1.0);
+            }
+            normalize(&mut v);
+            (id, v)
+        })
+        .collect();
+    Some(SemanticIndex { idf, vectors })
 }
 
 fn hit(a: &Article, score: f64) -> Value {
@@ -288,20 +357,21 @@ fn ranked(mut scored: Vec<(f64, &Article)>, limit: u32) -> Vec<Value> {
 pub fn search_articles_semantic(
     #[arg(min_length = 1, max_length = 200)] query: String,
     #[arg(default = 5, min = 1, max = 20)] limit: u32,
+    state: State<ArticlesState>,
 ) -> Result<Value, ToolError> {
-    if !semantic_index_enabled() {
+    if !state.semantic_index_enabled() {
         return Err(ToolError::dependency_unavailable(
             "The semantic search index is switched off.",
             "Use search_articles_keyword with the same query instead.",
         ));
     }
-    let index = semantic_index()?;
+    let index = state.semantic_index()?;
     let mut q = trigrams(&query);
     for (g, x) in q.iter_mut() {
         *x *= index.idf.get(g).copied().unwrap_or(0.0);
     }
     normalize(&mut q);
-    let all = articles()?;
+    let all = state.articles()?;
     let scored: Vec<(f64, &Article)> = index
         .vectors
         .iter()
@@ -340,9 +410,10 @@ pub fn search_articles_semantic(
 pub fn search_articles_keyword(
     #[arg(min_length = 1, max_length = 200)] query: String,
     #[arg(default = 5, min = 1, max = 20)] limit: u32,
+    state: State<ArticlesState>,
 ) -> Result<Value, ToolError> {
     let terms: HashSet<String> = words(&query).into_iter().collect();
-    let all = articles()?;
+    let all = state.articles()?;
     let scored: Vec<(f64, &Article)> = all
         .iter()
         .filter_map(|a| {
@@ -394,39 +465,6 @@ fn open_views(path: &std::path::Path) -> Result<Connection, ToolError> {
     )
     .map_err(|e| unavailable(e.to_string()))?;
     Ok(conn)
-}
-
-/// Runs `f` on the process's connection to the views database (opened once per path): calls in
-/// one process queue on a mutex instead of contending for SQLite's lock with sleeps.
-fn with_views<T>(f: impl FnOnce(&mut Connection) -> Result<T, ToolError>) -> Result<T, ToolError> {
-    static VIEWS: std::sync::Mutex<Option<(PathBuf, Connection)>> = std::sync::Mutex::new(None);
-    let path = views_db_path();
-    let mut slot = VIEWS.lock().unwrap_or_else(|e| e.into_inner());
-    if slot.as_ref().is_none_or(|(p, _)| *p != path) {
-        *slot = Some((path.clone(), open_views(&path)?));
-    }
-    match slot.as_mut() {
-        Some((_, conn)) => f(conn),
-        None => Err(ToolError::internal("the views database is not open")),
-    }
-}
-
-/// Ids of the articles `session_id` has viewed.
-///
-/// # Errors
-/// `DEPENDENCY_UNAVAILABLE` when the views database cannot be opened.
-pub fn viewed_articles(session_id: &str) -> Result<HashSet<u32>, ToolError> {
-    with_views(|conn| {
-        let mut stmt = conn
-            .prepare("SELECT DISTINCT article_id FROM views WHERE session_id = ?1")
-            .map_err(|e| ToolError::internal(format!("views query: {e}")))?;
-        let ids = stmt
-            .query_map(params![session_id], |r| r.get::<_, u32>(0))
-            .map_err(|e| ToolError::internal(format!("views query: {e}")))?
-            .filter_map(Result::ok)
-            .collect();
-        Ok(ids)
-    })
 }
 
 /// Today's date (UTC) as YYYY-MM-DD.
@@ -530,10 +568,11 @@ pub fn track_article_view(
     #[arg(min = 1)] article_id: u32,
     #[arg(min_length = 1, max_length = 100)] session_id: String,
     #[arg(min_length = 1, max_length = 200)] idempotency_key: String,
+    state: State<ArticlesState>,
 ) -> Result<Value, ToolError> {
-    let article = find_article(article_id)?;
+    let article = state.find_article(article_id)?;
     let (view_id, at) =
-        with_views(|conn| record_view(conn, article_id, &session_id, &idempotency_key))?;
+        state.with_views(|conn| record_view(conn, article_id, &session_id, &idempotency_key))?;
     Ok(json!({
         "view_id": view_id,
         "article_id": article_id,
@@ -571,6 +610,7 @@ pub async fn suggest_daily_reading(
     #[arg(min_length = 1, max_length = 100)] session_id: String,
     #[arg(default = 1, min = 1, max = 5)] count: u32,
     ctx: ToolContext,
+    state: State<ArticlesState>,
 ) -> Result<Outcome, ToolError> {
     let search = ctx
         .call_tool(
@@ -595,7 +635,7 @@ pub async fn suggest_daily_reading(
         .cloned()
         .unwrap_or_default();
     let sid = session_id.clone();
-    let seen = tokio::task::spawn_blocking(move || viewed_articles(&sid))
+    let seen = tokio::task::spawn_blocking(move || state.viewed_articles(&sid))
         .await
         .map_err(toolwright::__private::join_error)??;
     let unread: Vec<Value> = results
@@ -672,36 +712,41 @@ fn picks_is_empty(data: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
+    fn state(semantic_index: Option<bool>) -> State<ArticlesState> {
+        State(Arc::new(ArticlesState::new(ArticlesConfig {
+            semantic_index,
+            views_db: None,
+        })))
+    }
 
     #[test]
     fn the_corpus_parses_and_has_the_ids_the_docs_use() {
-        let all = articles().unwrap();
-        assert_eq!(all.len(), 30);
-        assert!(find_article(7).is_ok() && find_article(8).is_ok());
+        let s = state(None);
+        assert_eq!(s.articles().unwrap().len(), 30);
+        assert!(s.find_article(7).is_ok() && s.find_article(8).is_ok());
         assert_eq!(
-            find_article(99).unwrap_err().code,
+            s.find_article(99).unwrap_err().code,
             toolwright::ErrorCode::NotFound
         );
     }
 
     #[test]
     fn keyword_search_matches_words() {
-        let out = search_articles_keyword("sqlite backups".into(), 3).unwrap();
+        let out = search_articles_keyword("sqlite backups".into(), 3, state(None)).unwrap();
         assert_eq!(out["method"], "keyword");
         assert_eq!(out["results"][0]["id"], 7);
-        let none = search_articles_keyword("zzzz".into(), 3).unwrap();
+        let none = search_articles_keyword("zzzz".into(), 3, state(None)).unwrap();
         assert_eq!(none["count"], 0);
     }
 
     #[test]
     fn semantic_search_matches_word_forms() {
-        configure(ArticlesConfig {
-            semantic_index: Some(true),
-            views_db: None,
-        });
         // "retrying safely with keys" shares no exact title word with article 4's title,
         // but the trigram index relates "keys"/"key" and "retrying"/"retries".
-        let out = search_articles_semantic("idempotent retrying keys".into(), 5).unwrap();
+        let out = search_articles_semantic("idempotent retrying keys".into(), 5, state(Some(true)))
+            .unwrap();
         let ids: Vec<u64> = out["results"]
             .as_array()
             .unwrap()
@@ -709,6 +754,13 @@ mod tests {
             .map(|r| r["id"].as_u64().unwrap())
             .collect();
         assert!(ids.contains(&4), "{ids:?}");
+    }
+
+    #[test]
+    fn a_switched_off_index_is_a_dependency_error_for_that_state_only() {
+        let off = search_articles_semantic("retries".into(), 5, state(Some(false))).unwrap_err();
+        assert_eq!(off.code, toolwright::ErrorCode::DependencyUnavailable);
+        assert!(search_articles_semantic("retries".into(), 5, state(Some(true))).is_ok());
     }
 
     #[test]

@@ -4,11 +4,56 @@
 //! symlinks that lead outside it are `PERMISSION_DENIED`. Reading follows symlinks (inside the
 //! root); deleting never follows the last one: it removes the link, not what it points to.
 //! Reading refuses special files (FIFOs, sockets, devices) before opening them, opens without
-//! blocking, refuses files with several hard links (see [`STRICT_LINKS`] for the threat model)
-//! and reads no more than `max_bytes`.
+//! blocking, refuses files with several hard links (see [`FilesState::set_strict_links`] for
+//! the threat model) and reads no more than `max_bytes`.
+//!
+//! The root and the hard-link policy are a [`FilesState`] stored in the registry: two
+//! registries with different roots in one process each keep to their own.
 
 use std::path::{Component, Path, PathBuf};
-use toolwright::{ToolError, tool};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use toolwright::{State, Tool, ToolContext, ToolError, ToolFuture, ToolSpec, tool};
+
+/// The state of the file tools: the sandbox root and whether files with several hard links are
+/// refused.
+#[derive(Debug)]
+pub struct FilesState {
+    root: PathBuf,
+    strict_links: AtomicBool,
+}
+
+impl FilesState {
+    /// A sandbox at `root`, refusing files with several hard links.
+    pub fn new(root: PathBuf) -> Self {
+        FilesState {
+            root,
+            strict_links: AtomicBool::new(true),
+        }
+    }
+
+    /// The sandbox root, as configured (not canonicalized).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Sets whether regular files with more than one hard link are refused (default yes).
+    ///
+    /// Threat model: the sandbox keeps the tools inside the root against paths the model writes
+    /// (`..`, absolute paths, symlinks). A hard link is not a path that leaves the root: it is
+    /// the outside file itself under a name inside it, and nothing on disk tells which name
+    /// came first. Someone who can create links inside the root can expose any file they can
+    /// link, so by default a file with more than one link is refused; `false` turns that off
+    /// for roots whose contents are trusted (e.g. hard-linked build outputs).
+    pub fn set_strict_links(&self, strict: bool) {
+        self.strict_links.store(strict, Ordering::Relaxed);
+    }
+
+    /// Whether files with more than one hard link are refused.
+    pub fn strict_links(&self) -> bool {
+        self.strict_links.load(Ordering::Relaxed)
+    }
+}
 
 /// The sandbox root (canonical) and the normal components of `requested` below it, after lexical
 /// normalisation; nothing on disk is followed yet.
@@ -179,10 +224,6 @@ pub fn locate_for_delete(root: &Path, requested: &str) -> Result<Doomed, ToolErr
     }
 }
 
-fn root() -> PathBuf {
-    crate::config().root
-}
-
 /// Rejects search queries too vague to be useful, with advice on what to write instead.
 ///
 /// # Errors
@@ -232,8 +273,9 @@ pub fn search_files(
     #[arg(min_length = 1, max_length = 200, validate = specific_query)] query: String,
     #[arg(default = ".", max_length = 500)] directory: String,
     #[arg(default = 20, min = 1, max = 200)] max_results: u32,
+    files: State<FilesState>,
 ) -> Result<serde_json::Value, ToolError> {
-    let root = root();
+    let root = files.root().to_path_buf();
     let start = resolve_in_root(&root, &directory)?;
     let root = root.canonicalize().unwrap_or(root);
     let needle = query.to_lowercase();
@@ -291,10 +333,11 @@ pub fn search_files(
 pub fn read_file(
     #[arg(min_length = 1, max_length = 500)] path: String,
     #[arg(default = 8000, min = 1, max = 100_000)] max_bytes: u32,
+    files: State<FilesState>,
 ) -> Result<serde_json::Value, ToolError> {
     use std::io::Read;
-    let real = resolve_in_root(&root(), &path)?;
-    let (file, size) = open_regular(&real, &path)?;
+    let real = resolve_in_root(files.root(), &path)?;
+    let (file, size) = open_regular(&real, &path, files.strict_links())?;
     // Only what is asked is read, whatever the file's size.
     let mut bytes = Vec::with_capacity((max_bytes as usize).min(64 * 1024));
     file.take(u64::from(max_bytes))
@@ -322,26 +365,15 @@ pub fn read_file(
     )
 }
 
-/// Whether the sandbox refuses regular files with more than one hard link (default yes).
-///
-/// Threat model: the sandbox keeps the tools inside the root against paths the model writes
-/// (`..`, absolute paths, symlinks). A hard link is not a path that leaves the root: it is the
-/// outside file itself under a name inside it, and nothing on disk tells which name came first.
-/// Someone who can create links inside the root can expose any file they can link, so by
-/// default a file with more than one link is refused; [`set_strict_links`] turns that off for
-/// roots whose contents are trusted (e.g. hard-linked build outputs).
-static STRICT_LINKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
-/// Sets whether files with more than one hard link are refused (see [`STRICT_LINKS`]).
-pub fn set_strict_links(strict: bool) {
-    STRICT_LINKS.store(strict, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// Opens `real` for reading if it is a regular file, and its size. Special files (FIFOs,
 /// sockets, devices) are refused from their metadata before any open, and the open itself does
 /// not block (`O_NONBLOCK`): a file swapped for a FIFO between the check and the open is
 /// refused by the second check, on the open descriptor.
-fn open_regular(real: &Path, requested: &str) -> Result<(std::fs::File, u64), ToolError> {
+fn open_regular(
+    real: &Path,
+    requested: &str,
+    strict_links: bool,
+) -> Result<(std::fs::File, u64), ToolError> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let denied = |e: std::io::Error| {
         ToolError::permission_denied(
@@ -364,7 +396,7 @@ fn open_regular(real: &Path, requested: &str) -> Result<(std::fs::File, u64), To
                 "Only regular files can be read.",
             ));
         }
-        if meta.nlink() > 1 && STRICT_LINKS.load(std::sync::atomic::Ordering::Relaxed) {
+        if meta.nlink() > 1 && strict_links {
             return Err(ToolError::permission_denied(
                 format!(
                     "`{requested}` has {} hard links; the sandbox cannot tell whether it is a file \
@@ -387,14 +419,14 @@ fn open_regular(real: &Path, requested: &str) -> Result<(std::fs::File, u64), To
     Ok((file, meta.len()))
 }
 
-/// What deleting a file would do, for the confirmation gate: it names what would really be
-/// removed (for a symbolic link, the link and not its target).
-pub fn delete_preview(args: &serde_json::Value) -> serde_json::Value {
+/// What deleting a file inside `root` would do, for the confirmation gate: it names what would
+/// really be removed (for a symbolic link, the link and not its target).
+pub fn delete_preview(root: &Path, args: &serde_json::Value) -> serde_json::Value {
     let path = args
         .get("path")
         .and_then(|p| p.as_str())
         .unwrap_or_default();
-    match locate_for_delete(&root(), path) {
+    match locate_for_delete(root, path) {
         Ok(Doomed::File { size, .. }) => {
             serde_json::json!({"action": "delete file", "path": path, "exists": true, "kind": "file",
                                "size_bytes": size,
@@ -445,16 +477,16 @@ pub fn delete_preview(args: &serde_json::Value) -> serde_json::Value {
     category = "files",
     version = "1.0.0",
     owner = "demo",
-    preview = delete_preview,
     // Not idempotent on purpose: a derived key would replay "deleted" for a file re-created
     // since, which the world no longer shows. Each deletion is approved and runs on its own.
     lint_allow = ["TW012"]
 )]
 pub fn delete_file(
     #[arg(min_length = 1, max_length = 500)] path: String,
+    files: State<FilesState>,
 ) -> Result<serde_json::Value, ToolError> {
     // Never follow the last component: removing a symbolic link removes the link only.
-    let (doomed, kind) = match locate_for_delete(&root(), &path)? {
+    let (doomed, kind) = match locate_for_delete(files.root(), &path)? {
         Doomed::File { path, .. } => (path, "file"),
         Doomed::Symlink { path, .. } => (path, "symbolic link"),
     };
@@ -462,4 +494,37 @@ pub fn delete_file(
         ToolError::permission_denied(format!("Cannot delete `{path}`: {e}."), "Tell the user.")
     })?;
     Ok(serde_json::json!({"deleted": path, "kind": kind}))
+}
+
+/// `delete_file` ([`DeleteFileTool`]) with its preview: the confirmation gate asks the tool, not
+/// the call, what would happen, so the tool carries the sandbox it previews in (the same
+/// [`FilesState`] its calls receive from the registry).
+#[derive(Debug, Clone)]
+pub struct DeleteFileWithPreview {
+    files: Arc<FilesState>,
+}
+
+impl DeleteFileWithPreview {
+    /// `delete_file` previewing deletions in `files`' sandbox.
+    pub fn new(files: Arc<FilesState>) -> Self {
+        DeleteFileWithPreview { files }
+    }
+}
+
+impl Tool for DeleteFileWithPreview {
+    fn spec(&self) -> &ToolSpec {
+        DeleteFileTool.spec()
+    }
+
+    fn call(&self, args: serde_json::Value, ctx: ToolContext) -> ToolFuture {
+        DeleteFileTool.call(args, ctx)
+    }
+
+    fn call_shared(&self, args: Arc<serde_json::Value>, ctx: ToolContext) -> ToolFuture {
+        DeleteFileTool.call_shared(args, ctx)
+    }
+
+    fn preview(&self, args: &serde_json::Value) -> serde_json::Value {
+        delete_preview(self.files.root(), args)
+    }
 }

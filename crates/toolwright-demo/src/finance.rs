@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
-use toolwright::{ToolError, tool};
+use toolwright::{State, ToolError, tool};
 
 /// ISO 4217 currency code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -62,17 +62,37 @@ struct RatesTable {
     rates: BTreeMap<String, f64>,
 }
 
-fn table() -> Result<&'static RatesTable, ToolError> {
-    static TABLE: OnceLock<Option<RatesTable>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| serde_json::from_str(include_str!("../data/rates.json")).ok())
-        .as_ref()
-        .ok_or_else(|| ToolError::internal("the shipped rates table does not parse"))
+/// The state of `convert_currency`: the rates table shipped in the repo, parsed on first use.
+#[derive(Default)]
+pub struct FinanceState {
+    table: OnceLock<Option<RatesTable>>,
+}
+
+impl std::fmt::Debug for FinanceState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FinanceState")
+            .field("loaded", &self.table.get().is_some())
+            .finish()
+    }
+}
+
+impl FinanceState {
+    fn table(&self) -> Result<&RatesTable, ToolError> {
+        self.table
+            .get_or_init(|| serde_json::from_str(include_str!("../data/rates.json")).ok())
+            .as_ref()
+            .ok_or_else(|| ToolError::internal("the shipped rates table does not parse"))
+    }
+
+    /// The date of the rates table.
+    pub fn rates_date(&self) -> String {
+        self.table().map(|t| t.date.clone()).unwrap_or_default()
+    }
 }
 
 /// The date of the shipped rates table.
 pub fn rates_date() -> String {
-    table().map(|t| t.date.clone()).unwrap_or_default()
+    FinanceState::default().rates_date()
 }
 
 /// Convert an amount between currencies using the dated rates table.
@@ -98,8 +118,9 @@ pub async fn convert_currency(
     #[arg(min = 0.0, max = 1.0e12)] amount: f64,
     from_currency: Currency,
     to_currency: Currency,
+    rates: State<FinanceState>,
 ) -> Result<Conversion, ToolError> {
-    let t = table()?;
+    let t = rates.table()?;
     let rate_of = |c: Currency| {
         t.rates.get(&c.code()).copied().ok_or_else(|| {
             ToolError::not_found(

@@ -13,13 +13,20 @@
 //! | `track_article_view` | write, idempotent | idempotency keys, a SQLite side effect |
 //! | `suggest_daily_reading` | write | composition through `ToolContext::call_tool` |
 //!
+//! The tools keep no process globals: their state (the sandbox root, the shipped tables, the
+//! users database, the article index and views connection) is typed registry state that they
+//! receive as `State<T>` parameters, stored once by [`insert_state`]. Two registries with
+//! different configs in one process each keep their own.
+//!
 //! ```
-//! let reg = toolwright_demo::registry(toolwright_demo::DemoConfig::default()).unwrap();
+//! use toolwright_demo::{DemoConfig, files::FilesState};
+//! let reg = toolwright_demo::registry(DemoConfig { root: "/srv/sandbox".into() }).unwrap();
 //! assert!(reg.get("convert_currency").is_some());
+//! assert_eq!(reg.state::<FilesState>().unwrap().root(), std::path::Path::new("/srv/sandbox"));
 //! ```
 
 use std::path::PathBuf;
-use std::sync::RwLock;
+use std::sync::Arc;
 use toolwright::{Registry, RegistryError};
 
 pub mod articles;
@@ -50,46 +57,53 @@ impl Default for DemoConfig {
     }
 }
 
-static CONFIG: RwLock<Option<DemoConfig>> = RwLock::new(None);
-
-/// Sets the configuration the demo tools read (the last call wins; one per process).
-pub fn configure(config: DemoConfig) {
-    let mut c = CONFIG.write().unwrap_or_else(|e| e.into_inner());
-    *c = Some(config);
+/// Stores the demo tools' state in `reg` (one value per module, built from `config`): the file
+/// sandbox ([`files::FilesState`]), the rates table ([`finance::FinanceState`]), the weather
+/// fixture ([`weather::WeatherState`]), the users database ([`users::UsersState`]) and the
+/// article corpus, index and views database ([`articles::ArticlesState`]). Costly data loads on
+/// first use. Nothing is shared between registries: two registries with different configs in
+/// one process each see their own.
+pub fn insert_state(reg: &Registry, config: &DemoConfig) {
+    reg.insert_state(files::FilesState::new(config.root.clone()));
+    reg.insert_state(finance::FinanceState::default());
+    reg.insert_state(weather::WeatherState::default());
+    reg.insert_state(users::UsersState::default());
+    reg.insert_state(articles::ArticlesState::default());
 }
 
-/// The current configuration.
-pub fn config() -> DemoConfig {
-    CONFIG
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
-        .unwrap_or_default()
-}
-
-/// Registers the demo tools into `reg`.
+/// Stores the demo state for `config` in `reg` ([`insert_state`]) and registers the demo tools.
+///
+/// To change a setting afterwards, store a new state value of that type (e.g.
+/// `reg.insert_state(articles::ArticlesState::new(config))`): calls look their state up each
+/// time. The sandbox is the exception: `delete_file`'s preview keeps the [`files::FilesState`]
+/// stored here, so change its hard-link policy on that value
+/// ([`files::FilesState::set_strict_links`]) and build another registry for another root.
 ///
 /// # Errors
 /// A name clash with a tool already in `reg`.
-pub fn register_all(reg: &Registry) -> Result<(), RegistryError> {
+pub fn register_all(reg: &Registry, config: &DemoConfig) -> Result<(), RegistryError> {
+    insert_state(reg, config);
     reg.register(finance::ConvertCurrencyTool)?;
     reg.register(weather::GetWeatherTool)?;
     reg.register(files::SearchFilesTool)?;
     reg.register(files::ReadFileTool)?;
     reg.register(calc::CalculateTool)?;
     reg.register(users::QueryUsersTool)?;
-    reg.register(files::DeleteFileTool)?;
-    articles::register(reg, &config())?;
+    // The confirmation gate asks the tool for its preview: it carries the registry's sandbox.
+    let sandbox = reg
+        .state::<files::FilesState>()
+        .unwrap_or_else(|| Arc::new(files::FilesState::new(config.root.clone())));
+    reg.register(files::DeleteFileWithPreview::new(sandbox))?;
+    articles::register(reg)?;
     Ok(())
 }
 
-/// A registry with the demo tools, configured with `config`.
+/// A registry with the demo tools and their state, configured with `config`.
 ///
 /// # Errors
 /// Never in practice (the demo schemas are valid); kept for symmetry with user registries.
 pub fn registry(config: DemoConfig) -> Result<Registry, RegistryError> {
-    configure(config);
     let reg = Registry::new();
-    register_all(&reg)?;
+    register_all(&reg, &config)?;
     Ok(reg)
 }

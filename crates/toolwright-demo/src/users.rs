@@ -4,7 +4,7 @@ use rusqlite::Connection;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::{Mutex, OnceLock};
-use toolwright::{ToolError, tool};
+use toolwright::{State, ToolError, tool};
 
 /// A user's role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -120,31 +120,47 @@ const SEED: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
-fn db() -> Result<&'static Mutex<Connection>, ToolError> {
-    static DB: OnceLock<Option<Mutex<Connection>>> = OnceLock::new();
-    DB.get_or_init(|| {
-        let conn = Connection::open_in_memory().ok()?;
-        conn.execute_batch(
-            "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL,
-                                 role TEXT NOT NULL, department TEXT NOT NULL);",
+/// The state of `query_users`: an in-memory SQLite directory, seeded on first use. Each
+/// registry has its own.
+#[derive(Default)]
+pub struct UsersState {
+    db: OnceLock<Option<Mutex<Connection>>>,
+}
+
+impl std::fmt::Debug for UsersState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UsersState")
+            .field("open", &self.db.get().is_some())
+            .finish()
+    }
+}
+
+fn seeded() -> Option<Mutex<Connection>> {
+    let conn = Connection::open_in_memory().ok()?;
+    conn.execute_batch(
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL,
+                             role TEXT NOT NULL, department TEXT NOT NULL);",
+    )
+    .ok()?;
+    for (name, email, role, dept) in SEED {
+        conn.execute(
+            "INSERT INTO users (name, email, role, department) VALUES (?1, ?2, ?3, ?4)",
+            (name, email, role, dept),
         )
         .ok()?;
-        for (name, email, role, dept) in SEED {
-            conn.execute(
-                "INSERT INTO users (name, email, role, department) VALUES (?1, ?2, ?3, ?4)",
-                (name, email, role, dept),
+    }
+    Some(Mutex::new(conn))
+}
+
+impl UsersState {
+    fn db(&self) -> Result<&Mutex<Connection>, ToolError> {
+        self.db.get_or_init(seeded).as_ref().ok_or_else(|| {
+            ToolError::dependency_unavailable(
+                "The users database could not be opened.",
+                "Tell the user the directory is unavailable.",
             )
-            .ok()?;
-        }
-        Some(Mutex::new(conn))
-    })
-    .as_ref()
-    .ok_or_else(|| {
-        ToolError::dependency_unavailable(
-            "The users database could not be opened.",
-            "Tell the user the directory is unavailable.",
-        )
-    })
+        })
+    }
 }
 
 fn enum_str<T: Serialize>(v: &T) -> String {
@@ -192,8 +208,9 @@ pub fn query_users(
     role: Option<Role>,
     department: Option<Department>,
     #[arg(default = 10, min = 1, max = 100)] limit: u32,
+    users: State<UsersState>,
 ) -> Result<serde_json::Value, ToolError> {
-    let conn = db()?.lock().unwrap_or_else(|e| e.into_inner());
+    let conn = users.db()?.lock().unwrap_or_else(|e| e.into_inner());
     let pattern = name
         .as_deref()
         .map(|n| format!("%{}%", like_literal(&n.trim().to_lowercase())));

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
-use toolwright::{ToolError, closest, tool};
+use toolwright::{State, ToolError, closest, tool};
 
 /// Temperature units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
@@ -34,18 +34,39 @@ struct Fixture {
     cities: Vec<Observation>,
 }
 
-fn fixture() -> Result<&'static Fixture, ToolError> {
-    static F: OnceLock<Option<Fixture>> = OnceLock::new();
-    F.get_or_init(|| serde_json::from_str(include_str!("../data/weather.json")).ok())
-        .as_ref()
-        .ok_or_else(|| ToolError::internal("the shipped weather fixture does not parse"))
+/// The state of `get_weather`: the offline fixture shipped in the repo, parsed on first use.
+#[derive(Default)]
+pub struct WeatherState {
+    fixture: OnceLock<Option<Fixture>>,
 }
 
-/// Names of the cities the fixture knows.
+impl std::fmt::Debug for WeatherState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WeatherState")
+            .field("loaded", &self.fixture.get().is_some())
+            .finish()
+    }
+}
+
+impl WeatherState {
+    fn fixture(&self) -> Result<&Fixture, ToolError> {
+        self.fixture
+            .get_or_init(|| serde_json::from_str(include_str!("../data/weather.json")).ok())
+            .as_ref()
+            .ok_or_else(|| ToolError::internal("the shipped weather fixture does not parse"))
+    }
+
+    /// Names of the cities the fixture knows.
+    pub fn known_cities(&self) -> Vec<String> {
+        self.fixture()
+            .map(|f| f.cities.iter().map(|c| c.city.clone()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Names of the cities the shipped fixture knows.
 pub fn known_cities() -> Vec<String> {
-    fixture()
-        .map(|f| f.cities.iter().map(|c| c.city.clone()).collect())
-        .unwrap_or_default()
+    WeatherState::default().known_cities()
 }
 
 /// Current weather for a city: temperature, conditions, rain, wind and humidity.
@@ -70,8 +91,9 @@ pub fn known_cities() -> Vec<String> {
 pub async fn get_weather(
     #[arg(min_length = 1, max_length = 100)] city: String,
     #[arg(default = Units::Celsius)] units: Units,
+    weather: State<WeatherState>,
 ) -> Result<serde_json::Value, ToolError> {
-    let f = fixture()?;
+    let f = weather.fixture()?;
     let wanted = city.trim();
     let Some(obs) = f
         .cities

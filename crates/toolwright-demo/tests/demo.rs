@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use toolwright::{ErrorCode, InvokeOptions, Outcome, Registry, Status, ToolCall};
 use toolwright_demo::DemoConfig;
 
-/// One sandbox per test process (the demo config is process-global).
+/// One sandbox shared by the tests of this file.
 fn setup() -> &'static (Registry, std::path::PathBuf) {
     static S: OnceLock<(Registry, std::path::PathBuf)> = OnceLock::new();
     S.get_or_init(|| {
@@ -41,11 +41,14 @@ async fn call(name: &str, args: Value, approved: bool) -> Outcome {
         .await
 }
 
-/// The sandbox root, after `setup` has configured it (before, `config()` is the current
-/// directory, and a test that asks first would write into the crate).
+/// The sandbox root of the shared registry (its `FilesState`).
 fn sandbox_root() -> std::path::PathBuf {
-    setup();
-    toolwright_demo::config().root
+    setup()
+        .0
+        .state::<toolwright_demo::files::FilesState>()
+        .unwrap()
+        .root()
+        .to_path_buf()
 }
 
 fn code(o: &Outcome) -> Option<ErrorCode> {

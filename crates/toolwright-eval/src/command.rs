@@ -4,8 +4,9 @@
 //!
 //! Runs a dataset (JSONL, or the BFCL data with `--bfcl DIR`) with one model in `naive` mode
 //! (one shot, all tools, no feedback) and/or `guided` mode (toolwright's loop), scores every task
-//! with BFCL's rules, prints the summary (or the JSON report with `--json`) and can write an HTML
-//! report.
+//! with BFCL's rules, prints the summary (or the JSON report with `--format json`) and can write
+//! an HTML report. The model comes from the host ([`ModelChoice`]): the CLI fills it from the
+//! provider flags that `run` and `chat` share.
 
 use crate::agent::AgentSolver;
 use crate::{Mode, Report, RunOptions};
@@ -37,16 +38,48 @@ pub enum ModeArg {
     Both,
 }
 
-/// The model behind both modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProviderArg {
-    /// The embedded llama.cpp model (`toolwright model fetch`); naive mode gives it BFCL's
-    /// prompt as a plain chat, guided mode uses its grammar-constrained provider.
-    Local,
-    /// An OpenAI-compatible endpoint (`--base-url`, `--model`, key in $OPENAI_API_KEY).
-    Openai,
-    /// The Anthropic Messages API (`--model`, key in $ANTHROPIC_API_KEY).
-    Anthropic,
+/// A provider built by the host on first use (so that a usage error in the dataset or the
+/// flags is reported before a missing key is).
+pub type ProviderFactory = Arc<dyn Fn() -> Result<Arc<dyn Provider>, String> + Send + Sync>;
+
+/// The model behind both modes. The host chooses it from the provider flags it shares with its
+/// other agent commands (the CLI's `--provider`, `--model`, `--base-url` and their variables),
+/// so that `eval` reads the same environment as `run`.
+#[derive(Clone)]
+pub enum ModelChoice {
+    /// The embedded llama.cpp model: this GGUF file, or the fetched default. Naive mode gives
+    /// it BFCL's prompt as a plain chat; guided mode uses its grammar-constrained provider with
+    /// the settings calibrated for this benchmark.
+    Local(Option<PathBuf>),
+    /// Any other provider (an OpenAI-compatible endpoint, Anthropic, prompted JSON): both modes
+    /// use the one it builds.
+    Provider(ProviderFactory),
+}
+
+impl Default for ModelChoice {
+    fn default() -> Self {
+        ModelChoice::Local(None)
+    }
+}
+
+impl std::fmt::Debug for ModelChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelChoice::Local(p) => f.debug_tuple("Local").field(p).finish(),
+            ModelChoice::Provider(_) => f.write_str("Provider(..)"),
+        }
+    }
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum FormatArg {
+    /// The summary, for people.
+    #[default]
+    #[value(alias = "table")]
+    Text,
+    /// The full JSON report.
+    Json,
 }
 
 /// Arguments of `toolwright eval`.
@@ -76,15 +109,10 @@ pub struct EvalArgs {
     /// Mode(s) to run.
     #[arg(long, value_enum, default_value = "both")]
     pub mode: ModeArg,
-    /// The model provider.
-    #[arg(long, value_enum, default_value = "local")]
-    pub provider: ProviderArg,
-    /// Model: a GGUF path for `local` [default: the fetched SmolLM2], a model name otherwise.
-    #[arg(long, value_name = "M")]
-    pub model: Option<String>,
-    /// Base URL of an OpenAI-compatible endpoint (up to `/v1`).
-    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/v1")]
-    pub base_url: String,
+    /// The model behind both modes: set by the host from its provider flags, not a flag of
+    /// its own.
+    #[arg(skip)]
+    pub model_choice: ModelChoice,
     /// Most model turns per task in guided mode.
     #[arg(long, default_value_t = 6)]
     pub max_steps: u32,
@@ -96,8 +124,11 @@ pub struct EvalArgs {
     /// Shared-toolset folders: only the routing figures (no model run).
     #[arg(long)]
     pub routing_only: bool,
-    /// Print the full JSON report on stdout instead of the summary.
-    #[arg(long)]
+    /// Output on stdout: `text` (the summary) or `json` (the full report).
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    pub format: FormatArg,
+    /// Same as `--format json` (kept for scripts written before `--format`).
+    #[arg(long, hide = true)]
     pub json: bool,
     /// Also write the JSON report to this file.
     #[arg(long, value_name = "FILE")]
@@ -133,11 +164,11 @@ fn guided_local_config(path: PathBuf, relevance_floor: f32) -> toolwright_local:
     c
 }
 
-/// The GGUF for `--provider local`: `--model`, else the fetched default.
+/// The GGUF of the embedded model: the chosen file, else the fetched default.
 #[cfg(feature = "local")]
-fn local_model_path(args: &EvalArgs) -> Result<PathBuf, String> {
-    match &args.model {
-        Some(p) => Ok(PathBuf::from(p)),
+fn local_model_path(model: Option<&PathBuf>) -> Result<PathBuf, String> {
+    match model {
+        Some(p) => Ok(p.clone()),
         None => toolwright_local::model::find_model().ok_or_else(|| {
             format!(
                 "no embedded model found; run `{}` or pass --model PATH",
@@ -151,9 +182,9 @@ fn local_model_path(args: &EvalArgs) -> Result<PathBuf, String> {
 /// with the product's defaults (nothing calibrated on a benchmark); otherwise the guided provider.
 pub(crate) fn guided_provider_for_toolsets(args: &EvalArgs) -> Result<Arc<dyn Provider>, String> {
     #[cfg(feature = "local")]
-    if args.provider == ProviderArg::Local {
+    if let ModelChoice::Local(model) = &args.model_choice {
         let p = toolwright_local::LocalProvider::new(toolwright_local::LocalConfig::new(
-            local_model_path(args)?,
+            local_model_path(model.as_ref())?,
         ))
         .map_err(|e| e.to_string())?;
         return Ok(Arc::new(p));
@@ -165,18 +196,17 @@ pub(crate) fn guided_provider_for_toolsets(args: &EvalArgs) -> Result<Arc<dyn Pr
 type ProviderPair = (Arc<dyn Provider>, Arc<dyn Provider>);
 
 fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
-    use toolwright_agent::Secret;
-    match args.provider {
+    match &args.model_choice {
         #[cfg(not(feature = "local"))]
-        ProviderArg::Local => Err(
+        ModelChoice::Local(_) => Err(
             "this build has no embedded model (toolwright-eval feature `local`); use --provider \
              openai or anthropic"
                 .to_string(),
         ),
         #[cfg(feature = "local")]
-        ProviderArg::Local => {
+        ModelChoice::Local(model) => {
             use toolwright_local::{LocalChat, LocalProvider};
-            let path = local_model_path(args)?;
+            let path = local_model_path(model.as_ref())?;
             let local = Arc::new(
                 LocalProvider::new(guided_local_config(path, args.relevance_floor))
                     .map_err(|e| e.to_string())?,
@@ -185,29 +215,8 @@ fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
             let naive: Arc<dyn Provider> = Arc::new(LocalChat(local.clone()));
             Ok((naive, local))
         }
-        ProviderArg::Openai => {
-            use toolwright_agent::providers::openai::{OpenAiConfig, OpenAiProvider};
-            let model = args
-                .model
-                .clone()
-                .ok_or_else(|| "--provider openai needs --model NAME".to_string())?;
-            let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
-            let config = OpenAiConfig::new(args.base_url.clone(), model).with_key(Secret::new(key));
-            let p: Arc<dyn Provider> =
-                Arc::new(OpenAiProvider::new(config).map_err(|e| e.to_string())?);
-            Ok((p.clone(), p))
-        }
-        ProviderArg::Anthropic => {
-            use toolwright_agent::providers::anthropic::{AnthropicConfig, AnthropicProvider};
-            let model = args
-                .model
-                .clone()
-                .ok_or_else(|| "--provider anthropic needs --model NAME".to_string())?;
-            let key = std::env::var("ANTHROPIC_API_KEY")
-                .map_err(|_| "--provider anthropic needs $ANTHROPIC_API_KEY".to_string())?;
-            let config = AnthropicConfig::new(Secret::new(key), model);
-            let p: Arc<dyn Provider> =
-                Arc::new(AnthropicProvider::new(config).map_err(|e| e.to_string())?);
+        ModelChoice::Provider(build) => {
+            let p = build()?;
             Ok((p.clone(), p))
         }
     }
@@ -241,8 +250,10 @@ no grammar, feedback, routing or retries (toolwright_eval::naive)";
 /// # Errors
 /// [`CommandError::Usage`] for the user's input, [`CommandError::Failed`] when the report cannot
 /// be written.
-pub async fn run(args: EvalArgs) -> Result<(), CommandError> {
+pub async fn run(mut args: EvalArgs) -> Result<(), CommandError> {
     let usage = CommandError::Usage;
+    // `--json` is `--format json`; the shared-toolset run reads the flag.
+    args.json |= args.format == FormatArg::Json;
     if let Some(dir) = args
         .dataset
         .as_deref()
