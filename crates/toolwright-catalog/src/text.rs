@@ -194,6 +194,77 @@ pub fn related(stemmed: &str) -> impl Iterator<Item = &'static str> + '_ {
         .filter(move |w| *w != stemmed)
 }
 
+/// What a request asks to do to its object, or what a tool does to it, as far as its verb says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Look something up without changing it (`get`, `list`, `search`; a question word).
+    Read,
+    /// Make something new (`create`, `add`, `send`).
+    Create,
+    /// Change something that exists (`update`, `edit`, `rename`).
+    Update,
+    /// Remove something (`delete`, `remove`).
+    Delete,
+}
+
+/// The verbs of each [`Action`]: everyday CRUD vocabulary, not any toolset's.
+const ACTIONS: &[(Action, &[&str])] = &[
+    (
+        Action::Delete,
+        &["delete", "remove", "drop", "erase", "destroy", "clear"],
+    ),
+    (
+        Action::Update,
+        &[
+            "update",
+            "edit",
+            "modify",
+            "change",
+            "set",
+            "rename",
+            "move",
+            "patch",
+            "replace",
+            "assign",
+            "transition",
+        ],
+    ),
+    (
+        Action::Create,
+        &[
+            "create", "add", "new", "make", "post", "send", "write", "insert",
+        ],
+    ),
+    (
+        Action::Read,
+        &[
+            "get", "list", "read", "search", "find", "fetch", "show", "view", "describe", "query",
+            "retrieve", "lookup", "look", "check", "display", "see", "what", "which", "who",
+            "where", "when", "how",
+        ],
+    ),
+];
+
+/// The action of the first of `words` (lowercase, unstemmed, as [`words`] gives them) that is
+/// one of the verbs of an [`Action`].
+///
+/// ```
+/// use toolwright_catalog::text::{Action, action, words};
+/// assert_eq!(action(&words("delete_message")), Some(Action::Delete));
+/// assert_eq!(action(&words("What's the weather")), Some(Action::Read));
+/// assert_eq!(action(&words("sequentialthinking")), None);
+/// ```
+pub fn action(words: &[String]) -> Option<Action> {
+    words.iter().find_map(|w| {
+        // "what's" → "what".
+        let w = w.split('\'').next().unwrap_or_default();
+        ACTIONS
+            .iter()
+            .find(|(_, verbs)| verbs.contains(&w))
+            .map(|(a, _)| *a)
+    })
+}
+
 /// Words of `text` for indexing or querying: split, stop words dropped, stemmed.
 ///
 /// ```
