@@ -129,15 +129,19 @@ pub fn calibrate_floor(points: &[(bool, f32)], max_in_scope: f64) -> Option<Refu
     best
 }
 
-/// One request's "no tool fits" features, as the local provider's rule reads them: `(out of
-/// scope?, [best similarity, lexical evidence, content words])`.
-pub type NoToolPoint = (bool, [f32; 3]);
+/// How many features a "no tool fits" rule reads.
+pub const NO_TOOL_FEATURES: usize = 4;
 
-/// A linear "no tool fits" rule `[bias, similarity, lexical, words]` and its refusal rates.
+/// One request's "no tool fits" features, as the local provider's rule reads them: `(out of
+/// scope?, [best similarity, lexical evidence, content words, action missing (0 or 1)])`.
+pub type NoToolPoint = (bool, [f32; NO_TOOL_FEATURES]);
+
+/// A linear "no tool fits" rule `[bias, similarity, lexical, words, action missing]` and its
+/// refusal rates.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct NoToolRates {
     /// The rule (a positive `bias + w·x` refuses).
-    pub rule: [f32; 4],
+    pub rule: [f32; NO_TOOL_FEATURES + 1],
     /// Out-of-scope requests.
     pub out_of_scope: usize,
     /// Share of out-of-scope requests refused (higher is better).
@@ -148,12 +152,13 @@ pub struct NoToolRates {
     pub refused_in_scope: f64,
 }
 
-fn rule_score(rule: &[f32; 4], x: &[f32; 3]) -> f32 {
-    rule[0] + rule[1] * x[0] + rule[2] * x[1] + rule[3] * x[2]
+fn rule_score(rule: &[f32; NO_TOOL_FEATURES + 1], x: &[f32; NO_TOOL_FEATURES]) -> f32 {
+    let [bias, w @ ..] = rule;
+    bias + w.iter().zip(x).map(|(w, x)| w * x).sum::<f32>()
 }
 
 /// The refusal rates of `rule` over `points`.
-pub fn no_tool_rates(points: &[NoToolPoint], rule: [f32; 4]) -> NoToolRates {
+pub fn no_tool_rates(points: &[NoToolPoint], rule: [f32; NO_TOOL_FEATURES + 1]) -> NoToolRates {
     let count = |oos: bool| points.iter().filter(|(o, _)| *o == oos).count();
     let refused = |oos: bool| {
         let n = count(oos);
@@ -175,25 +180,28 @@ pub fn no_tool_rates(points: &[NoToolPoint], rule: [f32; 4]) -> NoToolRates {
 /// Fits a "no tool fits" rule on `points`: a class-balanced logistic regression (L2 penalty 1,
 /// features standardized, gradient descent), then its bias shifted so that at most
 /// `max_in_scope` of the in-scope requests are refused. `None` without both kinds of request.
-pub fn fit_no_tool(points: &[NoToolPoint], max_in_scope: f64) -> Option<[f32; 4]> {
+pub fn fit_no_tool(
+    points: &[NoToolPoint],
+    max_in_scope: f64,
+) -> Option<[f32; NO_TOOL_FEATURES + 1]> {
     let n = points.len() as f64;
     let n_pos = points.iter().filter(|(o, _)| *o).count() as f64;
     if n_pos == 0.0 || n_pos == n {
         return None;
     }
-    let xs: Vec<[f64; 3]> = points.iter().map(|(_, x)| x.map(f64::from)).collect();
-    let mean = xs.iter().fold([0.0f64; 3], |m, x| add(m, x.map(|v| v / n)));
+    let xs: Vec<Vec4> = points.iter().map(|(_, x)| x.map(f64::from)).collect();
+    let mean = xs.iter().fold(ZERO, |m, x| add(m, x.map(|v| v / n)));
     let var = xs
         .iter()
-        .fold([0.0f64; 3], |m, x| add(m, sub(*x, mean).map(|d| d * d / n)));
+        .fold(ZERO, |m, x| add(m, sub(*x, mean).map(|d| d * d / n)));
     let sd = var.map(|v| v.sqrt().max(1e-6));
-    let zs: Vec<[f64; 3]> = xs.iter().map(|x| div(sub(*x, mean), sd)).collect();
+    let zs: Vec<Vec4> = xs.iter().map(|x| div(sub(*x, mean), sd)).collect();
     let (w_pos, w_neg) = (n / (2.0 * n_pos), n / (2.0 * (n - n_pos)));
-    let (mut w, mut b) = ([0.0f64; 3], 0.0f64);
+    let (mut w, mut b) = (ZERO, 0.0f64);
     for _ in 0..20_000 {
-        let (mut gw, mut gb) = ([0.0f64; 3], 0.0f64);
+        let (mut gw, mut gb) = (ZERO, 0.0f64);
         for ((oos, _), z) in points.iter().zip(&zs) {
-            let p = 1.0 / (1.0 + (-(b + dot3(w, *z))).exp());
+            let p = 1.0 / (1.0 + (-(b + dot(w, *z))).exp());
             let (y, cw) = if *oos { (1.0, w_pos) } else { (0.0, w_neg) };
             let g = cw * (p - y);
             gw = add(gw, z.map(|v| g * v));
@@ -204,8 +212,13 @@ pub fn fit_no_tool(points: &[NoToolPoint], max_in_scope: f64) -> Option<[f32; 4]
         b -= 0.5 * gb / n;
     }
     let raw = div(w, sd);
-    let bias = b - dot3(raw, mean);
-    let mut rule = [bias as f32, raw[0] as f32, raw[1] as f32, raw[2] as f32];
+    let mut rule = [0.0f32; NO_TOOL_FEATURES + 1];
+    for (r, v) in rule
+        .iter_mut()
+        .zip(std::iter::once(b - dot(raw, mean)).chain(raw))
+    {
+        *r = v as f32;
+    }
     let mut ins: Vec<f32> = points
         .iter()
         .filter(|(o, _)| !*o)
@@ -213,34 +226,39 @@ pub fn fit_no_tool(points: &[NoToolPoint], max_in_scope: f64) -> Option<[f32; 4]
         .collect();
     ins.sort_by(|a, b| b.total_cmp(a));
     let k = (max_in_scope * ins.len() as f64).floor() as usize;
-    if let Some(t) = ins.get(k) {
+    if let (Some(t), [bias, ..]) = (ins.get(k), &mut rule) {
         // Strictly above the (k+1)-th in-scope score refuses; the margin keeps rounding from
         // refusing that one too.
-        rule[0] -= *t + 1e-4;
+        *bias -= *t + 1e-4;
     }
     Some(rule)
 }
 
-fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    let [x, y, z] = a;
-    let [u, v, w] = b;
-    [x + u, y + v, z + w]
+type Vec4 = [f64; NO_TOOL_FEATURES];
+const ZERO: Vec4 = [0.0; NO_TOOL_FEATURES];
+
+fn zip_with(a: Vec4, b: Vec4, f: impl Fn(f64, f64) -> f64) -> Vec4 {
+    let mut out = ZERO;
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+    out
 }
 
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    add(a, b.map(|v| -v))
+fn add(a: Vec4, b: Vec4) -> Vec4 {
+    zip_with(a, b, |x, y| x + y)
 }
 
-fn div(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    let [x, y, z] = a;
-    let [u, v, w] = b;
-    [x / u, y / v, z / w]
+fn sub(a: Vec4, b: Vec4) -> Vec4 {
+    zip_with(a, b, |x, y| x - y)
 }
 
-fn dot3(a: [f64; 3], b: [f64; 3]) -> f64 {
-    let [x, y, z] = a;
-    let [u, v, w] = b;
-    x * u + y * v + z * w
+fn div(a: Vec4, b: Vec4) -> Vec4 {
+    zip_with(a, b, |x, y| x / y)
+}
+
+fn dot(a: Vec4, b: Vec4) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// Splits `points` (paired with each request's server, `"none"` out of scope) in two halves:
@@ -311,9 +329,9 @@ mod tests {
         let mut pts: Vec<NoToolPoint> = Vec::new();
         for i in 0..40 {
             let f = i as f32 / 40.0;
-            pts.push((false, [0.35 + 0.4 * f, 1.0 + f, 6.0]));
+            pts.push((false, [0.35 + 0.4 * f, 1.0 + f, 6.0, 0.0]));
             if i % 4 == 0 {
-                pts.push((true, [0.05 + 0.3 * f, 0.2 * f, 5.0]));
+                pts.push((true, [0.05 + 0.3 * f, 0.2 * f, 5.0, f.round()]));
             }
         }
         let rule = fit_no_tool(&pts, 0.05).unwrap();
@@ -323,9 +341,9 @@ mod tests {
         assert!(rule[1] < 0.0 && rule[2] < 0.0, "{rule:?}");
         assert!(fit_no_tool(&pts[..1], 0.05).is_none());
         let (a, b) = split_by_server(&[
-            ((false, [0.0; 3]), "x"),
-            ((false, [0.0; 3]), "y"),
-            ((true, [0.0; 3]), "none"),
+            ((false, [0.0; NO_TOOL_FEATURES]), "x"),
+            ((false, [0.0; NO_TOOL_FEATURES]), "y"),
+            ((true, [0.0; NO_TOOL_FEATURES]), "none"),
         ]);
         assert_eq!((a.len(), b.len()), (2, 1));
     }

@@ -151,7 +151,7 @@ pub fn summary_text(r: &ToolsetReport) -> String {
                     .join(", ")
             )
         };
-        s.push_str("\nno tool fits (requests refused; rule [bias, similarity, lexical, words])\n");
+        s.push_str("\nno tool fits (requests refused; rule [bias, similarity, lexical, words, action missing])\n");
         s.push_str(&line("default rule", &n.default));
         if let Some(f) = &n.fitted {
             s.push_str(&line("fitted here", f));
@@ -200,7 +200,15 @@ mod dense {
             .filter_map(|r| {
                 let e = evidence(&ranker.rank(&r.query, 3), &r.query)?;
                 Some((
-                    (r.out_of_scope(), [e.similarity, e.lexical, e.words as f32]),
+                    (
+                        r.out_of_scope(),
+                        [
+                            e.similarity,
+                            e.lexical,
+                            e.words as f32,
+                            f32::from(u8::from(e.action_missing)),
+                        ],
+                    ),
                     r.server.as_str(),
                 ))
             })
