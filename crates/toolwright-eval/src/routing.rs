@@ -133,7 +133,8 @@ pub fn calibrate_floor(points: &[(bool, f32)], max_in_scope: f64) -> Option<Refu
 pub const NO_TOOL_FEATURES: usize = 4;
 
 /// One request's "no tool fits" features, as the local provider's rule reads them: `(out of
-/// scope?, [best similarity, lexical evidence, content words, action missing (0 or 1)])`.
+/// scope?, [best similarity, lexical evidence, content words (from the rule's floor up), action
+/// missing (0 or 1)])`.
 pub type NoToolPoint = (bool, [f32; NO_TOOL_FEATURES]);
 
 /// A linear "no tool fits" rule `[bias, similarity, lexical, words, action missing]` and its

@@ -187,7 +187,7 @@ mod dense {
     use toolwright_agent::Ranker;
     use toolwright_agent::routing::CatalogRanker;
     use toolwright_catalog::ScorerKind;
-    use toolwright_local::select::{DEFAULT_NO_TOOL_RULE, evidence};
+    use toolwright_local::select::{DEFAULT_NO_TOOL_RULE, DEFAULT_WORDS_FLOOR, evidence};
 
     /// The rule's features for every request, as the provider sees them (its default 3
     /// candidates), with each request's server.
@@ -205,7 +205,7 @@ mod dense {
                         [
                             e.similarity,
                             e.lexical,
-                            e.words as f32,
+                            e.words.max(DEFAULT_WORDS_FLOOR) as f32,
                             f32::from(u8::from(e.action_missing)),
                         ],
                     ),

@@ -81,7 +81,9 @@ fn action_missing(ranking: &[Candidate], query: &str) -> bool {
 }
 
 /// "No tool fits" as a linear score over [`Evidence`]: `bias + similarity·s + lexical·l +
-/// words·w + action_missing·a`; above 0, the request is answered without a tool.
+/// max(words, words_floor)·w + action_missing·a`; above 0, the request is answered without a
+/// tool. Only the words past `words_floor` count: a long, detailed request is rarely out of
+/// scope, but a short one ("weather in Oslo") is not suspect for being short.
 ///
 /// [`NoToolRule::default`] was fitted on the MCP dev set (`crates/toolwright-eval/data/mcp`: the
 /// tools of 18 published MCP servers, 300 in-scope and 42 out-of-scope requests; hybrid router,
@@ -97,8 +99,10 @@ pub struct NoToolRule {
     pub similarity: f32,
     /// Weight of [`Evidence::lexical`].
     pub lexical: f32,
-    /// Weight of [`Evidence::words`].
+    /// Weight of [`Evidence::words`], counted from `words_floor` up.
     pub words: f32,
+    /// Requests with fewer content words count as this many.
+    pub words_floor: usize,
     /// Weight of [`Evidence::action_missing`] (counted as 1 when true).
     #[serde(default)]
     pub action_missing: f32,
@@ -111,23 +115,24 @@ impl Default for NoToolRule {
             similarity: DEFAULT_NO_TOOL_RULE[1],
             lexical: DEFAULT_NO_TOOL_RULE[2],
             words: DEFAULT_NO_TOOL_RULE[3],
+            words_floor: DEFAULT_WORDS_FLOOR,
             action_missing: DEFAULT_NO_TOOL_RULE[4],
         }
     }
 }
 
+/// Default of [`NoToolRule::words_floor`]: chosen among 3–10 by cross-validation on the dev set
+/// (5 folds, 10 repeats; out-of-scope refused at a 5% in-scope budget: no floor 70%, 4: 72%, 5:
+/// 76%, 6: 79%, 7: 69%, 8: 66%).
+pub const DEFAULT_WORDS_FLOOR: usize = 6;
+
 /// `[bias, similarity, lexical, words, action_missing]` of [`NoToolRule::default`] (see there
 /// for provenance).
-/// On the dev set it refuses 71.4% of the out-of-scope requests and 5.0% of the in-scope ones
+/// On the dev set it refuses 66.7% of the out-of-scope requests and 5.0% of the in-scope ones
 /// (the similarity floor it replaces, 0.21: 42.9% and 5.0%); fitted on one half of the servers
-/// and measured on the other, 76.2% / 7.8% and 57.1% / 3.5%.
-pub const DEFAULT_NO_TOOL_RULE: [f32; 5] = [
-    4.593_716_6,
-    -5.769_307_6,
-    -1.423_401_4,
-    -0.368_160_34,
-    2.844_098_3,
-];
+/// and measured on the other, 76.2% / 3.1% and 61.9% / 4.1%.
+pub const DEFAULT_NO_TOOL_RULE: [f32; 5] =
+    [5.366_602, -5.673_201, -1.740_01, -0.425_661_74, 2.978_941_4];
 
 impl NoToolRule {
     /// The similarity floor alone: no tool fits when the best similarity is under `floor`.
@@ -137,6 +142,7 @@ impl NoToolRule {
             similarity: -1.0,
             lexical: 0.0,
             words: 0.0,
+            words_floor: 0,
             action_missing: 0.0,
         }
     }
@@ -146,7 +152,7 @@ impl NoToolRule {
         self.bias
             + self.similarity * e.similarity
             + self.lexical * e.lexical
-            + self.words * e.words as f32
+            + self.words * e.words.max(self.words_floor) as f32
             + if e.action_missing {
                 self.action_missing
             } else {
@@ -203,11 +209,10 @@ pub fn choose(
     {
         return Decision::NoTool {
             reason: format!(
-                "no tool fits: the closest tool description ({}) has similarity {:.2}, lexical evidence {:.2} over {} words{} (no-tool score {:.2} > 0)",
+                "no tool fits: the closest tool description ({}) has similarity {:.2}, lexical evidence {:.2}{} (no-tool score {:.2} > 0)",
                 best.name,
                 e.similarity,
                 e.lexical,
-                e.words,
                 if e.action_missing {
                     ", and no candidate does what the request's verb asks"
                 } else {
@@ -271,27 +276,27 @@ mod tests {
     #[test]
     fn the_default_rule_weighs_each_piece_of_evidence_against_refusing() {
         let rule = NoToolRule::default();
-        let e = |similarity, lexical, words| Evidence {
+        let e = |similarity, lexical| Evidence {
             similarity,
             lexical,
-            words,
+            words: 3,
             action_missing: false,
         };
         // Chit-chat: nothing similar, nothing shared.
-        assert!(rule.no_tool(&e(0.1, 0.0, 3)));
+        assert!(rule.no_tool(&e(0.1, 0.0)));
         // A close description, or a long request sharing rare words with a tool: a call.
-        assert!(!rule.no_tool(&e(0.6, 0.5, 4)));
-        assert!(!rule.no_tool(&e(0.25, 1.5, 8)));
+        assert!(!rule.no_tool(&e(0.6, 0.5)));
+        assert!(!rule.no_tool(&e(0.3, 1.5)));
         // A request to delete when no candidate deletes anything.
         let missing = Evidence {
             action_missing: true,
-            ..e(0.5, 0.5, 4)
+            ..e(0.5, 0.5)
         };
-        assert!(!rule.no_tool(&e(0.5, 0.5, 4)));
+        assert!(!rule.no_tool(&e(0.5, 0.5)));
         assert!(rule.no_tool(&missing));
         // The older rule is a special case.
-        assert!(NoToolRule::floor(0.3).no_tool(&e(0.29, 9.0, 30)));
-        assert!(!NoToolRule::floor(0.3).no_tool(&e(0.31, 0.0, 1)));
+        assert!(NoToolRule::floor(0.3).no_tool(&e(0.29, 9.0)));
+        assert!(!NoToolRule::floor(0.3).no_tool(&e(0.31, 0.0)));
     }
 
     use super::*;
@@ -366,7 +371,6 @@ mod tests {
         assert!(e.action_missing);
         assert!((e.similarity - 0.5).abs() < 1e-6);
         assert!((e.lexical - 3.0f32.ln()).abs() < 1e-6);
-        assert_eq!(e.words, 5, "{e:?}"); // delete, file, tmp, old, log
         assert!(
             !evidence(&r, "what is in /tmp/a.txt")
                 .unwrap()
