@@ -17,7 +17,13 @@ use common::{completion, fixture};
 
 fn toolwright() -> Command {
     let mut c = Command::cargo_bin("toolwright").unwrap();
-    for k in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL"] {
+    for k in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_BASE_URL",
+        "TOOLWRIGHT_BASE_URL",
+        "TOOLWRIGHT_PROVIDER",
+    ] {
         c.env_remove(k);
     }
     c
@@ -221,4 +227,54 @@ fn eval_on_the_mcp_dev_set_end_to_end_with_the_embedded_model() {
     // The router ranks the time server's tools first for its requests, and the provider takes
     // the router's choice.
     assert!(e["right_tool"].as_f64().unwrap() >= 2.0 / 3.0, "{e:#}");
+}
+
+/// The demo queries of the README and the playground, on the embedded model with the hybrid
+/// router and the product's "no tool fits" rule: each calls its tool (none is taken for out of
+/// scope), and a question no demo tool answers gets no call.
+#[test]
+fn the_demo_queries_call_their_tools_on_the_embedded_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("Convert 100 USD to EUR", Some("convert_currency")),
+        ("What is 17*23?", Some("calculate")),
+        ("What's the weather in Paris?", Some("get_weather")),
+        ("weather in Oslo", Some("get_weather")),
+        ("Who are the admins in engineering?", Some("query_users")),
+        (
+            "Find the files whose name contains report",
+            Some("search_files"),
+        ),
+        ("write a haiku about autumn leaves", None),
+    ];
+    let mut wrong = Vec::new();
+    for (query, tool) in cases {
+        let out = toolwright()
+            .args([
+                "--root",
+                dir.path().to_str().unwrap(),
+                "run",
+                query,
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{query}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let trace: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let first = trace["calls"][0]["call"]["name"]
+            .as_str()
+            .map(str::to_string);
+        if first.as_deref() != tool {
+            wrong.push(format!(
+                "{query}: expected {tool:?}, got {first:?} ({})",
+                trace["steps"]
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }
