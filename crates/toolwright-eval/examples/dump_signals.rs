@@ -4,25 +4,16 @@
 //!
 //! `cargo run --release -p toolwright-eval --features embed --example dump_signals [DIR] > out.json`
 
+mod common;
+
 use serde_json::json;
-use std::path::PathBuf;
 use toolwright_catalog::Router;
 use toolwright_catalog::dense::{headline_text, tool_text};
-use toolwright_eval::toolset::ToolsetDataset;
 
 fn main() -> Result<(), String> {
-    let dir = std::env::args()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp"));
-    let ds = ToolsetDataset::load(&dir)?;
+    let ds = common::load_dataset()?;
     let emb = toolwright_local::routing::shared_embedder()?;
-    let e = |t: &[String]| -> Vec<Vec<f32>> {
-        let refs: Vec<&str> = t.iter().map(String::as_str).collect();
-        refs.chunks(32)
-            .flat_map(|c| emb.embed(c).unwrap())
-            .collect()
-    };
+    let e = |t: &[String]| common::embed_all(emb.as_ref(), t);
     let names: Vec<String> = ds
         .specs
         .iter()

@@ -6,8 +6,9 @@
 //! `cargo run --release -p toolwright-eval --features embed --example fusion_sweep [DIR]`
 //! (needs the embedder: `toolwright model fetch`).
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use toolwright_catalog::embed::{EmbedError, Embedder};
 use toolwright_core::ToolSpec;
@@ -66,14 +67,10 @@ fn variant(specs: &[ToolSpec], v: &str) -> Vec<ToolSpec> {
 use toolwright_catalog::dense::{DenseIndex, EmbeddingCache, default_cache_dir};
 use toolwright_catalog::{DenseScorer, Fusion, Router, ScorerKind};
 use toolwright_eval::routing::{best_similarities, calibrate_floor, refusals_at, route_metrics};
-use toolwright_eval::toolset::{Request, ToolsetDataset};
+use toolwright_eval::toolset::Request;
 
 fn main() -> Result<(), String> {
-    let dir = std::env::args()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp"));
-    let ds = ToolsetDataset::load(&dir)?;
+    let ds = common::load_dataset()?;
     let embedder: Arc<dyn Embedder> = Arc::new(Memo(
         toolwright_local::routing::shared_embedder()?,
         Mutex::new(HashMap::new()),

@@ -5,12 +5,13 @@
 //!
 //! `cargo run --release -p toolwright-eval --features embed --example routing_views [DIR]`
 
-use std::path::PathBuf;
+mod common;
+
 use toolwright_catalog::Router;
 use toolwright_catalog::dense::tool_text;
 use toolwright_core::ToolSpec;
 use toolwright_eval::routing::calibrate_floor;
-use toolwright_eval::toolset::{Request, ToolsetDataset};
+use toolwright_eval::toolset::Request;
 
 fn norm(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -72,18 +73,9 @@ fn fuse(lex: &[f32], sim: &[f32], w: f32) -> Vec<f32> {
 }
 
 fn main() -> Result<(), String> {
-    let dir = std::env::args()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp"));
-    let ds = ToolsetDataset::load(&dir)?;
+    let ds = common::load_dataset()?;
     let emb = toolwright_local::routing::shared_embedder()?;
-    let e = |t: &[String]| -> Vec<Vec<f32>> {
-        let refs: Vec<&str> = t.iter().map(String::as_str).collect();
-        refs.chunks(32)
-            .flat_map(|c| emb.embed(c).unwrap())
-            .collect()
-    };
+    let e = |t: &[String]| common::embed_all(emb.as_ref(), t);
     let full = e(&ds.specs.iter().map(tool_text).collect::<Vec<_>>());
     let names = e(&ds
         .specs

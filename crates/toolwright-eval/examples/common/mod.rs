@@ -1,0 +1,23 @@
+//! What the routing examples share: the dataset they read and batched embedding.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use toolwright_catalog::Embedder;
+use toolwright_eval::toolset::ToolsetDataset;
+
+/// The dataset named by the first argument, else the MCP dev set.
+pub fn load_dataset() -> Result<ToolsetDataset, String> {
+    let dir = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp"));
+    ToolsetDataset::load(&dir)
+}
+
+/// `texts` embedded 32 at a time, in order.
+pub fn embed_all(emb: &dyn Embedder, texts: &[String]) -> Vec<Vec<f32>> {
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    refs.chunks(32)
+        .flat_map(|c| emb.embed(c).unwrap())
+        .collect()
+}
