@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `jsonschema` | the parameter schema as a JSON Schema 2020-12 document (`$schema`, `title`, `description`) |
 //! | `openai` | `{"type": "function", "function": {name, description, parameters}}` |
-//! | `openai-strict` | the same with `"strict": true`: `additionalProperties: false` on every object, every property required, optionals nullable |
+//! | `openai-strict` | the same with `"strict": true`: `additionalProperties: false` on every object, every property required, optionals nullable ([`strict_blockers`] says when a tool loses arguments this way; [`drop_strict_nulls`] undoes the nulls) |
 //! | `anthropic` | `{name, description, input_schema}` |
 //! | `gemini` | `{name, description, parameters}` in Gemini's OpenAPI subset: `$ref` inlined, no `additionalProperties`, `nullable` instead of type arrays |
 //! | `mcp` | `{name, title, description, inputSchema, annotations}` |
@@ -26,7 +26,10 @@
 use crate::schema::{self, child};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+pub use strict::{drop_strict_nulls, strict_blockers};
 use toolwright_core::ToolSpec;
+
+mod strict;
 
 /// A provider's way of writing tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -369,6 +372,11 @@ const STRICT_FORMATS: &[&str] = &[
 /// Makes `v` acceptable to OpenAI strict mode, in place.
 fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) {
     if depth > schema::MAX_DEPTH {
+        rep.push(Lowering::new(
+            ptr,
+            format!("schema nested deeper than {}", schema::MAX_DEPTH),
+            strict::TOO_DEEP,
+        ));
         return;
     }
     let Value::Object(m) = v else {
@@ -376,7 +384,7 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             rep.push(Lowering::new(
                 ptr,
                 format!("boolean schema `{b}`"),
-                "replaced by an empty schema",
+                strict::BOOLEAN_SCHEMA,
             ));
             *v = json!({});
         }
@@ -444,11 +452,7 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             "anyOf".into(),
             json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}]),
         );
-        rep.push(Lowering::new(
-            ptr,
-            "schema without a type",
-            "anyOf string | number | boolean (strict mode needs a type)",
-        ));
+        rep.push(Lowering::new(ptr, "schema without a type", strict::UNTYPED));
     }
     if is_object_schema(m) {
         let no_props = m
@@ -457,11 +461,9 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             .is_none_or(Map::is_empty);
         match m.get("additionalProperties") {
             Some(Value::Bool(false)) => {}
-            Some(Value::Object(_)) | Some(Value::Bool(true)) if no_props => rep.push(Lowering::new(
-                ptr,
-                "additionalProperties",
-                "free-form object (keys not declared), which strict mode cannot express; exported as a closed object",
-            )),
+            Some(Value::Object(_)) | Some(Value::Bool(true)) if no_props => rep.push(
+                Lowering::new(ptr, "additionalProperties", strict::FREE_FORM),
+            ),
             _ => rep.push(Lowering::new(
                 ptr,
                 "additionalProperties",
