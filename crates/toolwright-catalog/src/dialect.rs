@@ -74,6 +74,17 @@ impl Dialect {
         }
     }
 
+    /// Where the parameter schema sits in an export (a JSON Pointer; `""`: the whole document).
+    pub fn schema_pointer(self) -> &'static str {
+        match self {
+            Dialect::JsonSchema => "",
+            Dialect::OpenAi | Dialect::OpenAiStrict => "/function/parameters",
+            Dialect::Anthropic => "/input_schema",
+            Dialect::Gemini => "/parameters",
+            Dialect::Mcp => "/inputSchema",
+        }
+    }
+
     /// The canonical name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -142,6 +153,19 @@ pub fn export_with_report(spec: &ToolSpec, dialect: Dialect) -> (Value, Vec<Lowe
         Dialect::Mcp => mcp(spec, &mut rep),
     };
     (v, rep)
+}
+
+/// `spec` in `dialect` with every local `$ref` of its schema replaced by what it points to and
+/// `$defs` removed ([`schema::inline_refs`]), for clients that do not follow references. A
+/// recursive reference cannot be inlined: it is cut to an open object and listed in the problems,
+/// as is a reference that does not resolve.
+pub fn export_inlined(spec: &ToolSpec, dialect: Dialect) -> (Value, Vec<schema::RefProblem>) {
+    let mut v = export_dialect(spec, dialect);
+    let mut problems = Vec::new();
+    if let Some(schema) = v.pointer_mut(dialect.schema_pointer()) {
+        *schema = schema::inline_refs(schema, &mut problems);
+    }
+    (v, problems)
 }
 
 /// The portability of every spec to every provider dialect.
@@ -1194,6 +1218,46 @@ mod tests {
         for d in Dialect::ALL {
             let _ = export_dialect(&null, d);
         }
+    }
+
+    #[test]
+    fn inlined_exports_have_no_refs_in_any_dialect() {
+        let spec = ToolSpec::new(
+            "ship",
+            "Ship. Use this when asked to send.",
+            json!({"type": "object", "properties": {"to": {"$ref": "#/$defs/A"}},
+                "$defs": {"A": {"type": "object", "properties": {"city": {"type": "string"}},
+                    "required": ["city"]}}}),
+        );
+        for d in Dialect::ALL {
+            let (v, problems) = export_inlined(&spec, d);
+            assert!(problems.is_empty(), "{d}");
+            let text = v.to_string();
+            assert!(
+                !text.contains("$ref") && !text.contains("$defs"),
+                "{d}: {text}"
+            );
+            let schema = v.pointer(d.schema_pointer()).unwrap();
+            // Strict mode makes the optional `to` nullable: the object is the first branch.
+            let city = if d == Dialect::OpenAiStrict {
+                "/properties/to/anyOf/0/properties/city/type"
+            } else {
+                "/properties/to/properties/city/type"
+            };
+            assert_eq!(
+                schema.pointer(city),
+                Some(&json!("string")),
+                "{d}: {schema}"
+            );
+        }
+        let recursive = ToolSpec::new(
+            "walk",
+            "Walk. Use this when asked to walk.",
+            json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}},
+                "$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}}}),
+        );
+        let (_, problems) = export_inlined(&recursive, Dialect::Mcp);
+        assert!(problems.iter().any(|p| p.recursive), "{problems:?}");
     }
 
     #[test]
