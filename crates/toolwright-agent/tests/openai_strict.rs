@@ -241,6 +241,38 @@ async fn auto_none_and_required_are_sent_as_words() {
 }
 
 #[tokio::test]
+async fn the_choice_forces_again_after_the_next_user_message_and_skips_toolless_turns() {
+    let (base, fx) = serve(vec![text("a"), text("b")]).await;
+    let p = provider(&base, Some(ToolChoice::Required));
+    let tools = [forecast_spec()];
+    let mut result = Message::user("result");
+    result.role = toolwright_agent::Role::Tool;
+    let history = [
+        Message::user("first question"),
+        result,
+        Message::user("second question"),
+    ];
+    p.complete(Turn {
+        messages: &history,
+        tools: &tools,
+        ranking: None,
+    })
+    .await
+    .unwrap();
+    p.complete(Turn {
+        messages: &history,
+        tools: &[],
+        ranking: None,
+    })
+    .await
+    .unwrap();
+    let bodies = fx.bodies();
+    assert_eq!(bodies[0]["tool_choice"], "required");
+    assert!(bodies[1].get("tool_choice").is_none(), "{}", bodies[1]);
+    assert!(bodies[1].get("tools").is_none());
+}
+
+#[tokio::test]
 async fn naming_a_tool_the_turn_does_not_offer_is_a_config_error_before_any_request() {
     let (base, fx) = serve(vec![text("never")]).await;
     let p = provider(&base, Some(ToolChoice::Function("send_email".into())));

@@ -82,7 +82,7 @@ pub struct ProviderArgs {
     )]
     pub anthropic_api_key: Option<String>,
     /// OpenAI-compatible provider: `tool_choice`, one of auto, none, required or a tool's name
-    /// (required and a name hold until the first tool result).
+    /// (required and a name hold until a tool result follows the user's message).
     #[arg(
         long,
         value_name = "auto|none|required|TOOL",

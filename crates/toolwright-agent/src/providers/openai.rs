@@ -52,9 +52,10 @@ pub struct OpenAiConfig {
 
 /// OpenAI's `tool_choice`.
 ///
-/// `Required` and `Function` hold until the conversation has a tool result; later turns leave the
-/// choice to the model (as `auto`), so an agent run can end with an answer instead of calling
-/// tools until `max_steps`. `None` holds for every turn.
+/// `Required` and `Function` hold until a tool result follows the latest user message; later
+/// turns leave the choice to the model (as `auto`), so an agent run can end with an answer
+/// instead of calling tools until `max_steps`, and the next user message forces again. `None`
+/// holds for every turn. Nothing is sent in a turn that offers no tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolChoice {
     /// The model chooses between answering and calling tools.
@@ -210,7 +211,22 @@ impl OpenAiProvider {
         let Some(choice) = &self.config.tool_choice else {
             return Ok(None);
         };
-        let after_tool = turn.messages.iter().any(|m| m.role == Role::Tool);
+        if turn.tools.is_empty() {
+            // No tools in this turn (e.g. the router found none): nothing to choose among.
+            return Ok(None);
+        }
+        // A tool result since the latest user message: the forced call was made.
+        let since_user = turn
+            .messages
+            .iter()
+            .rposition(|m| m.role == Role::User)
+            .map_or(0, |i| i + 1);
+        let after_tool = turn
+            .messages
+            .get(since_user..)
+            .unwrap_or_default()
+            .iter()
+            .any(|m| m.role == Role::Tool);
         Ok(match choice {
             ToolChoice::Auto => Some(json!("auto")),
             ToolChoice::None => Some(json!("none")),
