@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `jsonschema` | the parameter schema as a JSON Schema 2020-12 document (`$schema`, `title`, `description`) |
 //! | `openai` | `{"type": "function", "function": {name, description, parameters}}` |
-//! | `openai-strict` | the same with `"strict": true`: `additionalProperties: false` on every object, every property required, optionals nullable |
+//! | `openai-strict` | the same with `"strict": true`: `additionalProperties: false` on every object, every property required, optionals nullable ([`strict_blockers`] says when a tool loses arguments this way; [`drop_strict_nulls`] undoes the nulls) |
 //! | `anthropic` | `{name, description, input_schema}` |
 //! | `gemini` | `{name, description, parameters}` in Gemini's OpenAPI subset: `$ref` inlined, no `additionalProperties`, `nullable` instead of type arrays |
 //! | `mcp` | `{name, title, description, inputSchema, annotations}` |
@@ -26,7 +26,10 @@
 use crate::schema::{self, child};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+pub use strict::{drop_strict_nulls, strict_blockers};
 use toolwright_core::ToolSpec;
+
+mod strict;
 
 /// A provider's way of writing tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -68,6 +71,17 @@ impl Dialect {
             "gemini" | "google" => Some(Dialect::Gemini),
             "mcp" => Some(Dialect::Mcp),
             _ => None,
+        }
+    }
+
+    /// Where the parameter schema sits in an export (a JSON Pointer; `""`: the whole document).
+    pub fn schema_pointer(self) -> &'static str {
+        match self {
+            Dialect::JsonSchema => "",
+            Dialect::OpenAi | Dialect::OpenAiStrict => "/function/parameters",
+            Dialect::Anthropic => "/input_schema",
+            Dialect::Gemini => "/parameters",
+            Dialect::Mcp => "/inputSchema",
         }
     }
 
@@ -139,6 +153,19 @@ pub fn export_with_report(spec: &ToolSpec, dialect: Dialect) -> (Value, Vec<Lowe
         Dialect::Mcp => mcp(spec, &mut rep),
     };
     (v, rep)
+}
+
+/// `spec` in `dialect` with every local `$ref` of its schema replaced by what it points to and
+/// `$defs` removed ([`schema::inline_refs`]), for clients that do not follow references. A
+/// recursive reference cannot be inlined: it is cut to an open object and listed in the problems,
+/// as is a reference that does not resolve.
+pub fn export_inlined(spec: &ToolSpec, dialect: Dialect) -> (Value, Vec<schema::RefProblem>) {
+    let mut v = export_dialect(spec, dialect);
+    let mut problems = Vec::new();
+    if let Some(schema) = v.pointer_mut(dialect.schema_pointer()) {
+        *schema = schema::inline_refs(schema, &mut problems);
+    }
+    (v, problems)
 }
 
 /// The portability of every spec to every provider dialect.
@@ -369,6 +396,11 @@ const STRICT_FORMATS: &[&str] = &[
 /// Makes `v` acceptable to OpenAI strict mode, in place.
 fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) {
     if depth > schema::MAX_DEPTH {
+        rep.push(Lowering::new(
+            ptr,
+            format!("schema nested deeper than {}", schema::MAX_DEPTH),
+            strict::TOO_DEEP,
+        ));
         return;
     }
     let Value::Object(m) = v else {
@@ -376,7 +408,7 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             rep.push(Lowering::new(
                 ptr,
                 format!("boolean schema `{b}`"),
-                "replaced by an empty schema",
+                strict::BOOLEAN_SCHEMA,
             ));
             *v = json!({});
         }
@@ -444,11 +476,7 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             "anyOf".into(),
             json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}]),
         );
-        rep.push(Lowering::new(
-            ptr,
-            "schema without a type",
-            "anyOf string | number | boolean (strict mode needs a type)",
-        ));
+        rep.push(Lowering::new(ptr, "schema without a type", strict::UNTYPED));
     }
     if is_object_schema(m) {
         let no_props = m
@@ -457,11 +485,9 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             .is_none_or(Map::is_empty);
         match m.get("additionalProperties") {
             Some(Value::Bool(false)) => {}
-            Some(Value::Object(_)) | Some(Value::Bool(true)) if no_props => rep.push(Lowering::new(
-                ptr,
-                "additionalProperties",
-                "free-form object (keys not declared), which strict mode cannot express; exported as a closed object",
-            )),
+            Some(Value::Object(_)) | Some(Value::Bool(true)) if no_props => rep.push(
+                Lowering::new(ptr, "additionalProperties", strict::FREE_FORM),
+            ),
             _ => rep.push(Lowering::new(
                 ptr,
                 "additionalProperties",
@@ -1192,6 +1218,46 @@ mod tests {
         for d in Dialect::ALL {
             let _ = export_dialect(&null, d);
         }
+    }
+
+    #[test]
+    fn inlined_exports_have_no_refs_in_any_dialect() {
+        let spec = ToolSpec::new(
+            "ship",
+            "Ship. Use this when asked to send.",
+            json!({"type": "object", "properties": {"to": {"$ref": "#/$defs/A"}},
+                "$defs": {"A": {"type": "object", "properties": {"city": {"type": "string"}},
+                    "required": ["city"]}}}),
+        );
+        for d in Dialect::ALL {
+            let (v, problems) = export_inlined(&spec, d);
+            assert!(problems.is_empty(), "{d}");
+            let text = v.to_string();
+            assert!(
+                !text.contains("$ref") && !text.contains("$defs"),
+                "{d}: {text}"
+            );
+            let schema = v.pointer(d.schema_pointer()).unwrap();
+            // Strict mode makes the optional `to` nullable: the object is the first branch.
+            let city = if d == Dialect::OpenAiStrict {
+                "/properties/to/anyOf/0/properties/city/type"
+            } else {
+                "/properties/to/properties/city/type"
+            };
+            assert_eq!(
+                schema.pointer(city),
+                Some(&json!("string")),
+                "{d}: {schema}"
+            );
+        }
+        let recursive = ToolSpec::new(
+            "walk",
+            "Walk. Use this when asked to walk.",
+            json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}},
+                "$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}}}),
+        );
+        let (_, problems) = export_inlined(&recursive, Dialect::Mcp);
+        assert!(problems.iter().any(|p| p.recursive), "{problems:?}");
     }
 
     #[test]

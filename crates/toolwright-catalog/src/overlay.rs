@@ -65,6 +65,73 @@ pub fn apply_policies(registry: &Registry, policies: &[ToolSpec]) -> Result<usiz
     Ok(changed)
 }
 
+/// Replaces, in place, each registered tool whose schema has local `$ref`s by the same tool
+/// advertising its schema with the references inlined and `$defs` removed (the validator is
+/// compiled from the inlined schema, which accepts exactly the same arguments). A tool with a
+/// recursive or unresolvable reference cannot be inlined without changing what it accepts; it is
+/// left as it is and named in the returned notes. Tools registered later (an imported MCP
+/// server's list changing) are not touched.
+///
+/// # Errors
+/// A tool cannot be registered again.
+pub fn inline_schema_refs(registry: &Registry) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    for entry in registry.entries() {
+        let spec = entry.spec();
+        if !has_ref(&spec.parameters, 0) {
+            continue;
+        }
+        let mut problems = Vec::new();
+        let inlined = crate::schema::inline_refs(&spec.parameters, &mut problems);
+        if let Some(p) = problems.first() {
+            let why = if p.recursive {
+                "is recursive"
+            } else {
+                "does not resolve"
+            };
+            notes.push(format!(
+                "tool `{}` keeps its $defs: the reference `{}` at {} {why}",
+                spec.name,
+                p.reference,
+                if p.pointer.is_empty() {
+                    "/"
+                } else {
+                    &p.pointer
+                }
+            ));
+            continue;
+        }
+        let mut spec = spec.clone();
+        spec.parameters = inlined;
+        let name = spec.name.clone();
+        let tool = Overlaid {
+            inner: entry.tool.clone(),
+            spec,
+        };
+        registry
+            .upsert_arc(Arc::new(tool))
+            .map_err(|e| format!("tool `{name}`: {e}"))?;
+    }
+    Ok(notes)
+}
+
+/// Whether `v` holds a `$ref` or `$defs`/`definitions` anywhere (to a bounded depth).
+fn has_ref(v: &Value, depth: usize) -> bool {
+    if depth > crate::schema::MAX_DEPTH {
+        return false;
+    }
+    match v {
+        Value::Object(m) => {
+            m.contains_key("$ref")
+                || m.contains_key("$defs")
+                || m.contains_key("definitions")
+                || m.values().any(|x| has_ref(x, depth + 1))
+        }
+        Value::Array(a) => a.iter().any(|x| has_ref(x, depth + 1)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +164,79 @@ mod tests {
             apply_policies(&reg, &[typo])
                 .unwrap_err()
                 .contains("send_smss")
+        );
+    }
+
+    #[tokio::test]
+    async fn refs_are_inlined_and_the_tool_still_validates_and_runs() {
+        let reg = Registry::new();
+        let params = json!({"type": "object",
+            "properties": {"to": {"$ref": "#/$defs/Address"}},
+            "required": ["to"],
+            "$defs": {"Address": {"type": "object",
+                "properties": {"city": {"type": "string"}}, "required": ["city"]}}});
+        let spec = ToolSpec::new(
+            "ship",
+            "Ship a parcel. Use this when asked to send.",
+            params,
+        );
+        reg.register(FnTool::new(spec, |a, _| async move {
+            Ok(ToolOutput::Data(a["to"]["city"].clone()))
+        }))
+        .unwrap();
+        let tree = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object",
+                "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}});
+        reg.register(FnTool::new(
+            ToolSpec::new(
+                "walk",
+                "Walk a tree. Use this when asked to walk.",
+                tree.clone(),
+            ),
+            |_, _| async { Ok(ToolOutput::Data(json!(null))) },
+        ))
+        .unwrap();
+        let plain = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        reg.register(FnTool::new(
+            ToolSpec::new("find", "Find. Use this when asked to find.", plain.clone()),
+            |_, _| async { Ok(ToolOutput::Data(json!(null))) },
+        ))
+        .unwrap();
+
+        let notes = inline_schema_refs(&reg).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("`walk`") && notes[0].contains("recursive"),
+            "{notes:?}"
+        );
+        let ship = reg.get("ship").unwrap();
+        assert_eq!(
+            ship.spec().parameters,
+            json!({"type": "object",
+                "properties": {"to": {"type": "object",
+                    "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+                "required": ["to"]})
+        );
+        assert_eq!(reg.get("walk").unwrap().spec().parameters, tree);
+        assert_eq!(reg.get("find").unwrap().spec().parameters, plain);
+
+        let opts = toolwright_core::InvokeOptions::default();
+        let ok = reg
+            .invoke(
+                toolwright_core::ToolCall::new("1", "ship", json!({"to": {"city": "Oslo"}})),
+                &opts,
+            )
+            .await;
+        assert_eq!(ok.data, Some(json!("Oslo")), "{ok:?}");
+        let bad = reg
+            .invoke(
+                toolwright_core::ToolCall::new("2", "ship", json!({"to": {"town": "Oslo"}})),
+                &opts,
+            )
+            .await;
+        assert_eq!(
+            bad.error_code(),
+            Some(toolwright_core::ErrorCode::Validation)
         );
     }
 }

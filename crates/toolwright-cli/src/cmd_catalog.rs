@@ -23,6 +23,10 @@ enum CatalogCommand {
         /// Provider dialect: jsonschema, openai, openai-strict, anthropic, gemini, mcp.
         #[arg(long)]
         dialect: Option<String>,
+        /// With --dialect: replace every local `$ref` by what it points to and drop `$defs`, for
+        /// clients that do not follow references (a recursive reference is cut, with a warning).
+        #[arg(long, requires = "dialect")]
+        inline_refs: bool,
         /// The `agent` name written in the catalog [default: `toolwright-demo`, or the stem of
         /// the --functions/--catalog file].
         #[arg(long)]
@@ -101,11 +105,44 @@ fn print_changes(changes: &[Change], format: OutputFormat, what: &str) {
     }
 }
 
+/// `spec` in `d`, with its references inlined when asked (problems warned on stderr).
+fn export_one(spec: &toolwright::ToolSpec, d: Dialect, inline_refs: bool) -> Value {
+    if !inline_refs {
+        return dialect::export_dialect(spec, d);
+    }
+    let (v, problems) = dialect::export_inlined(spec, d);
+    warn_ref_problems(&spec.name, &problems);
+    v
+}
+
+/// One warning on stderr per reference that could not be inlined.
+pub fn warn_ref_problems(tool: &str, problems: &[toolwright_catalog::schema::RefProblem]) {
+    for p in problems {
+        let at = if p.pointer.is_empty() {
+            "/"
+        } else {
+            p.pointer.as_str()
+        };
+        if p.recursive {
+            eprintln!(
+                "toolwright: warning: tool `{tool}`: the reference `{}` at {at} is recursive (or too large to inline); cut to an object",
+                p.reference
+            );
+        } else {
+            eprintln!(
+                "toolwright: warning: tool `{tool}`: the reference `{}` at {at} does not resolve; replaced by an empty schema",
+                p.reference
+            );
+        }
+    }
+}
+
 /// Runs `catalog`.
 pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
     match args.command {
         CatalogCommand::Export {
             dialect,
+            inline_refs,
             agent,
             source,
         } => {
@@ -141,7 +178,7 @@ pub async fn run(args: CatalogArgs, global: &Global) -> i32 {
                     let defs: Vec<Value> = loaded
                         .specs
                         .iter()
-                        .map(|s| dialect::export_dialect(s, d))
+                        .map(|s| export_one(s, d, inline_refs))
                         .collect();
                     outln!(
                         "{}",

@@ -28,6 +28,11 @@ pub struct ServeArgs {
     /// fallback, `rate_limit`. The tools keep their own descriptions, schemas and bodies.
     #[arg(long, value_name = "CATALOG.yaml")]
     pub catalog: Option<PathBuf>,
+    /// Advertise every tool's input schema with its local `$ref`s inlined and `$defs` dropped,
+    /// for clients that do not follow references. Validation accepts the same arguments; a tool
+    /// whose references are recursive keeps them (a warning names it).
+    #[arg(long)]
+    pub inline_refs: bool,
     /// Require `Authorization: Bearer TOKEN` on every HTTP request (401 without it).
     #[arg(
         long,
@@ -238,6 +243,16 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
     }
     if let Err(e) = apply_catalog(&args, &registry) {
         return usage_error(&e);
+    }
+    if args.inline_refs {
+        match toolwright_catalog::inline_schema_refs(&registry) {
+            Ok(notes) => {
+                for n in notes {
+                    eprintln!("toolwright: warning: {n}");
+                }
+            }
+            Err(e) => return usage_error(&e),
+        }
     }
     if args.find_tools {
         let specs = registry.specs();

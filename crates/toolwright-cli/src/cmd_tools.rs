@@ -27,6 +27,9 @@ enum ToolsCommand {
         /// Provider dialect of the definition (`--format json`).
         #[arg(long, default_value = "jsonschema")]
         dialect: String,
+        /// Replace every local `$ref` of the schema by what it points to and drop `$defs`.
+        #[arg(long)]
+        inline_refs: bool,
         /// Output: `json` (the definition in the dialect) or `text` (description, parameters
         /// and policies for people).
         #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -96,18 +99,34 @@ pub fn spec_text(spec: &ToolSpec) -> String {
     out
 }
 
-/// The definition of `spec` in a provider dialect.
-pub fn dialect_json(spec: &ToolSpec, dialect: &str) -> Result<Value, String> {
+/// The definition of `spec` in a provider dialect, its schema's references inlined when asked
+/// (a reference that cannot be is warned about on stderr).
+pub fn dialect_json(spec: &ToolSpec, dialect: &str, inline_refs: bool) -> Result<Value, String> {
     match dialect {
         "jsonschema" => {
-            let mut params = spec.parameters.clone();
+            let mut params = if inline_refs {
+                let mut problems = Vec::new();
+                let p = toolwright_catalog::schema::inline_refs(&spec.parameters, &mut problems);
+                crate::cmd_catalog::warn_ref_problems(&spec.name, &problems);
+                p
+            } else {
+                spec.parameters.clone()
+            };
             if let Value::Object(m) = &mut params {
                 m.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
             }
             Ok(json!({"name": spec.name, "description": spec.description, "parameters": params, "meta": spec.meta}))
         }
         other => toolwright_catalog::Dialect::parse(other)
-            .map(|d| toolwright_catalog::export_dialect(spec, d))
+            .map(|d| {
+                if inline_refs {
+                    let (v, problems) = toolwright_catalog::dialect::export_inlined(spec, d);
+                    crate::cmd_catalog::warn_ref_problems(&spec.name, &problems);
+                    v
+                } else {
+                    toolwright_catalog::export_dialect(spec, d)
+                }
+            })
             .ok_or_else(|| format!("unknown dialect `{other}`; use jsonschema, openai, openai-strict, anthropic, gemini or mcp")),
     }
 }
@@ -152,6 +171,7 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
         ToolsCommand::Show {
             name,
             dialect,
+            inline_refs,
             format,
         } => {
             let Some(spec) = specs.iter().find(|s| s.name == name) else {
@@ -174,7 +194,7 @@ pub async fn run(args: ToolsArgs, global: &Global) -> i32 {
                     .write_all(spec_text(spec).as_bytes());
                 return 0;
             }
-            match dialect_json(spec, &dialect) {
+            match dialect_json(spec, &dialect, inline_refs) {
                 Ok(v) => {
                     outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
                     0

@@ -13,7 +13,7 @@ use toolwright_agent::providers::anthropic::{
     ANTHROPIC_BASE_URL, ANTHROPIC_DEFAULT_MODEL, AnthropicConfig, AnthropicProvider,
 };
 use toolwright_agent::providers::openai::{
-    OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, OpenAiConfig, OpenAiProvider,
+    OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, OpenAiConfig, OpenAiProvider, ToolChoice,
 };
 use toolwright_agent::providers::prompted::PromptedProvider;
 use toolwright_agent::{Provider, ProviderError, Secret};
@@ -81,6 +81,18 @@ pub struct ProviderArgs {
         hide_env_values = true
     )]
     pub anthropic_api_key: Option<String>,
+    /// OpenAI-compatible provider: `tool_choice`, one of auto, none, required or a tool's name
+    /// (required and a name hold until a tool result follows the user's message).
+    #[arg(
+        long,
+        value_name = "auto|none|required|TOOL",
+        env = "TOOLWRIGHT_TOOL_CHOICE"
+    )]
+    pub tool_choice: Option<String>,
+    /// OpenAI-compatible provider: never send strict schemas (`"strict": true` is sent when
+    /// every offered tool is strict-compatible), for servers that reject the field.
+    #[arg(long, env = "TOOLWRIGHT_NO_STRICT")]
+    pub no_strict: bool,
 }
 
 impl ProviderArgs {
@@ -104,6 +116,11 @@ impl ProviderArgs {
             openai_key: given(&self.openai_api_key),
             anthropic_key: given(&self.anthropic_api_key),
             summaries: None,
+            tool_choice: given(&self.tool_choice).map(|c| {
+                c.parse::<ToolChoice>()
+                    .unwrap_or_else(|never| match never {})
+            }),
+            no_strict: self.no_strict,
         }
     }
 
@@ -137,6 +154,10 @@ pub struct ProviderOptions {
     /// Sentences for the results of known tools, for the embedded model's composed answers
     /// (the demo toolset's when it is in use).
     pub summaries: Option<Summarizer>,
+    /// `--tool-choice` (OpenAI-compatible provider only).
+    pub tool_choice: Option<ToolChoice>,
+    /// `--no-strict`.
+    pub no_strict: bool,
 }
 
 /// The message when nothing is configured and the embedded model is missing.
@@ -218,7 +239,8 @@ fn openai(opts: &ProviderOptions) -> Result<OpenAiProvider, ProviderError> {
         .clone()
         .or_else(|| env("OPENAI_MODEL"))
         .unwrap_or_else(|| OPENAI_DEFAULT_MODEL.to_string());
-    let mut cfg = OpenAiConfig::new(base, model);
+    let mut cfg = OpenAiConfig::new(base, model).with_strict(!opts.no_strict);
+    cfg.tool_choice = opts.tool_choice.clone();
     if let Some(k) = key {
         cfg = cfg.with_key(Secret::new(k));
     }
@@ -292,7 +314,14 @@ fn local_prompted(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderE
 /// A missing key or model (with the command or variable to fix it), or a client that cannot
 /// be built.
 pub fn build_provider(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
-    match select_kind(opts) {
+    let kind = select_kind(opts);
+    if opts.tool_choice.is_some() && kind != ProviderKind::OpenAi {
+        return Err(ProviderError::Config(format!(
+            "--tool-choice applies to the OpenAI-compatible provider only (this run uses {kind:?}); \
+             set --provider openai with --base-url or OPENAI_API_KEY"
+        )));
+    }
+    match kind {
         ProviderKind::OpenAi => Ok(Arc::new(openai(opts)?)),
         ProviderKind::Anthropic => Ok(Arc::new(anthropic(opts)?)),
         ProviderKind::Local => Ok(local(opts)?),

@@ -889,3 +889,96 @@ async fn tools_calling_tools_still_reach_the_runtime_through_the_shared_invokers
     drop(rt);
     assert!(weak.upgrade().is_none());
 }
+
+/// Arguments are keyed by their RFC 8785 canonical form: `100`, `100.0` and `1e2` are one amount,
+/// so they share one idempotency record and one approval.
+#[tokio::test]
+async fn equal_numbers_spelled_differently_share_one_key_and_one_approval() {
+    let reg = Registry::new();
+    let runs = Arc::new(AtomicU32::new(0));
+    let r = runs.clone();
+    let params = obj(
+        json!({"amount": {"type": "number"}, "idempotency_key": {"type": "string"}}),
+        &["amount"],
+    );
+    reg.register(FnTool::new(
+        spec("pay", params.clone(), ToolMeta::default()),
+        move |a, _| {
+            let n = r.fetch_add(1, Ordering::SeqCst) + 1;
+            async move { Ok(ToolOutput::Data(json!({"run": n, "amount": a["amount"]}))) }
+        },
+    ))
+    .unwrap();
+    let deleted = Arc::new(AtomicU32::new(0));
+    let d = deleted.clone();
+    reg.register(FnTool::new(
+        spec(
+            "refund",
+            params,
+            ToolMeta {
+                side_effects: SideEffects::Destructive,
+                ..ToolMeta::default()
+            },
+        ),
+        move |_, ctx| {
+            let d = d.clone();
+            async move {
+                assert!(ctx.approved, "ran without approval");
+                d.fetch_add(1, Ordering::SeqCst);
+                Ok(ToolOutput::Data(json!({"refunded": true})))
+            }
+        },
+    ))
+    .unwrap();
+    let rt = Runtime::new(Arc::new(reg));
+    let opts = CallOptions::default();
+    let parse = |s: &str| -> Value { serde_json::from_str(s).unwrap() };
+    let first = rt
+        .invoke(
+            call("a", "pay", parse(r#"{"amount":100,"idempotency_key":"k"}"#)),
+            &opts,
+        )
+        .await;
+    assert_eq!(first.status, Status::Success, "{first:?}");
+    assert!(!first.meta.replayed);
+    for (id, text) in [
+        ("b", r#"{"idempotency_key":"k","amount":100.0}"#),
+        ("c", r#"{"amount":1e2,"idempotency_key":"k"}"#),
+    ] {
+        let again = rt.invoke(call(id, "pay", parse(text)), &opts).await;
+        assert_eq!(again.status, Status::Success, "{again:?}");
+        assert!(again.meta.replayed, "{text} was not the same call");
+        assert_eq!(again.data, first.data);
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    // A different amount under the same key is a conflict, not a replay.
+    let other = rt
+        .invoke(
+            call(
+                "d",
+                "pay",
+                parse(r#"{"amount":100.5,"idempotency_key":"k"}"#),
+            ),
+            &opts,
+        )
+        .await;
+    assert_eq!(other.error_code(), Some(ErrorCode::IdempotencyConflict));
+
+    // One approval for the destructive call, whichever spelling asked for it.
+    let ask = rt
+        .invoke(call("r1", "refund", parse(r#"{"amount":100}"#)), &opts)
+        .await;
+    assert_eq!(ask.status, Status::NeedsConfirmation);
+    let ask2 = rt
+        .invoke(call("r2", "refund", parse(r#"{"amount":100.0}"#)), &opts)
+        .await;
+    assert_eq!(ask2.meta.approval_id, ask.meta.approval_id);
+    let pending = rt.pending_approvals().await.unwrap();
+    assert_eq!(pending.len(), 1);
+    rt.approve(&pending[0].approval_id).await.unwrap();
+    let done = rt
+        .invoke(call("r3", "refund", parse(r#"{"amount":1e2}"#)), &opts)
+        .await;
+    assert_eq!(done.status, Status::Success, "{done:?}");
+    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+}

@@ -1,6 +1,15 @@
 //! OpenAI-compatible Chat Completions with native `tools` / `tool_calls` (parallel calls
 //! included). One provider for OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio, Lemonade:
 //! set the base URL, key and model.
+//!
+//! When every tool offered in a turn is strict-compatible
+//! ([`toolwright_catalog::dialect::strict_blockers`] is empty for each), the tools go out in the
+//! `openai-strict` dialect with `"strict": true`, so the server constrains the arguments to the
+//! schema; otherwise in the plain `openai` dialect ([`OpenAiConfig::strict`] turns this off).
+//! Strict mode makes every property required and optionals nullable, so the `null`s the model
+//! sends for optionals it leaves out are dropped from the returned arguments
+//! ([`toolwright_catalog::dialect::drop_strict_nulls`]) before the runtime validates them against
+//! the tool's own schema. [`OpenAiConfig::tool_choice`] sets `tool_choice`.
 
 use crate::http::{Http, HttpConfig};
 use crate::message::{Reply, Role, Usage};
@@ -10,6 +19,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use toolwright_catalog::Dialect;
+use toolwright_catalog::dialect::{drop_strict_nulls, strict_blockers};
 use toolwright_core::ToolCall;
 
 /// The default base URL.
@@ -32,6 +42,44 @@ pub struct OpenAiConfig {
     pub max_tokens: Option<u32>,
     /// Timeouts and retries.
     pub http: HttpConfig,
+    /// Send strict schemas (`"strict": true`) when every offered tool is strict-compatible
+    /// (default `true`). Turn it off for servers that reject the `strict` field.
+    pub strict: bool,
+    /// Whether and which tool the model must call; `None` sends nothing (the server's default,
+    /// `auto`).
+    pub tool_choice: Option<ToolChoice>,
+}
+
+/// OpenAI's `tool_choice`.
+///
+/// `Required` and `Function` hold until a tool result follows the latest user message; later
+/// turns leave the choice to the model (as `auto`), so an agent run can end with an answer
+/// instead of calling tools until `max_steps`, and the next user message forces again. `None`
+/// holds for every turn. Nothing is sent in a turn that offers no tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model chooses between answering and calling tools.
+    Auto,
+    /// The model must not call tools.
+    None,
+    /// The model must call at least one tool.
+    Required,
+    /// The model must call this tool (our name; the provider maps it to the wire name).
+    Function(String),
+}
+
+impl std::str::FromStr for ToolChoice {
+    type Err = std::convert::Infallible;
+
+    /// `auto`, `none`, `required` (case-insensitive), anything else names a function.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => ToolChoice::Auto,
+            "none" => ToolChoice::None,
+            "required" => ToolChoice::Required,
+            _ => ToolChoice::Function(s.trim().to_string()),
+        })
+    }
 }
 
 impl OpenAiConfig {
@@ -44,7 +92,21 @@ impl OpenAiConfig {
             temperature: Some(0.0),
             max_tokens: None,
             http: HttpConfig::default(),
+            strict: true,
+            tool_choice: None,
         }
+    }
+
+    /// Sets `tool_choice`.
+    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// Sends strict schemas when possible (`true`, the default) or never.
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
     }
 
     /// Sets the key.
@@ -78,9 +140,28 @@ impl OpenAiProvider {
         )
     }
 
+    /// Whether this turn's tools go out in strict mode: enabled and every tool strict-compatible.
+    pub fn strict_for(&self, tools: &[toolwright_core::ToolSpec]) -> bool {
+        self.config.strict
+            && !tools.is_empty()
+            && tools.iter().all(|t| strict_blockers(t).is_empty())
+    }
+
     /// The request body for a turn, and the map from wire tool names back to ours.
-    pub fn request_body(&self, turn: &Turn<'_>) -> (Value, HashMap<String, String>) {
-        let (tools, names) = super::export_tools(turn.tools, Dialect::OpenAi, "/function/name");
+    ///
+    /// # Errors
+    /// `tool_choice` names a tool this turn does not offer.
+    pub fn request_body(
+        &self,
+        turn: &Turn<'_>,
+    ) -> Result<(Value, HashMap<String, String>), ProviderError> {
+        let dialect = if self.strict_for(turn.tools) {
+            Dialect::OpenAiStrict
+        } else {
+            Dialect::OpenAi
+        };
+        let (tools, names) = super::export_tools(turn.tools, dialect, "/function/name");
+        let choice = self.tool_choice_value(turn, &names)?;
         let wire_name = |n: &str| super::wire_name(&names, n);
         let messages: Vec<Value> = turn
             .messages
@@ -107,6 +188,9 @@ impl OpenAiProvider {
         if let Some(o) = body.as_object_mut() {
             if !tools.is_empty() {
                 o.insert("tools".into(), Value::Array(tools));
+                if let Some(c) = choice {
+                    o.insert("tool_choice".into(), c);
+                }
             }
             if let Some(t) = self.config.temperature {
                 o.insert("temperature".into(), json!(t));
@@ -115,7 +199,54 @@ impl OpenAiProvider {
                 o.insert("max_tokens".into(), json!(n));
             }
         }
-        (body, names)
+        Ok((body, names))
+    }
+
+    /// The `tool_choice` value for this turn, if any (see [`ToolChoice`]).
+    fn tool_choice_value(
+        &self,
+        turn: &Turn<'_>,
+        names: &HashMap<String, String>,
+    ) -> Result<Option<Value>, ProviderError> {
+        let Some(choice) = &self.config.tool_choice else {
+            return Ok(None);
+        };
+        if turn.tools.is_empty() {
+            // No tools in this turn (e.g. the router found none): nothing to choose among.
+            return Ok(None);
+        }
+        // A tool result since the latest user message: the forced call was made.
+        let since_user = turn
+            .messages
+            .iter()
+            .rposition(|m| m.role == Role::User)
+            .map_or(0, |i| i + 1);
+        let after_tool = turn
+            .messages
+            .get(since_user..)
+            .unwrap_or_default()
+            .iter()
+            .any(|m| m.role == Role::Tool);
+        Ok(match choice {
+            ToolChoice::Auto => Some(json!("auto")),
+            ToolChoice::None => Some(json!("none")),
+            ToolChoice::Required | ToolChoice::Function(_) if after_tool => None,
+            ToolChoice::Required => Some(json!("required")),
+            ToolChoice::Function(name) => {
+                if !turn.tools.iter().any(|t| &t.name == name) {
+                    return Err(ProviderError::Config(format!(
+                        "tool_choice names the tool `{name}`, which this turn does not offer (offered: {})",
+                        turn.tools
+                            .iter()
+                            .map(|t| t.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+                let wire = super::wire_name(names, name);
+                Some(json!({"type": "function", "function": {"name": wire}}))
+            }
+        })
     }
 }
 
@@ -205,7 +336,11 @@ impl Provider for OpenAiProvider {
 
     fn complete<'a>(&'a self, turn: Turn<'a>) -> BoxFuture<'a, Result<Reply, ProviderError>> {
         Box::pin(async move {
-            let (body, names) = self.request_body(&turn);
+            let (body, names) = self.request_body(&turn)?;
+            let strict = body
+                .pointer("/tools/0/function/strict")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             let mut headers = HeaderMap::new();
             if let Some(key) = &self.config.api_key {
                 let mut v =
@@ -221,10 +356,19 @@ impl Provider for OpenAiProvider {
                 .http
                 .post_json(&self.url(), headers, &body, self.config.api_key.as_ref())
                 .await?;
-            parse_response(&resp, &names).map_err(|message| ProviderError::Malformed {
-                provider: "openai".to_string(),
-                message,
-            })
+            let mut reply =
+                parse_response(&resp, &names).map_err(|message| ProviderError::Malformed {
+                    provider: "openai".to_string(),
+                    message,
+                })?;
+            if strict {
+                for call in &mut reply.tool_calls {
+                    if let Some(spec) = turn.tools.iter().find(|t| t.name == call.name) {
+                        drop_strict_nulls(spec, &mut call.arguments);
+                    }
+                }
+            }
+            Ok(reply)
         })
     }
 }
