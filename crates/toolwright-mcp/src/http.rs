@@ -7,7 +7,8 @@
 //!
 //! The checks run in this order, cheapest first: bearer token (401, and the connection is
 //! closed), declared length (413), session cap for a new session (503) or unknown session on
-//! DELETE (404), then the body is read within its timeout (408) and handed to rmcp.
+//! DELETE (404); then the body streams to rmcp, which stops reading past the size limit (413),
+//! and is cut at its deadline (408).
 
 use crate::error::McpError;
 use crate::http_conn::{ConnLimits, ConnState};
@@ -371,29 +372,77 @@ async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next
             _ => {}
         }
     }
+    // The body streams on to rmcp, which enforces the size limit as it reads (413); here it is
+    // only cut at the body deadline (408). No copy, and no timer unless the body has to be
+    // waited for.
+    let timed_out = Arc::new(AtomicBool::new(false));
     let (parts, body) = req.into_parts();
-    let read = tokio::time::timeout(
-        guard.body_timeout,
-        axum::body::to_bytes(body, guard.max_body),
-    )
-    .await;
-    let bytes = match read {
-        Err(_) => {
-            return (
-                StatusCode::REQUEST_TIMEOUT,
-                [(header::CONNECTION, "close")],
-                format!(
-                    "Request Timeout: the body did not arrive within {} s",
-                    guard.body_timeout.as_secs()
-                ),
-            )
-                .into_response();
+    let body = axum::body::Body::new(DeadlineBody {
+        inner: body,
+        deadline: tokio::time::Instant::now() + guard.body_timeout,
+        sleep: None,
+        timed_out: timed_out.clone(),
+    });
+    let mut resp = next.run(Request::from_parts(parts, body)).await;
+    if timed_out.load(Ordering::Acquire) {
+        return (
+            StatusCode::REQUEST_TIMEOUT,
+            [(header::CONNECTION, "close")],
+            format!(
+                "Request Timeout: the body did not arrive within {} s",
+                guard.body_timeout.as_secs()
+            ),
+        )
+            .into_response();
+    }
+    if resp.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        // The rest of the body was not read: the connection cannot carry another request.
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
+}
+
+/// A request body cut at a deadline: past it, the next read fails and `timed_out` is set. The
+/// timer is armed only when a read has to wait (a body already received costs no timer).
+struct DeadlineBody {
+    inner: axum::body::Body,
+    deadline: tokio::time::Instant,
+    sleep: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    timed_out: Arc<AtomicBool>,
+}
+
+impl http_body::Body for DeadlineBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        if let Poll::Ready(frame) = std::pin::Pin::new(&mut this.inner).poll_frame(cx) {
+            return Poll::Ready(frame);
         }
-        Ok(Err(_)) => return too_large(guard.max_body),
-        Ok(Ok(b)) => b,
-    };
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+        let deadline = this.deadline;
+        let sleep = this
+            .sleep
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if sleep.as_mut().poll(cx).is_ready() {
+            this.timed_out.store(true, Ordering::Release);
+            return Poll::Ready(Some(Err(axum::Error::new("the request body timed out"))));
+        }
+        Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 pub(crate) fn bearer_matches(req: &Request, expected: &str) -> bool {
