@@ -528,6 +528,62 @@ mod tests {
         assert!(!constant_time_eq(b"abc", b"abcd"));
     }
 
+    /// Sends `head` then `body` on a fresh connection; the status line of the answer.
+    async fn status_of(addr: SocketAddr, head: &str, body: &[u8]) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(addr)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let _ = s.write_all(head.as_bytes()).await;
+        let _ = s.write_all(body).await;
+        let mut buf = vec![0u8; 256];
+        let n = tokio::time::timeout(Duration::from_secs(20), s.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| panic!("no answer"))
+            .unwrap_or(0);
+        String::from_utf8_lossy(buf.get(..n).unwrap_or_default())
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The body streams to rmcp: a chunked body (no declared length) over the limit still gets
+    /// 413, a declared one 413 before the body is sent, and a body that stops arriving 408.
+    #[tokio::test]
+    async fn streamed_bodies_are_bounded_in_size_and_time() {
+        let rt = toolwright_runtime::Runtime::new(Arc::new(toolwright_core::Registry::new()));
+        let server = McpServer::new(rt, crate::ServerOptions::default());
+        let mut o = HttpOptions::new(SocketAddr::from(([127, 0, 0, 1], 0)));
+        o.max_body_bytes = 1024;
+        o.body_timeout = Duration::from_millis(500);
+        let http = bind_http(server, o).await.unwrap_or_else(|e| panic!("{e}"));
+        let addr = http.local_addr();
+        let stop = CancellationToken::new();
+        let done = stop.clone();
+        let task = tokio::spawn(http.run(async move { done.cancelled().await }));
+        let post = |extra: &str| {
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\n{extra}\r\n"
+            )
+        };
+        let big = format!("800\r\n{}\r\n0\r\n\r\n", "x".repeat(0x800));
+        let chunked = status_of(
+            addr,
+            &post("Transfer-Encoding: chunked\r\n"),
+            big.as_bytes(),
+        )
+        .await;
+        assert!(chunked.contains("413"), "{chunked}");
+        let declared = status_of(addr, &post("Content-Length: 5000\r\n"), b"").await;
+        assert!(declared.contains("413"), "{declared}");
+        let slow = status_of(addr, &post("Content-Length: 100\r\n"), b"{").await;
+        assert!(slow.contains("408"), "{slow}");
+        stop.cancel();
+        let _ = task.await;
+    }
+
     #[test]
     fn debug_redacts_the_token() {
         let mut o = HttpOptions::new(SocketAddr::from(([127, 0, 0, 1], 0)));
