@@ -30,6 +30,9 @@
 
 use crate::schema::{self, child};
 use crate::text;
+
+mod overlap;
+pub use overlap::overlap_pairs;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -1149,197 +1152,9 @@ fn overlaps(specs: &[ToolSpec], options: &LintOptions, sink: &mut Sink<'_>) {
     }
 }
 
-/// Pairs `(i, j, similarity)` with `i < j` whose name + description similarity (TF-IDF cosine,
-/// 0..1) is at least `threshold`, sorted by `(i, j)`. Mentions of other tools' names do not count
-/// (a description that says "use `read_file` instead" is doing the right thing).
-///
-/// Near-linear on real toolsets (Bayardo et al., "Scaling up all pairs similarity search",
-/// 2007): terms are ordered from the most to the least frequent, and each vector is indexed
-/// only from the point where its frequent terms alone could no longer reach `threshold` (their
-/// weights times the largest weight each term has anywhere). Two vectors at or above the
-/// threshold must then share an indexed term, so probing the index with every term finds every
-/// such pair, while the terms most tools share ("get", "data", "use") keep short posting lists.
-/// Each candidate's similarity is then computed exactly.
-pub fn overlap_pairs(specs: &[ToolSpec], threshold: f32) -> Vec<(usize, usize, f32)> {
-    if specs.len() < 2 {
-        return Vec::new();
-    }
-    let raw = tfidf(specs);
-    // Terms renamed to their rank (most frequent first), so vectors sort and merge on plain
-    // integers; `max_w[rank]` is the largest weight the term has in any vector.
-    let mut df: HashMap<u32, u32> = HashMap::new();
-    for v in &raw {
-        for &(t, _) in v {
-            *df.entry(t).or_insert(0) += 1;
-        }
-    }
-    let mut by_freq: Vec<(u32, u32)> = df.into_iter().collect();
-    by_freq.sort_by_key(|&(t, n)| (std::cmp::Reverse(n), t));
-    let rank: HashMap<u32, u32> = by_freq
-        .iter()
-        .enumerate()
-        .map(|(r, &(t, _))| (t, r as u32))
-        .collect();
-    let mut max_w = vec![0.0f32; by_freq.len()];
-    let vectors: Vec<Vec<(u32, f32)>> = raw
-        .into_iter()
-        .map(|v| {
-            let mut v: Vec<(u32, f32)> = v
-                .into_iter()
-                .map(|(t, w)| (rank.get(&t).copied().unwrap_or(0), w))
-                .collect();
-            v.sort_by_key(|&(r, _)| r);
-            for &(r, w) in &v {
-                if let Some(m) = max_w.get_mut(r as usize) {
-                    *m = m.max(w);
-                }
-            }
-            v
-        })
-        .collect();
-    // Float slack so that rounding never drops a pair right at the threshold.
-    let bound = threshold - 1e-4;
-    let mut index: Vec<Vec<(usize, f32)>> = vec![Vec::new(); max_w.len()];
-    let mut prefix_len = vec![0usize; vectors.len()];
-    for (i, v) in vectors.iter().enumerate() {
-        let mut reach = 0.0f32;
-        let mut unindexed = v.len();
-        for (k, &(r, w)) in v.iter().enumerate() {
-            reach += w * max_w.get(r as usize).copied().unwrap_or(0.0);
-            if reach >= bound {
-                unindexed = unindexed.min(k);
-                if let Some(list) = index.get_mut(r as usize) {
-                    list.push((i, w));
-                }
-            }
-        }
-        if let Some(p) = prefix_len.get_mut(i) {
-            *p = unindexed;
-        }
-    }
-    let dot = |a: &[(u32, f32)], b: &[(u32, f32)]| {
-        let (mut x, mut y, mut sum) = (0usize, 0usize, 0.0f32);
-        while let (Some(&(ra, wa)), Some(&(rb, wb))) = (a.get(x), b.get(y)) {
-            match ra.cmp(&rb) {
-                std::cmp::Ordering::Less => x += 1,
-                std::cmp::Ordering::Greater => y += 1,
-                std::cmp::Ordering::Equal => {
-                    sum += wa * wb;
-                    x += 1;
-                    y += 1;
-                }
-            }
-        }
-        sum
-    };
-    let mut pairs = Vec::new();
-    // Scores from the indexed terms, per candidate; `touched` lists the candidates.
-    let mut acc = vec![0.0f32; vectors.len()];
-    let mut touched: Vec<usize> = Vec::new();
-    for (i, v) in vectors.iter().enumerate() {
-        for &(r, w) in v {
-            for &(j, wj) in index.get(r as usize).map(Vec::as_slice).unwrap_or_default() {
-                if j <= i {
-                    continue;
-                }
-                if let Some(a) = acc.get_mut(j) {
-                    if *a == 0.0 {
-                        touched.push(j);
-                    }
-                    *a += w * wj;
-                }
-            }
-        }
-        for &j in &touched {
-            let indexed = acc.get(j).copied().unwrap_or(0.0);
-            if let Some(a) = acc.get_mut(j) {
-                *a = 0.0;
-            }
-            // The candidate's unindexed (frequent) terms, merged exactly.
-            let other = vectors.get(j).map(Vec::as_slice).unwrap_or_default();
-            let head = other
-                .get(..prefix_len.get(j).copied().unwrap_or(0))
-                .unwrap_or_default();
-            let sim = indexed + dot(v, head);
-            if sim >= threshold {
-                pairs.push((i, j, sim.min(1.0)));
-            }
-        }
-        touched.clear();
-    }
-    pairs.sort_by_key(|&(i, j, _)| (i, j));
-    pairs
-}
-
-/// Words every tool description uses; they say nothing about which tool is which.
-const BOILERPLATE: &[&str] = &[
-    "tool",
-    "user",
-    "ask",
-    "call",
-    "return",
-    "result",
-    "specify",
-    "specified",
-    "provide",
-    "provided",
-];
-
-/// Normalized TF-IDF vectors (term id, weight) of each spec's name and description.
-fn tfidf(specs: &[ToolSpec]) -> Vec<Vec<(u32, f32)>> {
-    let names: std::collections::HashSet<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-    let mut vocab: HashMap<String, u32> = HashMap::new();
-    let docs: Vec<HashMap<u32, f32>> = specs
-        .iter()
-        .map(|s| {
-            let mut d: HashMap<u32, f32> = HashMap::new();
-            // Drop mentions of other tools ("find the path first with search_files").
-            let description: String = s
-                .description
-                .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
-                .map(|w| w.trim_end_matches('.'))
-                .filter(|w| *w == s.name || !names.contains(w))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let text = format!("{} {}", s.name, description);
-            for t in text::terms(&text)
-                .into_iter()
-                .filter(|t| !BOILERPLATE.contains(&t.as_str()))
-            {
-                let next = vocab.len() as u32;
-                let id = *vocab.entry(t).or_insert(next);
-                *d.entry(id).or_insert(0.0) += 1.0;
-            }
-            d
-        })
-        .collect();
-    let mut df: HashMap<u32, f32> = HashMap::new();
-    for d in &docs {
-        for t in d.keys() {
-            *df.entry(*t).or_insert(0.0) += 1.0;
-        }
-    }
-    let n = specs.len() as f32;
-    docs.into_iter()
-        .map(|d| {
-            let mut v: Vec<(u32, f32)> = d
-                .into_iter()
-                .map(|(t, tf)| {
-                    let idf = (1.0 + n / df.get(&t).copied().unwrap_or(1.0)).ln();
-                    (t, (1.0 + tf.ln()) * idf)
-                })
-                .collect();
-            let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                v.iter_mut().for_each(|(_, w)| *w /= norm);
-            }
-            v
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::overlap::tfidf;
     use super::*;
     use serde_json::json;
 
@@ -1698,7 +1513,7 @@ mod tests {
             })
             .collect();
         let vectors = tfidf(&specs);
-        for threshold in [0.2f32, 0.35, 0.5] {
+        for threshold in [0.2f32, 0.35, 0.5, 0.6, 0.8] {
             let mut brute = Vec::new();
             for i in 0..vectors.len() {
                 for j in i + 1..vectors.len() {

@@ -98,10 +98,12 @@ pub(crate) fn result_json(out: &Outcome) -> Value {
     })
 }
 
-/// [`result_json`] as rmcp's type, built directly (no JSON round trip for the envelope).
-pub(crate) fn to_call_result(out: &Outcome) -> rmcp::model::CallToolResult {
-    if raw_blocks(out).is_some() {
-        return match serde_json::from_value(result_json(out)) {
+/// [`result_json`] as rmcp's type, built directly: the envelope is serialized once (its text
+/// block), and `structuredContent` takes the outcome's fields by move instead of a second
+/// serialization into a JSON tree.
+pub(crate) fn to_call_result(out: Outcome) -> rmcp::model::CallToolResult {
+    if raw_blocks(&out).is_some() {
+        return match serde_json::from_value(result_json(&out)) {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!(error = %e, "tool result is not a valid MCP result");
@@ -113,12 +115,46 @@ pub(crate) fn to_call_result(out: &Outcome) -> rmcp::model::CallToolResult {
             }
         };
     }
-    let mut result = rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(
-        envelope_text(out),
-    )]);
-    result.structured_content = Some(out.to_json());
-    result.is_error = Some(out.status == Status::Error);
+    let is_error = out.status == Status::Error;
+    let text = envelope_text(&out);
+    let mut result =
+        rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]);
+    result.structured_content = Some(into_json(out));
+    result.is_error = Some(is_error);
     result
+}
+
+/// [`Outcome::to_json`] without copying: the message, data and instruction move into the tree,
+/// in the field order (and with the omissions) of `Outcome`'s serialization.
+fn into_json(out: Outcome) -> Value {
+    let Outcome {
+        status,
+        message,
+        data,
+        instruction,
+        error,
+        meta,
+    } = out;
+    let mut m = Map::with_capacity(6);
+    m.insert("status".into(), Value::String(status.as_str().into()));
+    m.insert("message".into(), Value::String(message));
+    if let Some(d) = data {
+        m.insert("data".into(), d);
+    }
+    if let Some(i) = instruction {
+        m.insert("instruction".into(), Value::String(i));
+    }
+    if let Some(e) = error {
+        m.insert(
+            "error".into(),
+            serde_json::to_value(e).unwrap_or(Value::Null),
+        );
+    }
+    m.insert(
+        "meta".into(),
+        serde_json::to_value(meta).unwrap_or(Value::Null),
+    );
+    Value::Object(m)
 }
 
 /// [`tool_json`] as rmcp's type, built directly (the schema is copied once, no JSON round
@@ -286,7 +322,7 @@ mod tests {
         let r = result_json(&err);
         assert_eq!(r["isError"], true);
         assert_eq!(r["structuredContent"]["error"]["code"], "NOT_FOUND");
-        let typed = to_call_result(&err);
+        let typed = to_call_result(err.clone());
         assert_eq!(typed.is_error, Some(true));
     }
 
@@ -298,7 +334,7 @@ mod tests {
         let r = result_json(&out);
         assert!(r.get("structuredContent").is_none());
         assert_eq!(r["content"][0]["type"], "image");
-        let typed = to_call_result(&out);
+        let typed = to_call_result(out.clone());
         assert_eq!(typed.content.len(), 1);
         // A data object with more keys is an ordinary result.
         let normal = Outcome::success(json!({RAW_CONTENT_KEY: [], "other": 1}));
@@ -345,7 +381,7 @@ mod tests {
             Outcome::from_error(ToolError::validation("bad", "fix")),
         ];
         for out in &outs {
-            let typed = serde_json::to_value(to_call_result(out)).unwrap();
+            let typed = serde_json::to_value(to_call_result(out.clone())).unwrap();
             let mut want = result_json(out);
             // rmcp adds the SEP-2322 result type; the server drops it for older peers.
             if let (Value::Object(t), Value::Object(w)) = (&typed, &mut want)
@@ -354,6 +390,34 @@ mod tests {
                 w.insert("resultType".into(), rt.clone());
             }
             assert_eq!(typed, want);
+        }
+    }
+
+    /// The moved tree is exactly the serialized envelope, for every shape an outcome takes.
+    #[test]
+    fn into_json_matches_the_serialized_envelope() {
+        let mut truncated = Outcome::partial(json!({"items": [1, 2]}), "cut")
+            .with_instruction("Narrow the request.");
+        truncated.meta.truncated = Some(toolwright_core::Truncation {
+            total: 10,
+            showing: 2,
+            path: "/items".into(),
+        });
+        truncated.meta.retries = 2;
+        truncated.meta.tool = "t".into();
+        let outs = [
+            Outcome::success(json!({"x": [1, 2.5, "s"], "y": null})),
+            Outcome::success(Value::Null),
+            Outcome::from_error(ToolError::validation("bad", "fix")),
+            Outcome::needs_confirmation(json!({"delete": "a.txt"}), "ap-1"),
+            truncated,
+        ];
+        for out in outs {
+            let want = out.to_json();
+            assert_eq!(
+                serde_json::to_string(&into_json(out)).unwrap(),
+                serde_json::to_string(&want).unwrap()
+            );
         }
     }
 

@@ -7,7 +7,8 @@
 //!
 //! The checks run in this order, cheapest first: bearer token (401, and the connection is
 //! closed), declared length (413), session cap for a new session (503) or unknown session on
-//! DELETE (404), then the body is read within its timeout (408) and handed to rmcp.
+//! DELETE (404); then the body streams to rmcp, which stops reading past the size limit (413),
+//! and is cut at its deadline (408).
 
 use crate::error::McpError;
 use crate::http_conn::{ConnLimits, ConnState};
@@ -371,29 +372,77 @@ async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next
             _ => {}
         }
     }
+    // The body streams on to rmcp, which enforces the size limit as it reads (413); here it is
+    // only cut at the body deadline (408). No copy, and no timer unless the body has to be
+    // waited for.
+    let timed_out = Arc::new(AtomicBool::new(false));
     let (parts, body) = req.into_parts();
-    let read = tokio::time::timeout(
-        guard.body_timeout,
-        axum::body::to_bytes(body, guard.max_body),
-    )
-    .await;
-    let bytes = match read {
-        Err(_) => {
-            return (
-                StatusCode::REQUEST_TIMEOUT,
-                [(header::CONNECTION, "close")],
-                format!(
-                    "Request Timeout: the body did not arrive within {} s",
-                    guard.body_timeout.as_secs()
-                ),
-            )
-                .into_response();
+    let body = axum::body::Body::new(DeadlineBody {
+        inner: body,
+        deadline: tokio::time::Instant::now() + guard.body_timeout,
+        sleep: None,
+        timed_out: timed_out.clone(),
+    });
+    let mut resp = next.run(Request::from_parts(parts, body)).await;
+    if timed_out.load(Ordering::Acquire) {
+        return (
+            StatusCode::REQUEST_TIMEOUT,
+            [(header::CONNECTION, "close")],
+            format!(
+                "Request Timeout: the body did not arrive within {} s",
+                guard.body_timeout.as_secs()
+            ),
+        )
+            .into_response();
+    }
+    if resp.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        // The rest of the body was not read: the connection cannot carry another request.
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
+}
+
+/// A request body cut at a deadline: past it, the next read fails and `timed_out` is set. The
+/// timer is armed only when a read has to wait (a body already received costs no timer).
+struct DeadlineBody {
+    inner: axum::body::Body,
+    deadline: tokio::time::Instant,
+    sleep: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    timed_out: Arc<AtomicBool>,
+}
+
+impl http_body::Body for DeadlineBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        if let Poll::Ready(frame) = std::pin::Pin::new(&mut this.inner).poll_frame(cx) {
+            return Poll::Ready(frame);
         }
-        Ok(Err(_)) => return too_large(guard.max_body),
-        Ok(Ok(b)) => b,
-    };
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+        let deadline = this.deadline;
+        let sleep = this
+            .sleep
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if sleep.as_mut().poll(cx).is_ready() {
+            this.timed_out.store(true, Ordering::Release);
+            return Poll::Ready(Some(Err(axum::Error::new("the request body timed out"))));
+        }
+        Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 pub(crate) fn bearer_matches(req: &Request, expected: &str) -> bool {
@@ -477,6 +526,62 @@ mod tests {
         assert!(constant_time_eq(b"abc", b"abc"));
         assert!(!constant_time_eq(b"abc", b"abd"));
         assert!(!constant_time_eq(b"abc", b"abcd"));
+    }
+
+    /// Sends `head` then `body` on a fresh connection; the status line of the answer.
+    async fn status_of(addr: SocketAddr, head: &str, body: &[u8]) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(addr)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let _ = s.write_all(head.as_bytes()).await;
+        let _ = s.write_all(body).await;
+        let mut buf = vec![0u8; 256];
+        let n = tokio::time::timeout(Duration::from_secs(20), s.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| panic!("no answer"))
+            .unwrap_or(0);
+        String::from_utf8_lossy(buf.get(..n).unwrap_or_default())
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The body streams to rmcp: a chunked body (no declared length) over the limit still gets
+    /// 413, a declared one 413 before the body is sent, and a body that stops arriving 408.
+    #[tokio::test]
+    async fn streamed_bodies_are_bounded_in_size_and_time() {
+        let rt = toolwright_runtime::Runtime::new(Arc::new(toolwright_core::Registry::new()));
+        let server = McpServer::new(rt, crate::ServerOptions::default());
+        let mut o = HttpOptions::new(SocketAddr::from(([127, 0, 0, 1], 0)));
+        o.max_body_bytes = 1024;
+        o.body_timeout = Duration::from_millis(500);
+        let http = bind_http(server, o).await.unwrap_or_else(|e| panic!("{e}"));
+        let addr = http.local_addr();
+        let stop = CancellationToken::new();
+        let done = stop.clone();
+        let task = tokio::spawn(http.run(async move { done.cancelled().await }));
+        let post = |extra: &str| {
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\n{extra}\r\n"
+            )
+        };
+        let big = format!("800\r\n{}\r\n0\r\n\r\n", "x".repeat(0x800));
+        let chunked = status_of(
+            addr,
+            &post("Transfer-Encoding: chunked\r\n"),
+            big.as_bytes(),
+        )
+        .await;
+        assert!(chunked.contains("413"), "{chunked}");
+        let declared = status_of(addr, &post("Content-Length: 5000\r\n"), b"").await;
+        assert!(declared.contains("413"), "{declared}");
+        let slow = status_of(addr, &post("Content-Length: 100\r\n"), b"{").await;
+        assert!(slow.contains("408"), "{slow}");
+        stop.cancel();
+        let _ = task.await;
     }
 
     #[test]

@@ -81,6 +81,8 @@ struct Shared {
     peers: std::sync::Mutex<Vec<Peer<RoleServer>>>,
     /// The last `tools/list` conversion.
     tools: std::sync::Mutex<Option<ToolCache>>,
+    /// `initialize`'s answer, built once: a stateless server asks for it on every request.
+    info: ServerConfig,
 }
 
 /// Per-session state: the log level the client set, and the step used for retry budgets.
@@ -151,6 +153,7 @@ impl McpServer {
         McpServer {
             shared: Arc::new(Shared {
                 runtime,
+                info: server_info(&options),
                 options,
                 peers: std::sync::Mutex::new(Vec::new()),
                 tools: std::sync::Mutex::new(None),
@@ -283,12 +286,12 @@ impl McpServer {
     async fn run_call(
         &self,
         name: &str,
-        args: &Value,
+        args: Value,
         approved: bool,
         context: &RequestContext<RoleServer>,
     ) -> Outcome {
         let n = CALLS.fetch_add(1, Ordering::Relaxed);
-        let call = ToolCall::new(format!("mcp-{n}"), name, args.clone());
+        let call = ToolCall::new(format!("mcp-{n}"), name, args);
         let (scope, rx) = CallScope::open(&call.id);
         let opts = self.call_options(approved, context);
         let runtime = self.runtime().clone();
@@ -320,20 +323,25 @@ impl McpServer {
         out
     }
 
+    /// Whether a `needs_confirmation` answer can be put to the person through elicitation.
+    fn can_elicit(&self, context: &RequestContext<RoleServer>) -> bool {
+        self.shared.options.elicit_confirmation
+            && context
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.elicitation.is_some())
+    }
+
     /// For a `needs_confirmation` answer: asks the person through elicitation when the client
     /// can, and runs the call approved when they accept.
     async fn confirm_by_elicitation(
         &self,
         name: &str,
-        args: &Value,
+        args: Value,
         first: Outcome,
         context: &RequestContext<RoleServer>,
     ) -> Outcome {
-        let supports = context
-            .peer
-            .peer_info()
-            .is_some_and(|info| info.capabilities.elicitation.is_some());
-        if !supports || !self.shared.options.elicit_confirmation {
+        if !self.can_elicit(context) {
             return first;
         }
         let preview = first.data.clone().unwrap_or(Value::Null);
@@ -374,6 +382,26 @@ impl McpServer {
             }
         }
     }
+}
+
+/// The server's capabilities, identity and instructions, as `initialize` answers them.
+fn server_info(options: &ServerOptions) -> ServerConfig {
+    let caps = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_tool_list_changed()
+        .enable_logging()
+        .build();
+    let mut info = ServerConfig::new(caps).with_protocol_version(MAX_PROTOCOL);
+    if let Ok(imp) = serde_json::from_value(json!({
+        "name": options.name,
+        "version": options.version,
+    })) {
+        info = info.with_server_info(imp);
+    }
+    if let Some(i) = &options.instructions {
+        info = info.with_instructions(i.clone());
+    }
+    info
 }
 
 /// Sends a server-to-client request given as `{"method", "params"}` JSON; the result as JSON.
@@ -477,22 +505,7 @@ async fn send_progress(
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let caps = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .enable_logging()
-            .build();
-        let mut info = ServerConfig::new(caps).with_protocol_version(MAX_PROTOCOL);
-        if let Ok(imp) = serde_json::from_value(json!({
-            "name": self.shared.options.name,
-            "version": self.shared.options.version,
-        })) {
-            info = info.with_server_info(imp);
-        }
-        if let Some(i) = &self.shared.options.instructions {
-            info = info.with_instructions(i.clone());
-        }
-        info
+        self.shared.info.clone()
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -516,13 +529,18 @@ impl ServerHandler for McpServer {
         let args = request.arguments.map_or_else(|| json!({}), Value::Object);
         let name = request.name.to_string();
         let approve = self.shared.options.approve_all;
-        let mut out = self.run_call(&name, &args, approve, &context).await;
-        if out.status == Status::NeedsConfirmation && !approve {
+        // The arguments move into the call; a copy is kept only when an approval could be
+        // asked for and the call then run again.
+        let again = (!approve && self.can_elicit(&context)).then(|| args.clone());
+        let mut out = self.run_call(&name, args, approve, &context).await;
+        if out.status == Status::NeedsConfirmation
+            && let Some(args) = again
+        {
             out = self
-                .confirm_by_elicitation(&name, &args, out, &context)
+                .confirm_by_elicitation(&name, args, out, &context)
                 .await;
         }
-        Ok(CallToolResponse::Complete(to_call_result(&out)))
+        Ok(CallToolResponse::Complete(to_call_result(out)))
     }
 
     /// rmcp hands a standard method whose params do not parse (`tools/call` without a `name`,
