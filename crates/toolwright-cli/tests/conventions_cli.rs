@@ -18,20 +18,9 @@ use common::{completion, fixture};
 
 /// The CLI with no provider variable of the machine and every home-like directory in `home`.
 fn toolwright(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("toolwright").unwrap();
-    for k in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "TOOLWRIGHT_BASE_URL",
-        "TOOLWRIGHT_MODEL",
-        "TOOLWRIGHT_PROVIDER",
-        "TOOLWRIGHT_HISTORY",
-        "OPENAI_BASE_URL",
-        "OPENAI_MODEL",
-    ] {
-        c.env_remove(k);
-    }
-    c.env("HOME", home)
+    let mut c = common::toolwright();
+    c.env_remove("TOOLWRIGHT_MODEL")
+        .env("HOME", home)
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_CACHE_HOME", home.join("cache"))
         .env("TOOLWRIGHT_HOME", home.join("tw"));

@@ -16,17 +16,7 @@ mod common;
 use common::{completion, fixture};
 
 fn toolwright() -> Command {
-    let mut c = Command::cargo_bin("toolwright").unwrap();
-    for k in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "OPENAI_BASE_URL",
-        "TOOLWRIGHT_BASE_URL",
-        "TOOLWRIGHT_PROVIDER",
-    ] {
-        c.env_remove(k);
-    }
-    c
+    common::toolwright()
 }
 
 fn sample() -> PathBuf {

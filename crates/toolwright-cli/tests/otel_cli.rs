@@ -141,13 +141,9 @@ fn wait_for(received: &Received, done: impl Fn(&[Span]) -> bool) -> Vec<(Option<
 }
 
 fn toolwright(endpoint_env: Option<&str>) -> Command {
-    let mut c = Command::cargo_bin("toolwright").unwrap();
+    let mut c = common::toolwright();
     for k in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "TOOLWRIGHT_BASE_URL",
         "TOOLWRIGHT_MODEL",
-        "OPENAI_BASE_URL",
         "OTEL_EXPORTER_OTLP_ENDPOINT",
         "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
         "OTEL_EXPORTER_OTLP_PROTOCOL",

@@ -19,16 +19,8 @@ fn fixture(bodies: Vec<Value>) -> String {
 }
 
 fn toolwright() -> Command {
-    let mut c = Command::cargo_bin("toolwright").unwrap();
-    for k in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "TOOLWRIGHT_BASE_URL",
-        "TOOLWRIGHT_MODEL",
-        "OPENAI_BASE_URL",
-    ] {
-        c.env_remove(k);
-    }
+    let mut c = common::toolwright();
+    c.env_remove("TOOLWRIGHT_MODEL");
     c
 }
 

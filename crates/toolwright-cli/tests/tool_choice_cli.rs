@@ -15,20 +15,9 @@ use common::completion;
 use serde_json::{Value, json};
 
 fn toolwright(root: &std::path::Path) -> Command {
-    let mut c = Command::cargo_bin("toolwright").unwrap();
-    for k in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "TOOLWRIGHT_BASE_URL",
-        "TOOLWRIGHT_MODEL",
-        "OPENAI_BASE_URL",
-        "TOOLWRIGHT_TOOL_CHOICE",
-        "TOOLWRIGHT_NO_STRICT",
-        "TOOLWRIGHT_PROVIDER",
-    ] {
-        c.env_remove(k);
-    }
-    c.args(["--root", root.to_str().unwrap()]);
+    let mut c = common::toolwright();
+    c.env_remove("TOOLWRIGHT_MODEL")
+        .args(["--root", root.to_str().unwrap()]);
     c
 }
 

@@ -5,6 +5,30 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 
+/// Variables that pick a provider, an endpoint or how requests are made: the machine's values
+/// never reach a test. (`TOOLWRIGHT_MODEL` is not among them: it may say where the embedded model
+/// is; tests that must not see it remove it themselves.)
+pub const PROVIDER_VARS: &[&str] = &[
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
+    "TOOLWRIGHT_BASE_URL",
+    "TOOLWRIGHT_PROVIDER",
+    "TOOLWRIGHT_TOOL_CHOICE",
+    "TOOLWRIGHT_NO_STRICT",
+    "TOOLWRIGHT_HISTORY",
+];
+
+/// The `toolwright` binary with none of [`PROVIDER_VARS`] set.
+pub fn toolwright() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("toolwright").unwrap();
+    for k in PROVIDER_VARS {
+        c.env_remove(k);
+    }
+    c
+}
+
 /// Serves `bodies` (Chat Completions JSON) to successive POSTs on 127.0.0.1; returns the base
 /// URL and a handle giving the request bodies received.
 pub fn fixture(bodies: Vec<Value>) -> (String, std::thread::JoinHandle<Vec<Value>>) {
