@@ -669,8 +669,7 @@ impl Router {
         if self.action_bonus == 0.0 {
             return;
         }
-        let words: Vec<String> = text::words(query).into_iter().take(4).collect();
-        let Some(wanted) = text::action(&words) else {
+        let Some(wanted) = text::request_action(query) else {
             return;
         };
         for (f, a) in fused.iter_mut().zip(&self.actions) {
@@ -741,10 +740,7 @@ impl Router {
 pub const DEFAULT_ACTION_BONUS: f32 = 0.01;
 
 fn tool_actions(specs: &[ToolSpec]) -> Vec<Option<text::Action>> {
-    specs
-        .iter()
-        .map(|s| text::action(&text::words(&s.name)))
-        .collect()
+    specs.iter().map(|s| text::name_action(&s.name)).collect()
 }
 
 /// The `k` best positive, finite scores, best first (ties keep index order).

@@ -265,6 +265,24 @@ pub fn action(words: &[String]) -> Option<Action> {
     })
 }
 
+/// What a request asks to do: the [`action`] of its first four words ("close issue 42" →
+/// update, "what is in …" → read).
+///
+/// ```
+/// use toolwright_catalog::text::{Action, request_action};
+/// assert_eq!(request_action("please delete the file"), Some(Action::Delete));
+/// assert_eq!(request_action("the weather in Oslo, then delete it"), None);
+/// ```
+pub fn request_action(query: &str) -> Option<Action> {
+    let first: Vec<String> = words(query).into_iter().take(4).collect();
+    action(&first)
+}
+
+/// What a tool does, from the verb of its name (`update_issue` → update).
+pub fn name_action(name: &str) -> Option<Action> {
+    action(&words(name))
+}
+
 /// Words of `text` for indexing or querying: split, stop words dropped, stemmed.
 ///
 /// ```

@@ -70,13 +70,10 @@ pub fn evidence(ranking: &[Candidate], query: &str) -> Option<Evidence> {
 }
 
 fn action_missing(ranking: &[Candidate], query: &str) -> bool {
-    use toolwright_catalog::text::{Action, action, words};
-    let first: Vec<String> = words(query).into_iter().take(4).collect();
-    match action(&first) {
+    use toolwright_catalog::text::{Action, name_action, request_action};
+    match request_action(query) {
         None | Some(Action::Read) => false,
-        Some(wanted) => !ranking
-            .iter()
-            .any(|c| action(&words(&c.name)) == Some(wanted)),
+        Some(wanted) => !ranking.iter().any(|c| name_action(&c.name) == Some(wanted)),
     }
 }
 
