@@ -20,6 +20,7 @@ pub mod passes;
 #[cfg(feature = "llama")]
 mod provider;
 pub mod routing;
+pub mod salvage;
 pub mod select;
 #[cfg(any(feature = "llama", feature = "embed"))]
 mod wheel;

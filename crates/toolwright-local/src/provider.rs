@@ -20,6 +20,7 @@ use crate::engine::Engine;
 use crate::gbnf::{GrammarLimits, tool_call_grammar};
 use crate::narrow::{ground_numbers, narrow_for_query};
 use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
+use crate::salvage::{named_tool, tight_retry};
 use crate::select::{Decision, choose, drop_echoed_names};
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -685,12 +686,33 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 config.max_call_tokens * config.max_parallel_calls.clamp(1, 4),
                 false,
             )?;
-            let v: Value = serde_json::from_str(&g.text).map_err(|e| {
-                ProviderError::Model(format!(
-                    "the grammar-constrained output did not parse ({e}): {}",
-                    shorten(&g.text, 200)
-                ))
-            })?;
+            let mut usage = g.usage;
+            let v: Value = match serde_json::from_str(&g.text) {
+                Ok(v) => v,
+                Err(_) if direct.is_some() && named_tool(&g.text) == Some("none") => {
+                    notes.push("the model declined every tool; its reply was cut".to_string());
+                    serde_json::json!({"tool": "none"})
+                }
+                Err(e) => {
+                    let cut = format!(
+                        "the grammar-constrained output did not parse ({e}): {}",
+                        shorten(&g.text, 200)
+                    );
+                    let (v, u) = retry_tight(engine, config, &messages, &g.text, &tools, &limits)?
+                        .map_err(|again| {
+                            ProviderError::Model(format!(
+                                "{cut}; asked once more with required parameters only: {}",
+                                shorten(&again, 200)
+                            ))
+                        })?;
+                    usage.add(u);
+                    notes.push(format!(
+                        "{cut}; asked once more for {} with its required parameters only and short values",
+                        v.get("tool").and_then(Value::as_str).unwrap_or("the tool")
+                    ));
+                    v
+                }
+            };
             // One call `{tool, arguments}`, or a list of them; `{"tool": "none"}` declines.
             let items = match v {
                 Value::Array(items) => items,
@@ -720,7 +742,6 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     "{dropped} extra call(s) dropped: nothing new in them, or a text value the request does not contain"
                 ));
             }
-            let mut usage = g.usage;
             let mut kept = kept;
             // One call that gave several parameters the same number while other numbers of the
             // request went unused: asked again (at most twice), the later parameters without it.
@@ -935,4 +956,31 @@ impl Provider for LocalChat {
             Ok(r)
         })
     }
+}
+
+/// One more try after an output that did not parse ([`crate::salvage`]): the tool it named,
+/// required parameters only, short values. `Err(what it said)` when that try does not parse
+/// either.
+fn retry_tight(
+    engine: &Engine,
+    config: &LocalConfig,
+    messages: &[(String, String)],
+    text: &str,
+    tools: &[ToolSpec],
+    limits: &GrammarLimits,
+) -> Result<Result<(Value, Usage), String>, ProviderError> {
+    let Some(retry) = tight_retry(text, tools, limits) else {
+        return Ok(Err("no tool to ask for".to_string()));
+    };
+    let grammar = match tool_call_grammar(std::slice::from_ref(&retry.spec), &retry.limits) {
+        Ok(g) => g,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    // The budget of a two-call reply: a single call under these limits fits it.
+    let g = engine.generate(messages, Some(&grammar), 2 * config.max_call_tokens, false)?;
+    Ok(serde_json::from_str::<Value>(&g.text)
+        .ok()
+        .filter(|v| v.get("arguments").is_some_and(Value::is_object))
+        .map(|v| (v, g.usage))
+        .ok_or(g.text))
 }
