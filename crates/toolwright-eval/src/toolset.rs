@@ -111,8 +111,9 @@ impl ToolsetDataset {
             Value::Array(a) => a,
             _ => return Err("tools.json: expected an array or {\"tools\": [...]}".to_string()),
         };
-        let specs = toolwright_core::defs::parse_definitions(&Value::Array(functions.clone()))
+        let mut specs = toolwright_core::defs::parse_definitions(&Value::Array(functions.clone()))
             .map_err(|e| format!("tools.json: {e}"))?;
+        server_categories(&dir.join("servers"), &mut specs)?;
         let requests = parse_requests(&read("requests.jsonl")?, &specs)?;
         let name = dir
             .file_name()
@@ -130,6 +131,44 @@ impl ToolsetDataset {
     pub fn is_dataset_dir(dir: &Path) -> bool {
         dir.join("tools.json").is_file() && dir.join("requests.jsonl").is_file()
     }
+}
+
+/// With a `servers/` folder of per-server `tools/list` results (`<server>.json`), each tool's
+/// category becomes its server's name, as importing that server with `--mcp` does
+/// (`serverInfo.name`); a tool renamed `<server>__<name>` for a clash is matched too.
+fn server_categories(servers: &Path, specs: &mut [ToolSpec]) -> Result<(), String> {
+    let Ok(entries) = std::fs::read_dir(servers) else {
+        return Ok(());
+    };
+    let mut files: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    files.sort();
+    for path in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+    {
+        let Some(server) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let list: Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let names = list
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        for name in names.filter_map(|t| t.get("name").and_then(Value::as_str)) {
+            let renamed = format!("{server}__{name}");
+            if let Some(spec) = specs
+                .iter_mut()
+                .find(|s| s.name == renamed || s.name == name)
+            {
+                spec.meta.category = Some(server.clone());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parses `requests.jsonl` against `specs` (see [`ToolsetDataset::load`]).
@@ -180,6 +219,15 @@ mod tests {
         let servers: std::collections::HashSet<&str> =
             ds.requests.iter().map(|r| r.server.as_str()).collect();
         assert!(servers.len() >= 9, "{servers:?}");
+        // Every tool carries its server's name, renamed clashes included.
+        let category = |name: &str| {
+            let spec = ds.specs.iter().find(|s| s.name == name).unwrap();
+            spec.meta.category.clone()
+        };
+        assert_eq!(category("query").as_deref(), Some("postgres"));
+        assert_eq!(category("gitlab__push_files").as_deref(), Some("gitlab"));
+        assert_eq!(category("github__push_files").as_deref(), Some("github"));
+        assert!(ds.specs.iter().all(|s| s.meta.category.is_some()));
     }
 
     #[test]

@@ -266,6 +266,9 @@ struct Inner {
     source: McpSource,
     options: ClientOptions,
     server_name: String,
+    /// `serverInfo.name` as the server gave it: the imported tools' category, so a request
+    /// naming the server ("in postgres", "on gitlab") finds its tools.
+    info_name: Option<String>,
     peer: Peer<RoleClient>,
     link: Arc<Link>,
     // Kept last: dropping it closes the connection (and ends a child process).
@@ -373,14 +376,16 @@ async fn finish_connect(
             ))
         })??;
     let peer = service.peer().clone();
-    let server_name = service
+    let info_name = service
         .peer_info()
         .and_then(|i| i.server_info.as_ref().map(|s| s.name.clone()))
-        .unwrap_or_else(|| source.label());
+        .filter(|n| !n.trim().is_empty());
+    let server_name = info_name.clone().unwrap_or_else(|| source.label());
     let inner = Arc::new(Inner {
         source: source.clone(),
         options: options.clone(),
         server_name,
+        info_name,
         peer,
         link: link.clone(),
         service: Mutex::new(Some(service)),
@@ -510,7 +515,10 @@ impl McpConnection {
                 continue;
             };
             let name = format!("{}{remote}", opts.prefix.as_deref().unwrap_or_default());
-            let spec = spec_from_mcp_tool(def, &name, timeout_ms);
+            let mut spec = spec_from_mcp_tool(def, &name, timeout_ms);
+            if let Some(server) = &self.inner.info_name {
+                spec.meta.category = Some(server.clone());
+            }
             let tool: Arc<dyn Tool> = Arc::new(RemoteTool {
                 spec,
                 remote: remote.to_string(),

@@ -86,6 +86,11 @@ async fn tools_list_passes_schemas_and_import_returns_envelopes() {
     let local = Arc::new(Registry::new());
     let names = conn.import(&local).await.unwrap();
     assert_eq!(names, vec!["echo".to_string()]);
+    // The server's `serverInfo.name` becomes the tool's category, which routing reads.
+    assert_eq!(
+        local.get("echo").unwrap().spec().meta.category.as_deref(),
+        Some(ServerOptions::default().name.as_str())
+    );
     let rt = Runtime::new(local);
     let out = rt
         .invoke(
