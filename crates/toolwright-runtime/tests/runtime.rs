@@ -632,6 +632,53 @@ async fn confirmation_cannot_be_given_by_the_model() {
     assert_eq!(deleted.load(Ordering::SeqCst), 2);
 }
 
+/// Without its policies the runtime still validates, gates destructive calls and answers with
+/// envelopes; what it drops is the rest (here: the fallback).
+#[tokio::test]
+async fn policies_off_keeps_validation_and_the_confirmation_gate() {
+    let deleted = Arc::new(AtomicU32::new(0));
+    let rt = Runtime::builder(delete_registry(deleted.clone()))
+        .policies(false)
+        .build();
+    let opts = CallOptions::default();
+    let args = json!({"path": "a.txt", "confirm": true});
+    let out = rt
+        .invoke(call("c", "delete_file", args.clone()), &opts)
+        .await;
+    assert_eq!(out.status(), Status::NeedsConfirmation, "{out:?}");
+    assert_eq!(deleted.load(Ordering::SeqCst), 0);
+    rt.approve(out.meta.approval_id.as_deref().unwrap())
+        .await
+        .unwrap();
+    let out = rt.invoke(call("go", "delete_file", args), &opts).await;
+    assert_eq!(out.status(), Status::Success, "{out:?}");
+    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    let strict = CallOptions {
+        strict: true,
+        ..CallOptions::default()
+    };
+    let out = rt
+        .invoke(
+            call("v", "delete_file", json!({"path": 3, "x": 1})),
+            &strict,
+        )
+        .await;
+    assert_eq!(out.error_code(), Some(ErrorCode::Validation));
+    assert_eq!(out.error().unwrap().fields.len(), 2, "{out:?}");
+
+    let up = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let runs = Arc::new(AtomicU32::new(0));
+    let bare = Runtime::builder(search_registry(up, runs.clone()))
+        .policies(false)
+        .build();
+    let out = bare
+        .invoke(call("s", "semantic", json!({"query": "rust"})), &opts)
+        .await;
+    assert_eq!(out.error_code(), Some(ErrorCode::DependencyUnavailable));
+    assert!(out.meta.fallback_from.is_none());
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
 #[tokio::test]
 async fn events_and_metrics_describe_every_call() {
     let rt = Runtime::new(validating_registry());
