@@ -56,12 +56,12 @@ def main() -> int:
     faster = lambda k: (lambda r: r.get("peer_over_tw") is not None and r["peer_over_tw"] >= k)
     po = peers.get("overhead", {})
     for size in ("small", "medium", "large"):
-        reg = crit(cdir, "overhead", "registry", size)
+        reg = crit(cdir, "overhead", "runtime-minimal", size)
         rt = crit(cdir, "overhead", "runtime", size)
         bare = crit(cdir, "overhead", "bare", size)
         p = po.get(size, {})
         sec = f"per-call, {size}"
-        row(sec, "toolwright Registry::invoke (parse→validate→no-op→envelope JSON)", reg)
+        row(sec, "toolwright Runtime::invoke, policies off (parse→validate→no-op→envelope JSON)", reg)
         row(sec, "bare serde_json::from_value + call (no validation, no envelope)", bare,
             note=(f"framework cost ×{reg / bare:.1f} of bare" if reg and bare else ""))
         row(sec, "toolwright Runtime::invoke (policies) vs pydantic-ai tool manager", rt,

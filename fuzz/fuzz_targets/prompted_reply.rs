@@ -32,6 +32,6 @@ fuzz_target!(|data: &[u8]| {
             }
             serde_json::to_string(&reply).expect("a reply serializes");
         }
-        Err(e) => assert!(!e.is_empty()),
+        Err(e) => assert!(!e.to_string().is_empty()),
     }
 });

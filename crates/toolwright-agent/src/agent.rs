@@ -689,7 +689,7 @@ impl Agent {
             }
             trace.steps.push(rec);
             if let Some((c, prev)) = repeated {
-                let last = prev.error.as_ref().map_or_else(
+                let last = prev.error().map_or_else(
                     || prev.message.clone(),
                     |e| format!("{}: {}", e.code, e.message),
                 );

@@ -106,8 +106,8 @@ async fn validation_budgets_run_out_and_say_stop() {
     assert_eq!(trace.stop, StopReason::Answered);
     let last = &trace.calls[2].envelope;
     assert_eq!(last.meta.attempts_left, 0);
-    assert!(!last.error.as_ref().unwrap().retryable);
-    assert!(trace.calls[0].envelope.error.as_ref().unwrap().retryable);
+    assert!(!last.error().unwrap().retryable);
+    assert!(trace.calls[0].envelope.error().unwrap().retryable);
 }
 
 #[tokio::test]
@@ -222,7 +222,7 @@ async fn definition_only_tools_are_validated_and_recorded_not_run() {
     assert_eq!(
         trace.calls[0]
             .envelope
-            .error
+            .error()
             .as_ref()
             .unwrap()
             .code

@@ -90,7 +90,7 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
         .iter()
         .map(|c| {
             c.envelope
-                .error
+                .error()
                 .as_ref()
                 .map_or_else(|| "ok".to_string(), |e| e.code.as_str().to_string())
         })

@@ -115,7 +115,7 @@ async fn strict_compatible_tools_go_strict_and_nulls_for_optionals_are_dropped()
     let rec = &trace.calls[0];
     assert!(rec.ran);
     assert_eq!(
-        rec.envelope.status.as_str(),
+        rec.envelope.status().as_str(),
         "success",
         "{:?}",
         rec.envelope
@@ -153,7 +153,7 @@ async fn one_tool_strict_mode_cannot_serve_means_plain_schemas_for_all() {
     assert_eq!(
         trace.calls[0]
             .envelope
-            .error
+            .error()
             .as_ref()
             .unwrap()
             .code
@@ -208,7 +208,7 @@ async fn a_named_tool_choice_is_sent_until_a_tool_result_then_left_to_the_model(
         json!({"type": "function", "function": {"name": "get_forecast"}})
     );
     assert!(bodies[1].get("tool_choice").is_none(), "{}", bodies[1]);
-    assert_eq!(trace.calls[0].envelope.status.as_str(), "success");
+    assert_eq!(trace.calls[0].envelope.status().as_str(), "success");
 }
 
 #[tokio::test]

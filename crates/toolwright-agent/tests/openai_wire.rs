@@ -98,8 +98,8 @@ async fn a_multi_step_conversation_with_every_kind_of_trouble() {
         .calls
         .iter()
         .map(|c| {
-            c.envelope.error.as_ref().map_or_else(
-                || c.envelope.status.as_str().to_string(),
+            c.envelope.error().map_or_else(
+                || c.envelope.status().as_str().to_string(),
                 |e| e.code.as_str().to_string(),
             )
         })

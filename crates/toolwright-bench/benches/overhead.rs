@@ -1,6 +1,8 @@
 //! Per-call overhead: arguments JSON string → parse → validate → invoke a no-op tool → serialize
-//! the envelope, for small / medium / large arguments; through the registry, through the runtime
-//! (policies), validation alone, and the bare `serde_json::from_value` + call baseline.
+//! the envelope, for small / medium / large arguments; through the runtime with its policies off
+//! (`runtime-minimal`: the row that replaced the bare `Registry::invoke` pipeline, same steps),
+//! through the runtime (policies), validation alone, and the bare `serde_json::from_value` + call
+//! baseline.
 
 // A benchmark whose setup fails should stop loudly.
 #![allow(clippy::expect_used)]
@@ -8,8 +10,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use toolwright_bench::{Size, bare_call, registry, registry_call, runtime, runtime_call};
-use toolwright_core::InvokeOptions;
+use toolwright_bench::{Size, bare_call, minimal_runtime, registry, runtime, runtime_call};
 use toolwright_runtime::CallOptions;
 
 fn rt() -> tokio::runtime::Runtime {
@@ -38,16 +39,16 @@ fn overhead(c: &mut Criterion) {
     let tokio = rt();
     let reg = registry().expect("registry");
     let runtime = runtime().expect("runtime");
-    let iopts = InvokeOptions::default();
+    let minimal = minimal_runtime().expect("runtime");
     let copts = CallOptions::default();
     let mut g = c.benchmark_group("overhead");
     for size in Size::ALL {
         let args = size.args_json();
         let name = size.tool_name();
         g.bench_with_input(
-            BenchmarkId::new("registry", size.as_str()),
+            BenchmarkId::new("runtime-minimal", size.as_str()),
             &args,
-            |b, a| b.iter_custom(|n| timed(&tokio, n, || registry_call(&reg, name, a, &iopts))),
+            |b, a| b.iter_custom(|n| timed(&tokio, n, || runtime_call(&minimal, name, a, &copts))),
         );
         g.bench_with_input(BenchmarkId::new("runtime", size.as_str()), &args, |b, a| {
             b.iter_custom(|n| timed(&tokio, n, || runtime_call(&runtime, name, a, &copts)))

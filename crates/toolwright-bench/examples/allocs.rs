@@ -11,20 +11,21 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let reg = toolwright_bench::registry().unwrap();
+    let minimal = toolwright_bench::minimal_runtime().unwrap();
     let runtime = toolwright_bench::runtime().unwrap();
-    let iopts = toolwright_core::InvokeOptions::default();
     let copts = toolwright_runtime::CallOptions::default();
     for size in toolwright_bench::Size::ALL {
         let args = size.args_json();
         let name = size.tool_name();
         rt.block_on(async {
             let n = 1000u64;
-            for (what, path) in [("bare", 0), ("registry", 1), ("runtime", 2)] {
+            for (what, path) in [("bare", 0), ("minimal", 1), ("runtime", 2)] {
                 for _ in 0..10 {
                     match path {
                         0 => drop(toolwright_bench::bare_call(size, &args).await),
-                        1 => drop(toolwright_bench::registry_call(&reg, name, &args, &iopts).await),
+                        1 => drop(
+                            toolwright_bench::runtime_call(&minimal, name, &args, &copts).await,
+                        ),
                         _ => drop(
                             toolwright_bench::runtime_call(&runtime, name, &args, &copts).await,
                         ),
@@ -34,7 +35,9 @@ fn main() {
                 for _ in 0..n {
                     match path {
                         0 => drop(toolwright_bench::bare_call(size, &args).await),
-                        1 => drop(toolwright_bench::registry_call(&reg, name, &args, &iopts).await),
+                        1 => drop(
+                            toolwright_bench::runtime_call(&minimal, name, &args, &copts).await,
+                        ),
                         _ => drop(
                             toolwright_bench::runtime_call(&runtime, name, &args, &copts).await,
                         ),

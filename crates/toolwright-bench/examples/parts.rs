@@ -47,7 +47,9 @@ fn main() {
             .is_ok()
     });
     time("block_on(ready)", n, || rt.block_on(async { 1 }));
-    let out = rt.block_on(reg.invoke(
+    let minimal = toolwright_bench::minimal_runtime().unwrap();
+    let runtime = toolwright_bench::runtime().unwrap();
+    let out = rt.block_on(minimal.invoke(
         ToolCall::new("c1", name, value.clone()),
         &Default::default(),
     ));
@@ -64,8 +66,14 @@ fn main() {
             Vec::new(),
         )
     });
-    time("registry.invoke (Value in)", n, || {
-        rt.block_on(reg.invoke(
+    time("runtime, policies off (Value in)", n, || {
+        rt.block_on(minimal.invoke(
+            ToolCall::new("c1", name, value.clone()),
+            &Default::default(),
+        ))
+    });
+    time("runtime.invoke (Value in)", n, || {
+        rt.block_on(runtime.invoke(
             ToolCall::new("c1", name, value.clone()),
             &Default::default(),
         ))

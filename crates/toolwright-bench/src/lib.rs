@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use toolwright::{ToolError, tool};
-use toolwright_core::{InvokeOptions, Registry, RegistryError, ToolCall, ToolSpec};
+use toolwright_core::{Registry, RegistryError, ToolCall, ToolSpec};
 use toolwright_runtime::{CallOptions, Runtime};
 
 /// How the no-op tool should work: an enum, so validation checks membership.
@@ -274,14 +274,6 @@ pub fn registry() -> Result<Registry, RegistryError> {
     Ok(reg)
 }
 
-/// The full path through [`Registry::invoke`]: parse the arguments string, build the call, invoke
-/// (validate, run, envelope), serialize the envelope.
-pub async fn registry_call(reg: &Registry, tool: &str, args: &str, opts: &InvokeOptions) -> String {
-    let arguments: Value = serde_json::from_str(args).unwrap_or(Value::Null);
-    let out = reg.invoke(ToolCall::new("c1", tool, arguments), opts).await;
-    serde_json::to_string(&out).unwrap_or_default()
-}
-
 /// The full path through [`Runtime::invoke`] (the runtime's policies included).
 pub async fn runtime_call(rt: &Runtime, tool: &str, args: &str, opts: &CallOptions) -> String {
     let arguments: Value = serde_json::from_str(args).unwrap_or(Value::Null);
@@ -295,6 +287,18 @@ pub async fn runtime_call(rt: &Runtime, tool: &str, args: &str, opts: &CallOptio
 /// As [`registry`].
 pub fn runtime() -> Result<Runtime, RegistryError> {
     Ok(Runtime::new(Arc::new(registry()?)))
+}
+
+/// A runtime over [`registry`] with its policies off (`RuntimeBuilder::policies(false)`):
+/// resolve, validate, confirmation gate, run, envelope. The row that stands where the bare
+/// `Registry::invoke` pipeline stood before the runtime became the one call path.
+///
+/// # Errors
+/// As [`registry`].
+pub fn minimal_runtime() -> Result<Runtime, RegistryError> {
+    Ok(Runtime::builder(Arc::new(registry()?))
+        .policies(false)
+        .build())
 }
 
 #[derive(Deserialize)]
@@ -570,25 +574,20 @@ mod tests {
     fn every_workload_succeeds_through_every_path() {
         let reg = registry().unwrap();
         let rt = runtime().unwrap();
+        let minimal = minimal_runtime().unwrap();
         for size in Size::ALL {
             let args = size.args_json();
-            let out: Value = serde_json::from_str(&block(registry_call(
-                &reg,
-                size.tool_name(),
-                &args,
-                &InvokeOptions::default(),
-            )))
-            .unwrap();
-            assert_eq!(out["status"], "success", "{size:?}: {out}");
-            assert_eq!(out["data"], 1);
-            let out: Value = serde_json::from_str(&block(runtime_call(
-                &rt,
-                size.tool_name(),
-                &args,
-                &CallOptions::default(),
-            )))
-            .unwrap();
-            assert_eq!(out["status"], "success", "{size:?}: {out}");
+            for rt in [&minimal, &rt] {
+                let out: Value = serde_json::from_str(&block(runtime_call(
+                    rt,
+                    size.tool_name(),
+                    &args,
+                    &CallOptions::default(),
+                )))
+                .unwrap();
+                assert_eq!(out["status"], "success", "{size:?}: {out}");
+                assert_eq!(out["data"], 1);
+            }
             assert_eq!(block(bare_call(size, &args)), "1");
             let entry = reg.get(size.tool_name()).unwrap();
             assert!(
@@ -616,16 +615,17 @@ mod tests {
 
     #[test]
     fn invalid_arguments_are_rejected_by_the_full_path() {
-        let reg = registry().unwrap();
-        let out: Value = serde_json::from_str(&block(registry_call(
-            &reg,
-            "noop_small",
-            r#"{"name":"x","count":5000,"ratio":0.5,"enabled":true,"mode":"warp"}"#,
-            &InvokeOptions::default(),
-        )))
-        .unwrap();
-        assert_eq!(out["error"]["code"], "VALIDATION_ERROR");
-        assert_eq!(out["error"]["fields"].as_array().unwrap().len(), 2);
+        for rt in [minimal_runtime().unwrap(), runtime().unwrap()] {
+            let out: Value = serde_json::from_str(&block(runtime_call(
+                &rt,
+                "noop_small",
+                r#"{"name":"x","count":5000,"ratio":0.5,"enabled":true,"mode":"warp"}"#,
+                &CallOptions::default(),
+            )))
+            .unwrap();
+            assert_eq!(out["error"]["code"], "VALIDATION_ERROR");
+            assert_eq!(out["error"]["fields"].as_array().unwrap().len(), 2);
+        }
     }
 
     #[test]

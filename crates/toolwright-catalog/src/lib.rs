@@ -29,7 +29,7 @@ pub use dense::{DenseIndex, EmbeddingCache};
 pub use dialect::{Dialect, Lowering, Portability, export_dialect};
 pub use embed::{EmbedError, Embedder};
 pub use lint::{Finding, LintOptions, Severity};
-pub use overlay::{apply_policies, inline_schema_refs};
+pub use overlay::{OverlayError, apply_policies, inline_schema_refs};
 pub use router::{
     DenseScorer, Fusion, Ranked, Router, Scorer, ScorerKind, Scores, find_tools, select_tools,
 };

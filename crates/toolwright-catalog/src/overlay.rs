@@ -32,21 +32,44 @@ impl Tool for Overlaid {
     }
 }
 
+/// Why a catalog's policies, or inlined schemas, could not be put on a registry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OverlayError {
+    /// A policy names a tool that is not registered (a typo would otherwise apply nothing).
+    #[error(
+        "the catalog names `{name}`, which is not a registered tool (registered: {})",
+        .registered.join(", ")
+    )]
+    UnknownTool {
+        /// The name in the catalog.
+        name: String,
+        /// The registered tools.
+        registered: Vec<String>,
+    },
+    /// The changed tool could not be registered again.
+    #[error("tool `{tool}`: {source}")]
+    Register {
+        /// The tool.
+        tool: String,
+        /// Why the registry refused it.
+        source: toolwright_core::RegistryError,
+    },
+}
+
 /// Applies the metadata of every spec in `policies` to the registered tool of the same name;
 /// returns how many tools changed.
 ///
 /// # Errors
 /// A policy names a tool that is not registered (a typo would otherwise silently apply
 /// nothing), or the tool cannot be registered again.
-pub fn apply_policies(registry: &Registry, policies: &[ToolSpec]) -> Result<usize, String> {
+pub fn apply_policies(registry: &Registry, policies: &[ToolSpec]) -> Result<usize, OverlayError> {
     let mut changed = 0;
     for policy in policies {
         let Some(entry) = registry.get(&policy.name) else {
-            return Err(format!(
-                "the catalog names `{}`, which is not a registered tool (registered: {})",
-                policy.name,
-                registry.names().join(", ")
-            ));
+            return Err(OverlayError::UnknownTool {
+                name: policy.name.clone(),
+                registered: registry.names(),
+            });
         };
         if entry.spec().meta == policy.meta {
             continue;
@@ -59,7 +82,10 @@ pub fn apply_policies(registry: &Registry, policies: &[ToolSpec]) -> Result<usiz
         };
         registry
             .upsert_arc(Arc::new(tool))
-            .map_err(|e| format!("tool `{}`: {e}", policy.name))?;
+            .map_err(|source| OverlayError::Register {
+                tool: policy.name.clone(),
+                source,
+            })?;
         changed += 1;
     }
     Ok(changed)
@@ -74,7 +100,7 @@ pub fn apply_policies(registry: &Registry, policies: &[ToolSpec]) -> Result<usiz
 ///
 /// # Errors
 /// A tool cannot be registered again.
-pub fn inline_schema_refs(registry: &Registry) -> Result<Vec<String>, String> {
+pub fn inline_schema_refs(registry: &Registry) -> Result<Vec<String>, OverlayError> {
     let mut notes = Vec::new();
     for entry in registry.entries() {
         let spec = entry.spec();
@@ -110,7 +136,7 @@ pub fn inline_schema_refs(registry: &Registry) -> Result<Vec<String>, String> {
         };
         registry
             .upsert_arc(Arc::new(tool))
-            .map_err(|e| format!("tool `{name}`: {e}"))?;
+            .map_err(|source| OverlayError::Register { tool: name, source })?;
     }
     Ok(notes)
 }
@@ -160,10 +186,14 @@ mod tests {
         assert_eq!(apply_policies(&reg, &[policy]).unwrap(), 0);
         let mut typo = spec;
         typo.name = "send_smss".into();
+        let e = apply_policies(&reg, &[typo]).unwrap_err();
         assert!(
-            apply_policies(&reg, &[typo])
-                .unwrap_err()
-                .contains("send_smss")
+            matches!(&e, OverlayError::UnknownTool { name, .. } if name == "send_smss"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .contains("`send_smss`, which is not a registered tool")
         );
     }
 
@@ -220,23 +250,16 @@ mod tests {
         assert_eq!(reg.get("walk").unwrap().spec().parameters, tree);
         assert_eq!(reg.get("find").unwrap().spec().parameters, plain);
 
-        let opts = toolwright_core::InvokeOptions::default();
-        let ok = reg
-            .invoke(
-                toolwright_core::ToolCall::new("1", "ship", json!({"to": {"city": "Oslo"}})),
-                &opts,
-            )
-            .await;
+        // Validation against the inlined schema, then the tool run on what it accepted.
+        let ship = reg.resolve("ship").unwrap();
+        let (args, _) = ship
+            .prepare(json!({"to": {"city": "Oslo"}}), false)
+            .unwrap();
+        let ok = toolwright_core::run_guarded(&ship, args, ship.context_for("1")).await;
         assert_eq!(ok.data, Some(json!("Oslo")), "{ok:?}");
-        let bad = reg
-            .invoke(
-                toolwright_core::ToolCall::new("2", "ship", json!({"to": {"town": "Oslo"}})),
-                &opts,
-            )
-            .await;
-        assert_eq!(
-            bad.error_code(),
-            Some(toolwright_core::ErrorCode::Validation)
-        );
+        let bad = ship
+            .prepare(json!({"to": {"town": "Oslo"}}), false)
+            .unwrap_err();
+        assert_eq!(bad.code, toolwright_core::ErrorCode::Validation);
     }
 }

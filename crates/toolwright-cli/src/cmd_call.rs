@@ -34,7 +34,7 @@ pub struct CallArgs {
 pub fn envelope_text(o: &Outcome) -> String {
     let mut out = format!(
         "{} {} ({} ms)\n",
-        serde_json::to_value(o.status)
+        serde_json::to_value(o.status())
             .ok()
             .and_then(|v| v.as_str().map(String::from))
             .unwrap_or_default(),
@@ -44,7 +44,7 @@ pub fn envelope_text(o: &Outcome) -> String {
     if !o.message.is_empty() {
         out.push_str(&format!("{}\n", o.message));
     }
-    if let Some(e) = &o.error {
+    if let Some(e) = &o.error() {
         out.push_str(&format!("error {}: {}\n", e.code.as_str(), e.message));
         if !e.suggestion.is_empty() {
             out.push_str(&format!("  suggestion: {}\n", e.suggestion));
@@ -108,7 +108,7 @@ pub async fn run(args: CallArgs, global: &Global) -> i32 {
                 .write_all(envelope_text(&outcome).as_bytes());
         }
     }
-    match outcome.status {
+    match outcome.status() {
         Status::Error => {
             if outcome.error_code() == Some(ErrorCode::Internal) {
                 eprintln!(

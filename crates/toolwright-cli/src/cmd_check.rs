@@ -48,7 +48,7 @@ fn result_text(result: &Value) -> String {
 
 /// Validators for a set of definitions; a definition whose schema does not compile keeps its error.
 pub struct Checker {
-    validators: HashMap<String, Result<ArgValidator, String>>,
+    validators: HashMap<String, Result<ArgValidator, toolwright_core::SchemaError>>,
     names: Vec<String>,
     lenient: bool,
 }

@@ -178,13 +178,13 @@ impl Observer for Progress {
             AgentEvent::Routed { .. } | AgentEvent::CallStarted { .. } => {}
             AgentEvent::CallFinished { record } => {
                 let env = &record.envelope;
-                let status = match env.status {
+                let status = match env.status() {
                     Status::Success => "ok".to_string(),
                     Status::Partial => "partial".to_string(),
                     Status::NeedsConfirmation => "needs confirmation".to_string(),
                     Status::Error => format!(
                         "error {}",
-                        env.error
+                        env.error()
                             .as_ref()
                             .map_or_else(String::new, |e| e.code.as_str().to_string())
                     ),
@@ -196,7 +196,7 @@ impl Observer for Progress {
                     short_json(&record.call.arguments, 160),
                     env.meta.duration_ms
                 );
-                if let Some(e) = &env.error {
+                if let Some(e) = &env.error() {
                     eprintln!("  {}", e.message);
                 }
             }

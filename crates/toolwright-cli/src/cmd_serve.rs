@@ -251,7 +251,7 @@ pub async fn run(args: ServeArgs, global: &Global) -> i32 {
                     eprintln!("toolwright: warning: {n}");
                 }
             }
-            Err(e) => return usage_error(&e),
+            Err(e) => return usage_error(&e.to_string()),
         }
     }
     if args.find_tools {

@@ -106,7 +106,7 @@ pub fn flush() {
 /// `needs_confirmation` envelope is the answer.
 pub async fn invoke_with_prompt(rt: &Runtime, call: ToolCall, opts: &CallOptions) -> Outcome {
     let out = rt.invoke(call.clone(), opts).await;
-    if out.status != Status::NeedsConfirmation
+    if out.status() != Status::NeedsConfirmation
         || opts.approved
         || !std::io::stdin().is_terminal()
         || !std::io::stderr().is_terminal()

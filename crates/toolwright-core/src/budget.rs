@@ -1,6 +1,6 @@
 //! The output budget: results larger than a tool's limit are cut to valid JSON.
 
-use crate::envelope::{Outcome, Status, Truncation};
+use crate::envelope::{Outcome, Truncation};
 use serde_json::Value;
 
 fn size(v: &Value) -> usize {
@@ -272,9 +272,7 @@ pub fn apply_output_budget(mut outcome: Outcome, limit: usize) -> Outcome {
                 .to_string(),
         );
         outcome.data = Some(cut);
-        if outcome.status == Status::Success {
-            outcome.status = Status::Partial;
-        }
+        outcome.mark_partial();
         outcome.meta.truncated = Some(t);
     }
     outcome

@@ -24,22 +24,43 @@ use serde_json::Value;
 /// ```
 ///
 /// # Errors
-/// A message naming the item that has no usable name.
-pub fn parse_definitions(v: &Value) -> Result<Vec<ToolSpec>, String> {
+/// [`DefinitionError`]: the value is neither an array nor an object, or an item has no usable
+/// name.
+pub fn parse_definitions(v: &Value) -> Result<Vec<ToolSpec>, DefinitionError> {
     let items: Vec<&Value> = match v {
         Value::Array(a) => a.iter().collect(),
         Value::Object(m) => match m.get("tools").or_else(|| m.get("functions")) {
             Some(Value::Array(a)) => a.iter().collect(),
             _ => vec![v],
         },
-        _ => return Err("definitions must be a JSON array or object".to_string()),
+        _ => return Err(DefinitionError::NotAList),
     };
     items
         .into_iter()
         .enumerate()
-        .map(|(i, item)| parse_one(item).ok_or_else(|| format!("definition {i} has no `name`")))
+        .map(|(i, item)| parse_one(item).ok_or(DefinitionError::NoName(i)))
         .collect()
 }
+
+/// Why external definitions could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefinitionError {
+    /// The value is neither a JSON array nor an object.
+    NotAList,
+    /// The item at this index has no string `name`.
+    NoName(usize),
+}
+
+impl std::fmt::Display for DefinitionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DefinitionError::NotAList => write!(f, "definitions must be a JSON array or object"),
+            DefinitionError::NoName(i) => write!(f, "definition {i} has no `name`"),
+        }
+    }
+}
+
+impl std::error::Error for DefinitionError {}
 
 fn parse_one(item: &Value) -> Option<ToolSpec> {
     let f = item
@@ -94,7 +115,12 @@ mod tests {
         assert_eq!(b[0].parameters["properties"]["x"]["type"], "number");
         let c = parse_definitions(&mcp).unwrap_or_default();
         assert_eq!(c[0].meta.side_effects, crate::SideEffects::Read);
-        assert!(parse_definitions(&json!([{"nope": 1}])).is_err());
-        assert!(parse_definitions(&json!(3)).is_err());
+        let e = parse_definitions(&json!([{"nope": 1}])).unwrap_err();
+        assert_eq!(e, DefinitionError::NoName(0));
+        assert_eq!(e.to_string(), "definition 0 has no `name`");
+        assert_eq!(
+            parse_definitions(&json!(3)).unwrap_err().to_string(),
+            "definitions must be a JSON array or object"
+        );
     }
 }

@@ -98,19 +98,28 @@ fn is_zero(n: &u32) -> bool {
 
 /// The structured result of every tool call, success or failure.
 ///
+/// `status` and `error` are private: an `Outcome` is made by its constructors
+/// ([`Outcome::success`], [`Outcome::partial`], [`Outcome::from_error`],
+/// [`Outcome::needs_confirmation`]), so `error` is present exactly when the status is `error`,
+/// and an envelope read from the wire that breaks this is refused ([`EnvelopeError`]).
+///
 /// ```
 /// use toolwright_core::{Outcome, Status, ToolError};
 /// let ok = Outcome::success(serde_json::json!({"result": 14}));
-/// assert_eq!(ok.status, Status::Success);
+/// assert_eq!(ok.status(), Status::Success);
 /// let err = Outcome::from_error(ToolError::not_found("No such user.", "List users first."));
-/// assert_eq!(err.status, Status::Error);
+/// assert_eq!(err.status(), Status::Error);
 /// let wire = serde_json::to_value(&err).unwrap();
 /// assert_eq!(wire["error"]["code"], "NOT_FOUND");
+/// // An error status without its error is not an envelope.
+/// let bad = serde_json::json!({"status": "error", "message": "failed"});
+/// assert!(serde_json::from_value::<Outcome>(bad).is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "WireOutcome")]
 pub struct Outcome {
     /// success | partial | error | needs_confirmation.
-    pub status: Status,
+    status: Status,
     /// One human-readable sentence.
     pub message: String,
     /// The result (or the preview, for `needs_confirmation`).
@@ -121,10 +130,75 @@ pub struct Outcome {
     pub instruction: Option<String>,
     /// Present exactly when `status` is `error`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ToolError>,
+    error: Option<ToolError>,
     /// Facts about the call.
     #[serde(default)]
     pub meta: Meta,
+}
+
+/// An envelope as it arrives on the wire, before its invariant is checked.
+#[derive(Deserialize)]
+struct WireOutcome {
+    status: Status,
+    message: String,
+    #[serde(default)]
+    data: Option<Value>,
+    #[serde(default)]
+    instruction: Option<String>,
+    #[serde(default)]
+    error: Option<ToolError>,
+    #[serde(default)]
+    meta: Meta,
+}
+
+/// Why an envelope read from the wire was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvelopeError {
+    /// `status` is `error` and there is no `error` object.
+    MissingError,
+    /// An `error` object came with another status.
+    UnexpectedError(Status),
+}
+
+impl std::fmt::Display for EnvelopeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EnvelopeError::MissingError => {
+                write!(
+                    f,
+                    "an envelope with status `error` must carry an `error` object"
+                )
+            }
+            EnvelopeError::UnexpectedError(s) => write!(
+                f,
+                "an envelope with status `{}` must not carry an `error` object",
+                s.as_str()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EnvelopeError {}
+
+impl TryFrom<WireOutcome> for Outcome {
+    type Error = EnvelopeError;
+
+    fn try_from(w: WireOutcome) -> Result<Self, EnvelopeError> {
+        match (w.status, &w.error) {
+            (Status::Error, None) => return Err(EnvelopeError::MissingError),
+            (Status::Error, Some(_)) => {}
+            (s, Some(_)) => return Err(EnvelopeError::UnexpectedError(s)),
+            (_, None) => {}
+        }
+        Ok(Outcome {
+            status: w.status,
+            message: w.message,
+            data: w.data,
+            instruction: w.instruction,
+            error: w.error,
+            meta: w.meta,
+        })
+    }
 }
 
 impl Outcome {
@@ -197,6 +271,34 @@ impl Outcome {
         self
     }
 
+    /// success | partial | error | needs_confirmation.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// Why the call failed: present exactly when [`Outcome::status`] is `error`.
+    pub fn error(&self) -> Option<&ToolError> {
+        self.error.as_ref()
+    }
+
+    /// The error, to amend (its retryability, suggestion...); the status stays `error`.
+    pub fn error_mut(&mut self) -> Option<&mut ToolError> {
+        self.error.as_mut()
+    }
+
+    /// The error, when the call failed.
+    pub fn into_error(self) -> Option<ToolError> {
+        self.error
+    }
+
+    /// Turns a successful outcome into a partial one (a result that was cut); other statuses
+    /// stay as they are.
+    pub fn mark_partial(&mut self) {
+        if self.status == Status::Success {
+            self.status = Status::Partial;
+        }
+    }
+
     /// The error code, when the call failed.
     pub fn error_code(&self) -> Option<ErrorCode> {
         self.error.as_ref().map(|e| e.code)
@@ -210,5 +312,50 @@ impl Outcome {
     /// The envelope as a JSON value.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_wire_envelope_that_breaks_the_invariant_is_refused() {
+        let missing = json!({"status": "error", "message": "failed"});
+        let e = serde_json::from_value::<Outcome>(missing).unwrap_err();
+        assert!(e.to_string().contains("must carry an `error`"), "{e}");
+        let stray = json!({"status": "success", "message": "ok",
+            "error": {"code": "INTERNAL", "message": "x", "suggestion": "y", "retryable": false}});
+        let e = serde_json::from_value::<Outcome>(stray).unwrap_err();
+        assert!(e.to_string().contains("`success` must not carry"), "{e}");
+    }
+
+    #[test]
+    fn every_constructor_round_trips_byte_for_byte() {
+        let outs = [
+            Outcome::success(json!({"a": 1})),
+            Outcome::partial(json!([1]), "cut"),
+            Outcome::from_error(ToolError::not_found("No such user.", "List users first.")),
+            Outcome::needs_confirmation(json!({"path": "x"}), "approve-x"),
+        ];
+        for o in outs {
+            let text = serde_json::to_string(&o).unwrap();
+            let back: Outcome = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, o);
+            assert_eq!(serde_json::to_string(&back).unwrap(), text);
+            assert_eq!(back.error().is_some(), back.status() == Status::Error);
+        }
+    }
+
+    #[test]
+    fn only_success_becomes_partial() {
+        let mut ok = Outcome::success(json!(1));
+        ok.mark_partial();
+        assert_eq!(ok.status(), Status::Partial);
+        let mut err = Outcome::from_error(ToolError::internal("x"));
+        err.mark_partial();
+        assert_eq!(err.status(), Status::Error);
+        assert!(err.error().is_some());
     }
 }

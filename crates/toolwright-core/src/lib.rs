@@ -20,11 +20,11 @@ pub mod tool;
 pub mod validate;
 
 pub use budget::{apply_output_budget, truncate_to_budget};
-pub use envelope::{Coercion, Meta, Outcome, Status, Truncation};
+pub use envelope::{Coercion, EnvelopeError, Meta, Outcome, Status, Truncation};
 pub use error::{ErrorCode, FieldError, Problem, ToolError};
 pub use registry::{
-    InvokeOptions, Registry, RegistryError, ToolEntry, approval_id, finish, is_valid_tool_name,
-    run_guarded, run_guarded_shared,
+    Registry, RegistryError, ToolEntry, approval_id, finish, is_valid_tool_name, run_guarded,
+    run_guarded_shared,
 };
 pub use spec::{
     DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, RateLimit, SideEffects, ToolMeta, ToolSpec,
@@ -35,7 +35,7 @@ pub use tool::{
     DefinitionOnly, FnTool, Invoker, Tool, ToolCall, ToolContext, ToolFuture, ToolOutput,
     ToolResult,
 };
-pub use validate::{ArgValidator, validation_error_from_fields};
+pub use validate::{ArgValidator, SchemaError, validation_error_from_fields};
 
 /// Re-exports used by code that `#[tool]` generates. Not a public API.
 #[doc(hidden)]

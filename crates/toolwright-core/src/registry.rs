@@ -1,8 +1,8 @@
-//! The [`Registry`]: named tools with compiled validators, and the basic invocation pipeline
-//! (resolve → coerce and validate → confirmation gate → run, panics caught → output budget).
+//! The [`Registry`]: named tools with compiled validators, and the pieces a call is made of
+//! ([`Registry::resolve`], [`ToolEntry::prepare`], [`run_guarded`], [`finish`]).
 //!
-//! The runtime crate composes its policies around the same pieces ([`Registry::resolve`],
-//! [`ToolEntry::prepare`], [`run_guarded`], [`finish`]).
+//! The registry runs no call itself: the one call path, with its policies (the confirmation
+//! gate among them), is `toolwright_runtime::Runtime::invoke`, which composes these pieces.
 
 use crate::budget::apply_output_budget;
 use crate::envelope::{Coercion, Outcome, Status};
@@ -46,7 +46,7 @@ impl ToolEntry {
         let validator = ArgValidator::new(&tool.spec().parameters).map_err(|e| {
             RegistryError::InvalidSchema {
                 tool: tool.spec().name.clone(),
-                reason: e,
+                reason: e.to_string(),
             }
         })?;
         Ok(ToolEntry {
@@ -123,35 +123,11 @@ struct Inner {
     map: HashMap<String, Arc<ToolEntry>>,
 }
 
-/// Options for [`Registry::invoke`].
-#[derive(Debug, Clone)]
-pub struct InvokeOptions {
-    /// Apply lenient coercions before validating (default on).
-    pub lenient: bool,
-    /// A person approved the call (confirmation gate).
-    pub approved: bool,
-    /// Session the call belongs to.
-    pub session_id: Option<String>,
-    /// Agent step.
-    pub step: u32,
-}
-
-impl Default for InvokeOptions {
-    fn default() -> Self {
-        InvokeOptions {
-            lenient: true,
-            approved: false,
-            session_id: None,
-            step: 0,
-        }
-    }
-}
-
-/// Named tools, in registration order.
+/// Named tools, in registration order: it resolves names and validates arguments; calls run
+/// through `toolwright_runtime::Runtime::invoke`.
 ///
 /// ```
-/// # tokio_test_block(async {
-/// use toolwright_core::{FnTool, Registry, ToolSpec, ToolOutput, ToolCall, InvokeOptions, Status};
+/// use toolwright_core::{ErrorCode, FnTool, Registry, ToolSpec, ToolOutput};
 /// let reg = Registry::new();
 /// reg.register(FnTool::new(
 ///     ToolSpec::new("echo", "Echo text. Use this to test.", serde_json::json!({
@@ -159,15 +135,13 @@ impl Default for InvokeOptions {
 ///         "additionalProperties":false})),
 ///     |args, _| async move { Ok(ToolOutput::Data(args["text"].clone())) },
 /// )).unwrap();
-/// let out = reg.invoke(ToolCall::new("c1", "echo", serde_json::json!({"text": "hi"})),
-///                      &InvokeOptions::default()).await;
-/// assert_eq!(out.status, Status::Success);
-/// let out = reg.invoke(ToolCall::new("c2", "ehco", serde_json::json!({})),
-///                      &InvokeOptions::default()).await;
-/// assert!(out.error.unwrap().suggestion.contains("echo"));
-/// # });
-/// # fn tokio_test_block<F: std::future::Future>(f: F) -> F::Output {
-/// #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f) }
+/// let echo = reg.resolve("echo").unwrap();
+/// let (args, _coerced) = echo.prepare(serde_json::json!({"text": "hi"}), true).unwrap();
+/// assert_eq!(args["text"], "hi");
+/// let err = echo.prepare(serde_json::json!({}), true).unwrap_err();
+/// assert_eq!(err.code, ErrorCode::Validation);
+/// let err = reg.resolve("ehco").unwrap_err();
+/// assert!(err.suggestion.contains("echo"));
 /// ```
 #[derive(Default)]
 pub struct Registry {
@@ -349,42 +323,6 @@ impl Registry {
             suggestion,
         ))
     }
-
-    /// Runs one call through the basic pipeline and returns its envelope. Never panics.
-    pub async fn invoke(&self, mut call: ToolCall, opts: &InvokeOptions) -> Outcome {
-        let start = Instant::now();
-        let entry = match self.resolve(&call.name) {
-            Ok(e) => e,
-            Err(e) => return finish(Outcome::from_error(e), None, &call, start, Vec::new()),
-        };
-        // The arguments move into validation (no copy of a large payload); `finish` only reads
-        // the call's id and name.
-        let arguments = std::mem::take(&mut call.arguments);
-        let (args, coerced) = match entry.prepare(arguments, opts.lenient) {
-            Ok(x) => x,
-            Err(e) => {
-                return finish(
-                    Outcome::from_error(e),
-                    Some(entry.spec()),
-                    &call,
-                    start,
-                    Vec::new(),
-                );
-            }
-        };
-        if entry.spec().needs_confirmation() && !opts.approved {
-            let preview = entry.tool.preview(&args);
-            let id = approval_id(&entry.spec().name, &args);
-            let out = Outcome::needs_confirmation(preview, id);
-            return finish(out, Some(entry.spec()), &call, start, coerced);
-        }
-        let mut ctx = entry.context_for(call.id.clone());
-        ctx.session_id = opts.session_id.clone();
-        ctx.step = opts.step;
-        ctx.approved = opts.approved;
-        let out = run_guarded(&entry, args, ctx).await;
-        finish(out, Some(entry.spec()), &call, start, coerced)
-    }
 }
 
 impl Invoker for Registry {
@@ -472,12 +410,11 @@ pub fn finish(
         out.meta.coerced = coerced;
     }
     if out.message.is_empty() {
-        out.message = match out.status {
+        out.message = match out.status() {
             Status::Success => format!("{} succeeded.", out.meta.tool),
             Status::Partial => format!("{} returned a partial result.", out.meta.tool),
             Status::Error => out
-                .error
-                .as_ref()
+                .error()
                 .map_or_else(|| "The call failed.".to_string(), |e| e.message.clone()),
             Status::NeedsConfirmation => "This action needs approval.".to_string(),
         };

@@ -6,7 +6,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use std::sync::atomic::{AtomicU64, Ordering};
-//! use toolwright_core::{Registry, State, ToolCall, ToolContext, FnTool, ToolSpec, ToolOutput};
+//! use toolwright_core::{Registry, State, ToolContext, FnTool, ToolSpec, ToolOutput, run_guarded};
 //!
 //! struct Counter(AtomicU64);
 //! let registry = Registry::new().with_state(Counter(AtomicU64::new(0)));
@@ -17,8 +17,10 @@
 //!         Ok(ToolOutput::Data(counter.0.fetch_add(1, Ordering::SeqCst).into()))
 //!     },
 //! )).unwrap();
+//! // The runtime (toolwright-runtime) runs calls; here the resolved tool is run directly.
+//! let bump = registry.resolve("bump").unwrap();
 //! for _ in 0..2 {
-//!     registry.invoke(ToolCall::new("c", "bump", serde_json::json!({})), &Default::default()).await;
+//!     run_guarded(&bump, serde_json::json!({}), bump.context_for("c")).await;
 //! }
 //! assert_eq!(registry.state::<Counter>().unwrap().0.load(Ordering::SeqCst), 2);
 //! # });

@@ -33,14 +33,31 @@ const MAX_SCHEMA_DEPTH: usize = 32;
 /// per compiled schema here).
 pub struct ArgValidator {
     schema: Value,
-    compiled: std::sync::OnceLock<Result<jsonschema::Validator, String>>,
+    compiled: std::sync::OnceLock<Result<jsonschema::Validator, SchemaError>>,
 }
 
-fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+/// A schema that does not compile as JSON Schema draft 2020-12.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// The compiler's message.
+    pub reason: String,
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid JSON Schema: {}", self.reason)
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .build(schema)
-        .map_err(|e| format!("invalid JSON Schema: {e}"))
+        .map_err(|e| SchemaError {
+            reason: e.to_string(),
+        })
 }
 
 impl std::fmt::Debug for ArgValidator {
@@ -56,7 +73,7 @@ impl ArgValidator {
     ///
     /// # Errors
     /// The schema itself is invalid.
-    pub fn new(schema: &Value) -> Result<Self, String> {
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
         drop(compile(schema)?);
         Ok(ArgValidator {
             schema: schema.clone(),

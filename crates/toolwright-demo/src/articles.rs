@@ -618,8 +618,8 @@ pub async fn suggest_daily_reading(
             json!({"query": topic, "limit": 20}),
         )
         .await;
-    if let Some(e) = search.error {
-        return Err(e);
+    if let Some(e) = search.error() {
+        return Err(e.clone());
     }
     let answered_by = search.meta.tool.clone();
     let fallback_note = search
@@ -661,7 +661,7 @@ pub async fn suggest_daily_reading(
                 json!({"article_id": id, "session_id": session_id, "idempotency_key": key}),
             )
             .await;
-        match tracked.status {
+        match tracked.status() {
             Status::Error => failures.push(tracked.message.clone()),
             _ => picks.push(json!({
                 "article": r,

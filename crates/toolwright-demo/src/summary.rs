@@ -128,13 +128,14 @@ mod tests {
             root: dir.path().to_path_buf(),
         })
         .unwrap();
+        let runtime = toolwright_runtime::Runtime::new(std::sync::Arc::new(reg));
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         let run = |name: &str, args: Value| {
             let call = toolwright::ToolCall::new("c1", name, args);
-            rt.block_on(reg.invoke(call, &toolwright::InvokeOptions::default()))
+            rt.block_on(runtime.invoke(call, &toolwright_runtime::CallOptions::default()))
                 .to_json()
         };
         let conv = run(

@@ -1,4 +1,4 @@
-//! Behaviour of the demo tools through the registry, and the no-panic property over any JSON.
+//! Behaviour of the demo tools through the runtime, and the no-panic property over any JSON.
 
 #![allow(
     clippy::unwrap_used,
@@ -9,13 +9,15 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::sync::OnceLock;
-use toolwright::{ErrorCode, InvokeOptions, Outcome, Registry, Status, ToolCall};
+use toolwright::{ErrorCode, Outcome, Status, ToolCall};
 use toolwright_demo::DemoConfig;
+use toolwright_runtime::{CallOptions, Runtime};
 
 /// One sandbox shared by the tests of this file.
-fn setup() -> &'static (Registry, std::path::PathBuf) {
-    static S: OnceLock<(Registry, std::path::PathBuf)> = OnceLock::new();
+fn setup() -> &'static (Runtime, std::path::PathBuf) {
+    static S: OnceLock<(Runtime, std::path::PathBuf)> = OnceLock::new();
     S.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap().keep();
         std::fs::create_dir_all(dir.join("docs")).unwrap();
@@ -26,14 +28,14 @@ fn setup() -> &'static (Registry, std::path::PathBuf) {
         #[cfg(unix)]
         std::os::unix::fs::symlink(outside.join("secret.txt"), dir.join("escape.txt")).unwrap();
         let reg = toolwright_demo::registry(DemoConfig { root: dir.clone() }).unwrap();
-        (reg, outside)
+        (Runtime::new(Arc::new(reg)), outside)
     })
 }
 
 async fn call(name: &str, args: Value, approved: bool) -> Outcome {
-    let opts = InvokeOptions {
+    let opts = CallOptions {
         approved,
-        ..InvokeOptions::default()
+        ..CallOptions::default()
     };
     setup()
         .0
@@ -45,6 +47,7 @@ async fn call(name: &str, args: Value, approved: bool) -> Outcome {
 fn sandbox_root() -> std::path::PathBuf {
     setup()
         .0
+        .registry()
         .state::<toolwright_demo::files::FilesState>()
         .unwrap()
         .root()
@@ -57,7 +60,7 @@ fn code(o: &Outcome) -> Option<ErrorCode> {
 
 #[tokio::test]
 async fn lists_the_seven_tools() {
-    let names = setup().0.names();
+    let names = setup().0.registry().names();
     for n in [
         "convert_currency",
         "get_weather",
@@ -92,7 +95,7 @@ async fn currency_conversion_says_the_rates_date() {
         false,
     )
     .await;
-    let e = o.error.unwrap();
+    let e = o.error().unwrap();
     assert_eq!(
         e.fields.len(),
         1,
@@ -107,7 +110,7 @@ async fn weather_not_found_suggests_close_cities() {
     assert_eq!(o.data.unwrap()["city"], json!("Paris"));
     let o = call("get_weather", json!({"city": "Pariss"}), false).await;
     assert_eq!(code(&o), Some(ErrorCode::NotFound));
-    assert!(o.error.unwrap().suggestion.contains("Paris"));
+    assert!(o.error().unwrap().suggestion.contains("Paris"));
     let o = call(
         "get_weather",
         json!({"city": "Tokyo", "units": "fahrenheit"}),
@@ -142,7 +145,7 @@ async fn search_files_and_its_custom_validator() {
     let o = call("search_files", json!({"query": "report"}), false).await;
     assert_eq!(o.data.unwrap()["paths"], json!(["docs/report-2026.txt"]));
     let o = call("search_files", json!({"query": "anything"}), false).await;
-    let e = o.error.unwrap();
+    let e = o.error().unwrap();
     assert_eq!(e.code, ErrorCode::Validation);
     assert_eq!(e.fields[0].path, "/query");
     assert!(e.suggestion.contains("part of a file name"));
@@ -153,7 +156,7 @@ async fn calculate_and_its_errors() {
     let o = call("calculate", json!({"expression": "17 * 23"}), false).await;
     assert_eq!(o.data, Some(json!(391)));
     let o = call("calculate", json!({"expression": "1/(2-2)"}), false).await;
-    let e = o.error.unwrap();
+    let e = o.error().unwrap();
     assert_eq!(e.code, ErrorCode::Validation);
     assert!(e.message.contains("Division by zero"));
 }
@@ -186,7 +189,7 @@ async fn delete_needs_confirmation_then_deletes() {
     let root = sandbox_root();
     std::fs::write(root.join("doomed.txt"), "bye").unwrap();
     let o = call("delete_file", json!({"path": "doomed.txt"}), false).await;
-    assert_eq!(o.status, Status::NeedsConfirmation);
+    assert_eq!(o.status(), Status::NeedsConfirmation);
     assert!(o.meta.approval_id.is_some());
     assert_eq!(o.data.as_ref().unwrap()["exists"], json!(true));
     assert!(root.join("doomed.txt").exists());
@@ -196,13 +199,13 @@ async fn delete_needs_confirmation_then_deletes() {
         false,
     )
     .await;
-    assert_ne!(o.status, Status::Success);
+    assert_ne!(o.status(), Status::Success);
     assert!(
         root.join("doomed.txt").exists(),
         "a model-side confirm must not delete"
     );
     let o = call("delete_file", json!({"path": "doomed.txt"}), true).await;
-    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert_eq!(o.status(), Status::Success, "{o:?}");
     assert!(!root.join("doomed.txt").exists());
 }
 
@@ -257,7 +260,7 @@ proptest! {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let out = rt.block_on(call(tool, args, false));
         // Every answer is a well-formed envelope: error iff status error, never INTERNAL.
-        prop_assert_eq!(out.error.is_some(), out.status == Status::Error);
+        prop_assert_eq!(out.error().is_some(), out.status() == Status::Error);
         prop_assert_ne!(code(&out), Some(ErrorCode::Internal));
         let wire = serde_json::to_value(&out).unwrap();
         prop_assert!(wire.get("status").is_some() && wire.get("meta").is_some());
@@ -268,6 +271,7 @@ proptest! {
 fn demo_schemas_snapshot() {
     let specs: Vec<Value> = setup()
         .0
+        .registry()
         .specs()
         .into_iter()
         .filter(|s| {
@@ -301,7 +305,7 @@ async fn calculate_keeps_magnitudes_and_refuses_non_finite_results() {
         ("-1e-300", -1e-300),
     ] {
         let o = call("calculate", json!({ "expression": expr }), false).await;
-        assert_eq!(o.status, Status::Success, "{expr}: {o:?}");
+        assert_eq!(o.status(), Status::Success, "{expr}: {o:?}");
         let data = o.data.as_ref().unwrap();
         assert_eq!(data.as_f64(), Some(want), "{expr}: {data}");
         // The wire form is serde_json's own f64 form, and the message shows the same number.
@@ -324,9 +328,9 @@ async fn calculate_keeps_magnitudes_and_refuses_non_finite_results() {
         "2^2000",
     ] {
         let o = call("calculate", json!({ "expression": expr }), false).await;
-        assert_eq!(o.status, Status::Error, "{expr}: {o:?}");
+        assert_eq!(o.status(), Status::Error, "{expr}: {o:?}");
         assert!(o.data.is_none(), "{expr}: {o:?}");
-        let e = o.error.unwrap();
+        let e = o.error().unwrap();
         assert_eq!(e.code, ErrorCode::Validation, "{expr}");
         assert!(
             e.message.contains("not a finite number"),
@@ -349,7 +353,7 @@ async fn calculate_keeps_magnitudes_and_refuses_non_finite_results() {
 async fn query_users_name_has_no_wildcards() {
     for name in ["%", "_", "\\", "%%", "a%e", "_race", "\\%", "\\_"] {
         let o = call("query_users", json!({"name": name, "limit": 100}), false).await;
-        assert_eq!(o.status, Status::Success, "{name}: {o:?}");
+        assert_eq!(o.status(), Status::Success, "{name}: {o:?}");
         assert_eq!(
             o.data.unwrap()["count"],
             json!(0),
@@ -386,7 +390,7 @@ async fn delete_file_removes_a_symlink_not_its_target() {
     std::fs::write(root.join("target.txt"), "keep me").unwrap();
     symlink("target.txt", root.join("alias")).unwrap();
     let o = call("delete_file", json!({"path": "alias"}), false).await;
-    assert_eq!(o.status, Status::NeedsConfirmation, "{o:?}");
+    assert_eq!(o.status(), Status::NeedsConfirmation, "{o:?}");
     let preview = o.data.unwrap();
     let effect = preview["effect"].as_str().unwrap();
     assert!(
@@ -397,7 +401,7 @@ async fn delete_file_removes_a_symlink_not_its_target() {
     );
     assert_eq!(preview["kind"], json!("symbolic link"));
     let o = call("delete_file", json!({"path": "alias"}), true).await;
-    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert_eq!(o.status(), Status::Success, "{o:?}");
     assert!(gone(&root.join("alias")), "the approved link is removed");
     assert_eq!(
         std::fs::read_to_string(root.join("target.txt")).unwrap(),
@@ -410,12 +414,12 @@ async fn delete_file_removes_a_symlink_not_its_target() {
     std::fs::write(outside.join("kept-outside.txt"), "outside data").unwrap();
     symlink(outside.join("kept-outside.txt"), root.join("out-alias")).unwrap();
     let o = call("delete_file", json!({"path": "out-alias"}), false).await;
-    assert_eq!(o.status, Status::NeedsConfirmation, "{o:?}");
+    assert_eq!(o.status(), Status::NeedsConfirmation, "{o:?}");
     let preview = o.data.unwrap().to_string();
     assert!(preview.contains("outside the sandbox"), "{preview}");
     assert!(!preview.contains(outside.to_str().unwrap()), "{preview}");
     let o = call("delete_file", json!({"path": "out-alias"}), true).await;
-    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert_eq!(o.status(), Status::Success, "{o:?}");
     assert!(gone(&root.join("out-alias")));
     assert_eq!(
         std::fs::read_to_string(outside.join("kept-outside.txt")).unwrap(),
@@ -425,7 +429,7 @@ async fn delete_file_removes_a_symlink_not_its_target() {
     // A link to a directory is a link, not a directory: it can go, the directory stays.
     symlink("docs", root.join("docs-alias")).unwrap();
     let o = call("delete_file", json!({"path": "docs-alias"}), true).await;
-    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert_eq!(o.status(), Status::Success, "{o:?}");
     assert!(gone(&root.join("docs-alias")));
     assert!(root.join("docs/report-2026.txt").exists());
 
@@ -434,7 +438,7 @@ async fn delete_file_removes_a_symlink_not_its_target() {
     let o = call("delete_file", json!({"path": "dangling"}), false).await;
     assert_eq!(o.data.as_ref().unwrap()["exists"], json!(true), "{o:?}");
     let o = call("delete_file", json!({"path": "dangling"}), true).await;
-    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert_eq!(o.status(), Status::Success, "{o:?}");
     assert!(gone(&root.join("dangling")));
 
     // Through a linked directory that leaves the sandbox: refused, the outside file stays.
@@ -479,7 +483,7 @@ async fn read_file_refuses_a_fifo_without_opening_it() {
     .expect("read_file blocked on a FIFO");
     assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{o:?}");
     assert!(
-        o.error
+        o.error()
             .as_ref()
             .unwrap()
             .message
@@ -513,7 +517,7 @@ async fn read_file_reads_only_max_bytes() {
     )
     .await
     .expect("read_file read the whole file");
-    assert_eq!(o.status, Status::Success, "{o:?}");
+    assert_eq!(o.status(), Status::Success, "{o:?}");
     let data = o.data.unwrap();
     assert_eq!(data["content"].as_str().unwrap().len(), 10);
     assert_eq!(data["size_bytes"], json!(64u64 << 30));
@@ -542,8 +546,5 @@ async fn read_file_refuses_hard_links_in_the_strict_sandbox() {
     let o = call("read_file", json!({"path": "hard.txt"}), false).await;
     assert_eq!(code(&o), Some(ErrorCode::PermissionDenied), "{o:?}");
     assert!(!format!("{o:?}").contains("outside secret"));
-    assert!(
-        o.error.as_ref().unwrap().message.contains("hard links"),
-        "{o:?}"
-    );
+    assert!(o.error().unwrap().message.contains("hard links"), "{o:?}");
 }

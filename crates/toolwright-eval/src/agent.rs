@@ -100,7 +100,7 @@ pub fn attempt_from_trace(trace: &Trace, mode: Mode) -> Attempt {
             trace
                 .calls
                 .iter()
-                .filter(|r| r.envelope.status == Status::Success)
+                .filter(|r| r.envelope.status() == Status::Success)
                 .map(|r| {
                     let validated = r
                         .envelope

@@ -8,6 +8,7 @@
 //! An answer line: `{"id", "ground_truth": [{"tool_name": {"param": [acceptable values]}}, …]}`.
 //! `irrelevance` has no answers: the model must call no tool.
 
+use crate::EvalError;
 use crate::dataset::{ExpectedCall, Task};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -74,14 +75,17 @@ fn find(dir: &Path, category: &str, in_answers: bool, depth: usize) -> Option<Pa
     None
 }
 
-fn read_lines(path: &Path) -> Result<Vec<Value>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+fn read_lines(path: &Path) -> Result<Vec<Value>, EvalError> {
+    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
+            serde_json::from_str(l)
+                .map_err(|e| EvalError::from(e).at(format!("{}:{}", path.display(), i + 1)))
         })
         .collect()
 }
@@ -97,24 +101,23 @@ fn query_of(question: &Value) -> Option<String> {
     (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
-fn expected_of(ground_truth: &Value) -> Result<Vec<ExpectedCall>, String> {
+fn expected_of(ground_truth: &Value) -> Result<Vec<ExpectedCall>, EvalError> {
     let calls = ground_truth
         .as_array()
-        .ok_or_else(|| "ground_truth is not a list".to_string())?;
+        .ok_or_else(|| EvalError::invalid("ground_truth is not a list"))?;
     calls
         .iter()
         .map(|c| {
             let obj = c.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
-                "each ground_truth entry must be {tool: {param: [values]}}".to_string()
+                EvalError::invalid("each ground_truth entry must be {tool: {param: [values]}}")
             })?;
             let (name, args) = obj
                 .iter()
                 .next()
-                .ok_or_else(|| "empty ground_truth entry".to_string())?;
-            let arguments = args
-                .as_object()
-                .cloned()
-                .ok_or_else(|| format!("arguments of `{name}` are not an object"))?;
+                .ok_or_else(|| EvalError::invalid("empty ground_truth entry"))?;
+            let arguments = args.as_object().cloned().ok_or_else(|| {
+                EvalError::invalid(format!("arguments of `{name}` are not an object"))
+            })?;
             Ok(ExpectedCall {
                 name: name.clone(),
                 arguments,
@@ -204,12 +207,12 @@ fn fix(v: &mut Value, depth: usize) {
 ///
 /// # Errors
 /// Missing files, unreadable lines, or a question without an answer (except `irrelevance`).
-pub fn load_category(dir: &Path, category: &str) -> Result<Vec<Task>, String> {
+pub fn load_category(dir: &Path, category: &str) -> Result<Vec<Task>, EvalError> {
     let (qpath, apath) = find_files(dir, category).ok_or_else(|| {
-        format!(
+        EvalError::invalid(format!(
             "no BFCL question file for `{category}` under {} (run scripts/fetch-bfcl.sh)",
             dir.display()
-        )
+        ))
     })?;
     let irrelevance = category.contains("irrelevance");
     let mut answers: HashMap<String, Value> = HashMap::new();
@@ -226,10 +229,10 @@ pub fn load_category(dir: &Path, category: &str) -> Result<Vec<Task>, String> {
         }
         (None, true) => {}
         (None, false) => {
-            return Err(format!(
+            return Err(EvalError::invalid(format!(
                 "no possible_answer file next to {} for `{category}`",
                 qpath.display()
-            ));
+            )));
         }
     }
     let mut tasks = Vec::new();
@@ -238,24 +241,24 @@ pub fn load_category(dir: &Path, category: &str) -> Result<Vec<Task>, String> {
         let id = line
             .get("id")
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("{}: no id", at()))?
+            .ok_or_else(|| EvalError::invalid("no id").at(at()))?
             .to_string();
         let query = line
             .get("question")
             .and_then(query_of)
-            .ok_or_else(|| format!("{}: no user message", at()))?;
+            .ok_or_else(|| EvalError::invalid("no user message").at(at()))?;
         let functions = line
             .get("function")
             .and_then(Value::as_array)
             .cloned()
-            .ok_or_else(|| format!("{}: no function list", at()))?;
+            .ok_or_else(|| EvalError::invalid("no function list").at(at()))?;
         let expected = if irrelevance {
             Vec::new()
         } else {
-            let gt = answers
-                .get(&id)
-                .ok_or_else(|| format!("{}: no possible answer for `{id}`", at()))?;
-            expected_of(gt).map_err(|e| format!("{}: {e}", at()))?
+            let gt = answers.get(&id).ok_or_else(|| {
+                EvalError::invalid(format!("no possible answer for `{id}`")).at(at())
+            })?;
+            expected_of(gt).map_err(|e| e.at(at()))?
         };
         let task = Task {
             id,
@@ -264,7 +267,7 @@ pub fn load_category(dir: &Path, category: &str) -> Result<Vec<Task>, String> {
             functions,
             expected,
         };
-        task.check().map_err(|e| format!("{}: {e}", at()))?;
+        task.check().map_err(|e| e.at(at()))?;
         tasks.push(task);
     }
     Ok(tasks)
@@ -274,7 +277,7 @@ pub fn load_category(dir: &Path, category: &str) -> Result<Vec<Task>, String> {
 ///
 /// # Errors
 /// As [`load_category`]; an unknown category is an error too.
-pub fn load(dir: &Path, categories: &[String]) -> Result<Vec<Task>, String> {
+pub fn load(dir: &Path, categories: &[String]) -> Result<Vec<Task>, EvalError> {
     let wanted: Vec<String> = if categories.is_empty() {
         CATEGORIES.iter().map(|c| c.to_string()).collect()
     } else {
@@ -283,10 +286,10 @@ pub fn load(dir: &Path, categories: &[String]) -> Result<Vec<Task>, String> {
     let mut all = Vec::new();
     for c in &wanted {
         if !CATEGORIES.contains(&c.as_str()) {
-            return Err(format!(
+            return Err(EvalError::invalid(format!(
                 "unknown BFCL category `{c}`; supported: {}",
                 CATEGORIES.join(", ")
-            ));
+            )));
         }
         all.extend(load_category(dir, c)?);
     }
@@ -371,11 +374,13 @@ mod tests {
         assert!(
             load(d.path(), &["parallel".into()])
                 .unwrap_err()
+                .to_string()
                 .contains("no BFCL question file")
         );
         assert!(
             load(d.path(), &["live_simple".into()])
                 .unwrap_err()
+                .to_string()
                 .contains("unknown")
         );
     }

@@ -287,9 +287,9 @@ pub async fn run(mut args: EvalArgs) -> Result<(), CommandError> {
     let opts = RunOptions { progress: true };
     let mut report = crate::run::run(&tasks, &solver, &modes, &opts)
         .await
-        .map_err(usage)?;
+        .map_err(|e| usage(e.to_string()))?;
     if let Some(b) = baseline {
-        report = report.merge_baseline(b).map_err(usage)?;
+        report = report.merge_baseline(b).map_err(|e| usage(e.to_string()))?;
     }
     let json = serde_json::to_string_pretty(&report)
         .map_err(|e| CommandError::Failed(format!("cannot serialize the report: {e}")))?;

@@ -12,6 +12,7 @@
 //! among them means the argument may be left out. An empty `expected` means no tool fits: the model should call none
 //! (BFCL's irrelevance). `category` is optional (default `default`).
 
+use crate::EvalError;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -53,10 +54,10 @@ impl Task {
     ///
     /// # Errors
     /// A definition without a name.
-    pub fn specs(&self) -> Result<Vec<ToolSpec>, String> {
+    pub fn specs(&self) -> Result<Vec<ToolSpec>, EvalError> {
         let functions = crate::bfcl::normalize_functions(&self.functions);
         toolwright_core::defs::parse_definitions(&Value::Array(functions))
-            .map_err(|e| format!("task {}: {e}", self.id))
+            .map_err(|e| EvalError::from(e).at(format!("task {}", self.id)))
     }
 
     /// Whether no tool should be called.
@@ -69,24 +70,26 @@ impl Task {
     ///
     /// # Errors
     /// What is wrong.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), EvalError> {
         if self.id.trim().is_empty() {
-            return Err("a task has an empty `id`".to_string());
+            return Err(EvalError::invalid("a task has an empty `id`"));
         }
+        let task = || format!("task {}", self.id);
         if self.query.trim().is_empty() {
-            return Err(format!("task {}: empty `query`", self.id));
+            return Err(EvalError::invalid("empty `query`").at(task()));
         }
         if self.functions.is_empty() {
-            return Err(format!("task {}: no `functions`", self.id));
+            return Err(EvalError::invalid("no `functions`").at(task()));
         }
         self.specs()?;
         for e in &self.expected {
             for (k, v) in &e.arguments {
                 if !v.is_array() {
-                    return Err(format!(
-                        "task {}: expected argument `{}.{k}` must be a list of acceptable values",
-                        self.id, e.name
-                    ));
+                    return Err(EvalError::invalid(format!(
+                        "expected argument `{}.{k}` must be a list of acceptable values",
+                        e.name
+                    ))
+                    .at(task()));
                 }
             }
         }
@@ -98,7 +101,7 @@ impl Task {
 ///
 /// # Errors
 /// The first bad line, with its number.
-pub fn parse_jsonl(text: &str) -> Result<Vec<Task>, String> {
+pub fn parse_jsonl(text: &str) -> Result<Vec<Task>, EvalError> {
     let mut tasks = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (i, line) in text.lines().enumerate() {
@@ -106,10 +109,11 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Task>, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let task: Task = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
-        task.check().map_err(|e| format!("line {}: {e}", i + 1))?;
+        let at = || format!("line {}", i + 1);
+        let task: Task = serde_json::from_str(line).map_err(|e| EvalError::from(e).at(at()))?;
+        task.check().map_err(|e| e.at(at()))?;
         if !seen.insert(task.id.clone()) {
-            return Err(format!("line {}: duplicate task id `{}`", i + 1, task.id));
+            return Err(EvalError::invalid(format!("duplicate task id `{}`", task.id)).at(at()));
         }
         tasks.push(task);
     }
@@ -120,10 +124,12 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Task>, String> {
 ///
 /// # Errors
 /// Unreadable file or a bad line.
-pub fn load_jsonl(path: &Path) -> Result<Vec<Task>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    parse_jsonl(&text).map_err(|e| format!("{}: {e}", path.display()))
+pub fn load_jsonl(path: &Path) -> Result<Vec<Task>, EvalError> {
+    let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_jsonl(&text).map_err(|e| e.at(path.display()))
 }
 
 /// Keeps the tasks of `categories` (all when empty), in order, at most `limit` per category.
@@ -172,12 +178,23 @@ mod tests {
         assert!(
             parse_jsonl(not_a_list)
                 .unwrap_err()
+                .to_string()
                 .contains("list of acceptable values")
         );
-        assert!(parse_jsonl("{nope").unwrap_err().starts_with("line 1"));
+        assert!(
+            parse_jsonl("{nope")
+                .unwrap_err()
+                .to_string()
+                .starts_with("line 1")
+        );
         let dup = r#"{"id":"a","query":"q","functions":[{"name":"f"}]}
 {"id":"a","query":"q","functions":[{"name":"f"}]}"#;
-        assert!(parse_jsonl(dup).unwrap_err().contains("duplicate"));
+        assert!(
+            parse_jsonl(dup)
+                .unwrap_err()
+                .to_string()
+                .contains("duplicate")
+        );
         assert!(parse_jsonl(r#"{"id":"a","query":"q","functions":[]}"#).is_err());
     }
 

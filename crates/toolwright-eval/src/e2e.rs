@@ -104,7 +104,7 @@ pub async fn run_end_to_end(
     ranker: Arc<dyn Ranker>,
     config: AgentConfig,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<EndToEnd, String> {
+) -> Result<EndToEnd, crate::EvalError> {
     let prepared = PreparedTask::new(Task {
         id: ds.name.clone(),
         category: "toolset".into(),

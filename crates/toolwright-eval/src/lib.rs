@@ -20,6 +20,7 @@ pub mod bfcl;
 pub mod command;
 pub mod dataset;
 pub mod e2e;
+pub mod error;
 pub mod html;
 pub mod naive;
 pub mod report;
@@ -33,6 +34,7 @@ pub mod toolset_command;
 pub use toolwright_agent;
 
 pub use dataset::{ExpectedCall, Task};
+pub use error::EvalError;
 pub use report::{ModeSummary, Report};
 pub use run::{Attempt, Mode, PreparedTask, RunOptions, Solver, TaskResult};
 pub use score::{Call, ErrorKind, Score};

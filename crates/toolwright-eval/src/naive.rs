@@ -129,7 +129,19 @@ fn dump_str(s: &str, out: &mut String) {
 ///
 /// # Errors
 /// The text is not a Python list of calls (BFCL: a decode error).
-pub fn decode_python_calls(text: &str) -> Result<Vec<Call>, String> {
+pub fn decode_python_calls(text: &str) -> Result<Vec<Call>, DecodeError> {
+    decode(text).map_err(|message| DecodeError { message })
+}
+
+/// A model's answer that is not a Python list of calls: what the parser met, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct DecodeError {
+    /// What the parser met and at which character.
+    pub message: String,
+}
+
+fn decode(text: &str) -> Result<Vec<Call>, String> {
     let stripped = text.trim_matches(|c| c == '`' || c == '\n' || c == ' ');
     let mut s = String::new();
     if !stripped.starts_with('[') {

@@ -190,7 +190,7 @@ impl Report {
     ///
     /// # Errors
     /// The baseline ran other tasks than this report.
-    pub fn merge_baseline(self, baseline: Report) -> Result<Report, String> {
+    pub fn merge_baseline(self, baseline: Report) -> Result<Report, crate::EvalError> {
         let have: Vec<Mode> = self.summaries.iter().map(|s| s.mode).collect();
         let ids = |rs: &[TaskResult], m: Mode| -> Vec<String> {
             rs.iter()
@@ -209,13 +209,13 @@ impl Report {
             }
             let theirs = ids(&baseline.results, s.mode);
             if theirs != mine {
-                return Err(format!(
+                return Err(crate::EvalError::invalid(format!(
                     "the baseline's {} run has other tasks ({} vs {}): rerun with the same \
                      dataset, --category and --limit",
                     s.mode.as_str(),
                     theirs.len(),
                     mine.len()
-                ));
+                )));
             }
             results.extend(
                 baseline

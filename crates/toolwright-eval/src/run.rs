@@ -64,12 +64,12 @@ impl PreparedTask {
     ///
     /// # Errors
     /// A definition that cannot be registered (bad name, duplicate, schema that does not compile).
-    pub fn new(task: Task) -> Result<Self, String> {
+    pub fn new(task: Task) -> Result<Self, crate::EvalError> {
         let specs = task.specs()?;
         let reg = Registry::new();
         for s in &specs {
             reg.register(DefinitionOnly::new(s.clone()))
-                .map_err(|e| format!("task {}: {e}", task.id))?;
+                .map_err(|e| crate::EvalError::from(e).at(format!("task {}", task.id)))?;
         }
         Ok(PreparedTask {
             task,
@@ -198,7 +198,7 @@ pub async fn run(
     solver: &dyn Solver,
     modes: &[Mode],
     opts: &RunOptions,
-) -> Result<Report, String> {
+) -> Result<Report, crate::EvalError> {
     let prepared: Vec<PreparedTask> = tasks
         .iter()
         .cloned()
@@ -329,6 +329,7 @@ mod tests {
         assert!(
             PreparedTask::new(t)
                 .unwrap_err()
+                .to_string()
                 .contains("already registered")
         );
     }

@@ -11,6 +11,7 @@
 //! the alternatives (any one of them); empty means no tool fits. `server` (optional) groups
 //! results. `crates/toolwright-eval/data/mcp` is such a folder (see its README for provenance).
 
+use crate::EvalError;
 use crate::dataset::{ExpectedCall, Task};
 use serde::Deserialize;
 use serde_json::Value;
@@ -96,23 +97,31 @@ impl ToolsetDataset {
     ///
     /// # Errors
     /// A missing or malformed file, or a request naming an unknown tool.
-    pub fn load(dir: &Path) -> Result<ToolsetDataset, String> {
+    pub fn load(dir: &Path) -> Result<ToolsetDataset, EvalError> {
         let read = |name: &str| {
-            std::fs::read_to_string(dir.join(name))
-                .map_err(|e| format!("cannot read {}: {e}", dir.join(name).display()))
+            std::fs::read_to_string(dir.join(name)).map_err(|source| EvalError::Read {
+                path: dir.join(name),
+                source,
+            })
         };
         let tools: Value = serde_json::from_str(&read("tools.json")?)
-            .map_err(|e| format!("{}: {e}", dir.join("tools.json").display()))?;
+            .map_err(|e| EvalError::from(e).at(dir.join("tools.json").display()))?;
         let functions = match tools {
             Value::Object(mut m) if m.contains_key("tools") => match m.remove("tools") {
                 Some(Value::Array(a)) => a,
-                _ => return Err("tools.json: `tools` must be an array".to_string()),
+                _ => {
+                    return Err(EvalError::invalid("`tools` must be an array").at("tools.json"));
+                }
             },
             Value::Array(a) => a,
-            _ => return Err("tools.json: expected an array or {\"tools\": [...]}".to_string()),
+            _ => {
+                return Err(
+                    EvalError::invalid("expected an array or {\"tools\": [...]}").at("tools.json"),
+                );
+            }
         };
         let mut specs = toolwright_core::defs::parse_definitions(&Value::Array(functions.clone()))
-            .map_err(|e| format!("tools.json: {e}"))?;
+            .map_err(|e| EvalError::from(e).at("tools.json"))?;
         server_categories(&dir.join("servers"), &mut specs)?;
         let requests = parse_requests(&read("requests.jsonl")?, &specs)?;
         let name = dir
@@ -136,7 +145,7 @@ impl ToolsetDataset {
 /// With a `servers/` folder of per-server `tools/list` results (`<server>.json`), each tool's
 /// category becomes its server's name, as importing that server with `--mcp` does
 /// (`serverInfo.name`); a tool renamed `<server>__<name>` for a clash is matched too.
-fn server_categories(servers: &Path, specs: &mut [ToolSpec]) -> Result<(), String> {
+fn server_categories(servers: &Path, specs: &mut [ToolSpec]) -> Result<(), EvalError> {
     let Ok(entries) = std::fs::read_dir(servers) else {
         return Ok(());
     };
@@ -149,10 +158,12 @@ fn server_categories(servers: &Path, specs: &mut [ToolSpec]) -> Result<(), Strin
         let Some(server) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
             continue;
         };
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let list: Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let list: Value = serde_json::from_str(&text)
+            .map_err(|e| EvalError::from(e).at(path.display().to_string()))?;
         let names = list
             .get("tools")
             .and_then(Value::as_array)
@@ -175,7 +186,7 @@ fn server_categories(servers: &Path, specs: &mut [ToolSpec]) -> Result<(), Strin
 ///
 /// # Errors
 /// The first bad line, with its number.
-pub fn parse_requests(text: &str, specs: &[ToolSpec]) -> Result<Vec<Request>, String> {
+pub fn parse_requests(text: &str, specs: &[ToolSpec]) -> Result<Vec<Request>, EvalError> {
     let names: std::collections::HashSet<&str> = specs.iter().map(|s| s.name.as_str()).collect();
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
@@ -184,16 +195,16 @@ pub fn parse_requests(text: &str, specs: &[ToolSpec]) -> Result<Vec<Request>, St
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let at = |e: String| format!("requests.jsonl line {}: {e}", i + 1);
-        let r: Request = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+        let at = |e: EvalError| e.at(format!("requests.jsonl line {}", i + 1));
+        let r: Request = serde_json::from_str(line).map_err(|e| at(e.into()))?;
         if r.query.trim().is_empty() {
-            return Err(at("empty query".into()));
+            return Err(at(EvalError::invalid("empty query")));
         }
         if !seen.insert(r.id.clone()) {
-            return Err(at(format!("duplicate id `{}`", r.id)));
+            return Err(at(EvalError::invalid(format!("duplicate id `{}`", r.id))));
         }
         if let Some(e) = r.expected.iter().find(|e| !names.contains(e.name.as_str())) {
-            return Err(at(format!("unknown tool `{}`", e.name)));
+            return Err(at(EvalError::invalid(format!("unknown tool `{}`", e.name))));
         }
         out.push(r);
     }
@@ -248,6 +259,7 @@ mod tests {
                 &specs
             )
             .unwrap_err()
+            .to_string()
             .contains("unknown tool `zz`")
         );
         assert!(parse_requests("{\"id\":\"1\",\"query\":\" \"}", &specs).is_err());

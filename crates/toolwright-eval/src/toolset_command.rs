@@ -62,7 +62,7 @@ fn select(requests: &[Request], args: &EvalArgs) -> Vec<Request> {
 /// As [`crate::command::run`].
 pub async fn run(args: &EvalArgs, dir: &Path) -> Result<(), CommandError> {
     let usage = CommandError::Usage;
-    let ds = ToolsetDataset::load(dir).map_err(usage)?;
+    let ds = ToolsetDataset::load(dir).map_err(|e| usage(e.to_string()))?;
     let requests = select(&ds.requests, args);
     if requests.is_empty() {
         return Err(usage("no request matches --category and --limit".into()));
@@ -99,7 +99,7 @@ pub async fn run(args: &EvalArgs, dir: &Path) -> Result<(), CommandError> {
             bar.set_position(d as u64)
         })
         .await
-        .map_err(usage)?;
+        .map_err(|e| usage(e.to_string()))?;
         bar.finish_and_clear();
         report.end_to_end = Some(e2e);
     }

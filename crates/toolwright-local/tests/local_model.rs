@@ -62,7 +62,7 @@ async fn run(query: &str) -> Option<Trace> {
         trace.model_ms,
         serde_json::to_string_pretty(&json!({
             "answer": trace.answer, "stop": trace.stop, "routed": trace.routed,
-            "calls": trace.calls.iter().map(|c| json!({"call": c.call, "status": c.envelope.status})).collect::<Vec<_>>(),
+            "calls": trace.calls.iter().map(|c| json!({"call": c.call, "status": c.envelope.status()})).collect::<Vec<_>>(),
             "notes": trace.steps.iter().flat_map(|s| s.notes.clone()).collect::<Vec<_>>(),
             "usage": trace.usage,
         }))

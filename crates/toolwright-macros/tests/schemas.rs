@@ -10,10 +10,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use toolwright::{
-    InvokeOptions, Outcome, Problem, Registry, SideEffects, Status, Tool, ToolCall, ToolContext,
-    ToolError, tool,
+    Outcome, Problem, Registry, SideEffects, Status, Tool, ToolCall, ToolContext, ToolError, tool,
 };
+use toolwright_runtime::{CallOptions, Runtime};
 
 /// A currency.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -205,7 +206,7 @@ fn single_struct_parameter_is_flattened() {
     insta::assert_json_snapshot!("create_user", p);
 }
 
-fn registry() -> Registry {
+fn runtime() -> Runtime {
     let r = Registry::new();
     r.register(ConvertCurrencyTool).unwrap();
     r.register(OrderTool).unwrap();
@@ -214,27 +215,27 @@ fn registry() -> Registry {
     r.register(ExplodeTool).unwrap();
     r.register(ExplodeSyncTool).unwrap();
     r.register(BigListTool).unwrap();
-    r
+    Runtime::new(Arc::new(r))
 }
 
-async fn call(r: &Registry, name: &str, args: Value) -> Outcome {
-    let opts = InvokeOptions {
+async fn call(r: &Runtime, name: &str, args: Value) -> Outcome {
+    let opts = CallOptions {
         approved: true,
-        ..InvokeOptions::default()
+        ..CallOptions::default()
     };
     r.invoke(ToolCall::new("t1", name, args), &opts).await
 }
 
 #[tokio::test]
 async fn generated_tools_run() {
-    let r = registry();
+    let r = runtime();
     let out = call(
         &r,
         "convert_currency",
         json!({"amount": 5, "from_currency": "USD", "to_currency": "EUR"}),
     )
     .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     assert_eq!(
         out.data,
         Some(json!({"amount": 5.0, "from": "USD", "to": "EUR"}))
@@ -243,20 +244,23 @@ async fn generated_tools_run() {
     let out = call(&r, "create_user", json!({"login": "ada"})).await;
     assert_eq!(out.data, Some(json!({"created": "ada", "display": null})));
     let out = call(&r, "create_user", json!({"login": "ada", "extra": 1})).await;
-    assert_eq!(out.error.unwrap().fields[0].problem, Problem::UnknownField);
+    assert_eq!(
+        out.error().unwrap().fields[0].problem,
+        Problem::UnknownField
+    );
 
     let out = call(&r, "whoami", json!({"label": "x"})).await;
-    assert_eq!(out.status, Status::Partial);
+    assert_eq!(out.status(), Status::Partial);
     assert_eq!(out.data.unwrap()["call_id"], json!("t1"));
     assert_eq!(out.instruction.as_deref(), Some("say hi"));
 }
 
 #[tokio::test]
 async fn custom_validator_is_reported_like_a_schema_violation() {
-    let r = registry();
+    let r = runtime();
     let args = json!({"customer_id": "C-1", "items": [{"sku": "A", "quantity": 1}], "user_context": "anything"});
     let out = call(&r, "place_order", args).await;
-    let e = out.error.expect("error");
+    let e = out.error().expect("error");
     assert_eq!(e.code, toolwright::ErrorCode::Validation);
     assert_eq!(e.fields[0].path, "/user_context");
     assert_eq!(e.fields[0].problem, Problem::InvalidValue);
@@ -270,7 +274,7 @@ async fn custom_validator_is_reported_like_a_schema_violation() {
     let args = json!({"customer_id": "X", "items": [], "user_context": "a buyer"});
     let out = call(&r, "place_order", args).await;
     let problems: Vec<Problem> = out
-        .error
+        .error()
         .unwrap()
         .fields
         .iter()
@@ -285,10 +289,10 @@ async fn custom_validator_is_reported_like_a_schema_violation() {
 
 #[tokio::test]
 async fn panics_become_internal_without_leaking() {
-    let r = registry();
+    let r = runtime();
     for name in ["explode", "explode_sync"] {
         let out = call(&r, name, json!({})).await;
-        let e = out.error.clone().expect("error");
+        let e = out.error().expect("error");
         assert_eq!(e.code, toolwright::ErrorCode::Internal);
         let wire = serde_json::to_string(&out).unwrap();
         assert!(
@@ -300,9 +304,9 @@ async fn panics_become_internal_without_leaking() {
 
 #[tokio::test]
 async fn output_budget_cuts_to_valid_json() {
-    let r = registry();
+    let r = runtime();
     let out = call(&r, "big_list", json!({"n": 5000})).await;
-    assert_eq!(out.status, Status::Partial);
+    assert_eq!(out.status(), Status::Partial);
     let t = out.meta.truncated.clone().expect("truncated");
     assert_eq!(t.total, 5000);
     assert!(t.showing > 0 && t.showing < 5000);
@@ -376,20 +380,18 @@ async fn state_parameters_are_filled_from_the_registry_and_kept_out_of_the_schem
     assert!(spec.parameters["properties"].get("hits").is_none());
     assert_eq!(HitsTool.spec().parameters["properties"], json!({}));
 
-    let reg = Registry::new();
+    let reg = Arc::new(Registry::new());
     reg.register(VisitTool).unwrap();
     reg.register(HitsTool).unwrap();
+    let rt = Runtime::new(reg.clone());
     // No state yet: an INTERNAL error naming the type, not a panic.
-    let out = reg
+    let out = rt
         .invoke(
             ToolCall::new("1", "visit", json!({"page": "a"})),
-            &InvokeOptions::default(),
+            &CallOptions::default(),
         )
         .await;
-    assert_eq!(
-        out.error.as_ref().unwrap().code,
-        toolwright::ErrorCode::Internal
-    );
+    assert_eq!(out.error().unwrap().code, toolwright::ErrorCode::Internal);
     let ctx = ToolContext::default();
     let e = toolwright::State::<Hits>::from_context(&ctx).unwrap_err();
     assert!(
@@ -399,18 +401,18 @@ async fn state_parameters_are_filled_from_the_registry_and_kept_out_of_the_schem
     // Inserted after registration: every tool sees the same value.
     reg.insert_state(Hits(std::sync::atomic::AtomicU64::new(0)));
     for page in ["a", "b"] {
-        let out = reg
+        let out = rt
             .invoke(
                 ToolCall::new("2", "visit", json!({"page": page})),
-                &InvokeOptions::default(),
+                &CallOptions::default(),
             )
             .await;
-        assert_eq!(out.status, Status::Success, "{out:?}");
+        assert_eq!(out.status(), Status::Success, "{out:?}");
     }
-    let out = reg
+    let out = rt
         .invoke(
             ToolCall::new("3", "hits", json!({})),
-            &InvokeOptions::default(),
+            &CallOptions::default(),
         )
         .await;
     assert_eq!(out.data, Some(json!(2)));

@@ -87,7 +87,7 @@ pub fn tool_json(spec: &ToolSpec) -> Value {
 /// otherwise the envelope as `structuredContent` plus its text rendering; `isError` exactly when
 /// the status is `error`.
 pub(crate) fn result_json(out: &Outcome) -> Value {
-    let is_error = out.status == Status::Error;
+    let is_error = out.status() == Status::Error;
     if let Some(blocks) = raw_blocks(out) {
         return json!({"content": blocks, "isError": is_error});
     }
@@ -115,7 +115,7 @@ pub(crate) fn to_call_result(out: Outcome) -> rmcp::model::CallToolResult {
             }
         };
     }
-    let is_error = out.status == Status::Error;
+    let is_error = out.status() == Status::Error;
     let text = envelope_text(&out);
     let mut result =
         rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]);
@@ -127,13 +127,17 @@ pub(crate) fn to_call_result(out: Outcome) -> rmcp::model::CallToolResult {
 /// [`Outcome::to_json`] without copying: the message, data and instruction move into the tree,
 /// in the field order (and with the omissions) of `Outcome`'s serialization.
 fn into_json(out: Outcome) -> Value {
+    let status = out.status();
+    // The error serializes from a borrow just as from a value; the rest moves.
+    let error = out
+        .error()
+        .map(|e| serde_json::to_value(e).unwrap_or(Value::Null));
     let Outcome {
-        status,
         message,
         data,
         instruction,
-        error,
         meta,
+        ..
     } = out;
     let mut m = Map::with_capacity(6);
     m.insert("status".into(), Value::String(status.as_str().into()));
@@ -145,10 +149,7 @@ fn into_json(out: Outcome) -> Value {
         m.insert("instruction".into(), Value::String(i));
     }
     if let Some(e) = error {
-        m.insert(
-            "error".into(),
-            serde_json::to_value(e).unwrap_or(Value::Null),
-        );
+        m.insert("error".into(), e);
     }
     m.insert(
         "meta".into(),
@@ -427,7 +428,7 @@ mod tests {
     fn remote_results_become_envelopes() {
         let err = outcome_from_result(&json!({"isError": true,
             "content": [{"type": "text", "text": "boom"}]}));
-        assert_eq!(err.status, Status::Error);
+        assert_eq!(err.status(), Status::Error);
         assert_eq!(err.message, "boom");
         let ok = outcome_from_result(&json!({"content": [{"type": "text", "text": "5"}]}));
         assert_eq!(ok.data.unwrap()["text"], "5");

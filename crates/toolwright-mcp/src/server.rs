@@ -317,7 +317,7 @@ impl McpServer {
             self.shared.options.heartbeat,
         );
         let (out, ()) = tokio::join!(work, forward);
-        if out.status != Status::Error {
+        if out.status() != Status::Error {
             self.session.step.fetch_add(1, Ordering::Relaxed);
         }
         out
@@ -533,7 +533,7 @@ impl ServerHandler for McpServer {
         // asked for and the call then run again.
         let again = (!approve && self.can_elicit(&context)).then(|| args.clone());
         let mut out = self.run_call(&name, args, approve, &context).await;
-        if out.status == Status::NeedsConfirmation
+        if out.status() == Status::NeedsConfirmation
             && let Some(args) = again
         {
             out = self

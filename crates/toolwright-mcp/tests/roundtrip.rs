@@ -98,7 +98,7 @@ async fn tools_list_passes_schemas_and_import_returns_envelopes() {
             &CallOptions::default(),
         )
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     assert_eq!(out.data.unwrap()["echo"], "yo");
     // Validation also happens locally, before anything is sent.
     let out = rt
@@ -107,7 +107,7 @@ async fn tools_list_passes_schemas_and_import_returns_envelopes() {
             &CallOptions::default(),
         )
         .await;
-    assert_eq!(out.status, Status::Error);
+    assert_eq!(out.status(), Status::Error);
 }
 
 #[tokio::test]

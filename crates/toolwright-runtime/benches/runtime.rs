@@ -1,5 +1,6 @@
 //! Benchmarks: idempotency store operations per second for each backend, and the overhead of
-//! the full policy stack on a no-op call over a bare `Registry::invoke`.
+//! the full policy stack on a no-op call over the runtime with its policies off (the steps the
+//! former bare `Registry::invoke` took: resolve, validate, confirmation gate, run, envelope).
 //!
 //! `cargo bench -p toolwright-runtime --features redis` (the Redis group starts its own
 //! redis-server on a free loopback port, and is skipped with a note if there is none).
@@ -12,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use toolwright_core::{
-    FnTool, InvokeOptions, Outcome, Registry, SideEffects, ToolCall, ToolMeta, ToolOutput, ToolSpec,
+    FnTool, Outcome, Registry, SideEffects, ToolCall, ToolMeta, ToolOutput, ToolSpec,
 };
 use toolwright_runtime::{CallOptions, IdempotencyStore, MemoryStore, Runtime, SqliteStore};
 
@@ -154,22 +155,15 @@ fn overhead(c: &mut Criterion) {
     let reg = noop_registry();
     let runtime = Runtime::new(reg.clone());
     let isolated = Runtime::builder(reg.clone()).isolate_tools(true).build();
+    let minimal = Runtime::builder(reg.clone()).policies(false).build();
     let mut g = c.benchmark_group("noop-call");
     g.measurement_time(Duration::from_secs(3));
     g.sample_size(30);
-    g.bench_function("bare Registry::invoke", |b| {
-        b.to_async(&rt).iter(|| {
-            let reg = reg.clone();
-            async move {
-                reg.invoke(
-                    ToolCall::new("c", "noop", json!({"n": 1})),
-                    &InvokeOptions::default(),
-                )
-                .await
-            }
-        })
-    });
     for (label, runtime) in [
+        (
+            "Runtime::invoke (policies off: validate, confirmation gate, run)",
+            &minimal,
+        ),
         (
             "Runtime::invoke (full policy stack, tools inline: the default)",
             &runtime,

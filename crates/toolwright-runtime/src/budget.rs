@@ -112,7 +112,8 @@ impl Budgets {
     /// last allowed failure `retryable: false` with the stop instruction.
     pub fn end(&self, session: &str, step: u32, tool: &str, attempt: Attempt, out: &mut Outcome) {
         out.meta.attempt = attempt.number;
-        let counts = out.status == Status::Error && out.error_code() != Some(ErrorCode::Cancelled);
+        let counts =
+            out.status() == Status::Error && out.error_code() != Some(ErrorCode::Cancelled);
         let mut failures = attempt.number.saturating_sub(1);
         if counts {
             let mut guard = self.lock();
@@ -142,13 +143,13 @@ impl Budgets {
             }
             if st.step == step {
                 st.failures = st.failures.saturating_add(1);
-                st.last = out.error.as_ref().map(|e| (e.code, e.message.clone()));
+                st.last = out.error().map(|e| (e.code, e.message.clone()));
                 failures = st.failures;
             }
         }
         out.meta.attempts_left = attempt.max.saturating_sub(failures.max(attempt.number));
         if counts && attempt.max > 0 && out.meta.attempts_left == 0 {
-            if let Some(e) = out.error.as_mut() {
+            if let Some(e) = out.error_mut() {
                 e.retryable = false;
                 e.suggestion =
                     format!("Stop calling {tool} in this step and tell the user what went wrong.");
@@ -175,16 +176,16 @@ mod tests {
         let b = Budgets::new();
         let o1 = fail(&b, 1);
         assert_eq!((o1.meta.attempt, o1.meta.attempts_left), (1, 2));
-        assert!(o1.error.as_ref().unwrap().retryable);
+        assert!(o1.error().unwrap().retryable);
         let o2 = fail(&b, 1);
         assert_eq!((o2.meta.attempt, o2.meta.attempts_left), (2, 1));
         let o3 = fail(&b, 1);
         assert_eq!((o3.meta.attempt, o3.meta.attempts_left), (3, 0));
-        assert!(!o3.error.as_ref().unwrap().retryable);
+        assert!(!o3.error().unwrap().retryable);
         assert_eq!(o3.instruction.as_deref(), Some(STOP_INSTRUCTION));
         let refused = b.begin("s", 1, "t", 3).unwrap_err();
         assert_eq!(refused.error_code(), Some(ErrorCode::Validation));
-        assert!(!refused.error.unwrap().retryable);
+        assert!(!refused.error().unwrap().retryable);
         // A new step, a new budget.
         let o = fail(&b, 2);
         assert_eq!((o.meta.attempt, o.meta.attempts_left), (1, 2));

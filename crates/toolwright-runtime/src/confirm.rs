@@ -250,7 +250,7 @@ mod tests {
         let out = svc
             .call(req(&entry, json!({"path": "a", "confirm": true})))
             .await;
-        assert_eq!(out.status, Status::NeedsConfirmation);
+        assert_eq!(out.status(), Status::NeedsConfirmation);
         assert!(out.meta.approval_id.is_some());
         assert_eq!(runs.load(Ordering::SeqCst), 0);
     }
@@ -265,13 +265,13 @@ mod tests {
         approvals.approve(&id).await.unwrap();
         // Other arguments are not covered by the approval.
         let other = svc.call(req(&entry, json!({"path": "b"}))).await;
-        assert_eq!(other.status, Status::NeedsConfirmation);
+        assert_eq!(other.status(), Status::NeedsConfirmation);
         let out = svc.call(req(&entry, args.clone())).await;
-        assert_eq!(out.status, Status::Success);
+        assert_eq!(out.status(), Status::Success);
         assert_eq!(runs.load(Ordering::SeqCst), 1);
         // Used up: the next identical call asks again.
         let again = svc.call(req(&entry, args)).await;
-        assert_eq!(again.status, Status::NeedsConfirmation);
+        assert_eq!(again.status(), Status::NeedsConfirmation);
         assert_eq!(runs.load(Ordering::SeqCst), 1);
     }
 
@@ -280,7 +280,7 @@ mod tests {
         let (svc, _a, runs, entry) = setup();
         let mut r = req(&entry, json!({"path": "a"}));
         r.approved = true;
-        assert_eq!(svc.call(r).await.status, Status::Success);
+        assert_eq!(svc.call(r).await.status(), Status::Success);
         assert_eq!(runs.load(Ordering::SeqCst), 1);
     }
 }

@@ -42,10 +42,10 @@
 //! let rt = Runtime::new(Arc::new(reg));
 //! let args = serde_json::json!({"path": "notes.txt", "confirm": true});
 //! let first = rt.invoke(ToolCall::new("c1", "delete_file", args.clone()), &CallOptions::default()).await;
-//! assert_eq!(first.status, Status::NeedsConfirmation); // `confirm: true` approves nothing
+//! assert_eq!(first.status(), Status::NeedsConfirmation); // `confirm: true` approves nothing
 //! rt.approve(first.meta.approval_id.as_deref().unwrap()).await.unwrap();
 //! let second = rt.invoke(ToolCall::new("c2", "delete_file", args), &CallOptions::default()).await;
-//! assert_eq!(second.status, Status::Success);
+//! assert_eq!(second.status(), Status::Success);
 //! # });
 //! ```
 
@@ -131,6 +131,7 @@ pub struct RuntimeBuilder {
     mappers: Vec<(String, String, ArgMapper)>,
     isolate_tools: bool,
     export_metrics: bool,
+    policies: bool,
 }
 
 impl std::fmt::Debug for RuntimeBuilder {
@@ -140,6 +141,7 @@ impl std::fmt::Debug for RuntimeBuilder {
             .field("default_timeout", &self.default_timeout)
             .field("retry", &self.retry)
             .field("concurrency", &self.concurrency)
+            .field("policies", &self.policies)
             .finish_non_exhaustive()
     }
 }
@@ -210,6 +212,17 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Whether the reliability policies run (default true). Without them a call is resolved,
+    /// validated, passed through the confirmation gate (always kept: the model never approves
+    /// its own destructive calls) and run with panics caught; there is no deadline, no retry,
+    /// no fallback, no rate limit and no idempotency, and a host's cancellation stops a call
+    /// only before it starts. For trusted, fast tools where the least
+    /// overhead per call matters, and to measure what the policies cost.
+    pub fn policies(mut self, on: bool) -> Self {
+        self.policies = on;
+        self
+    }
+
     /// The runtime.
     pub fn build(mut self) -> Runtime {
         if self.export_metrics {
@@ -227,11 +240,13 @@ impl RuntimeBuilder {
             ToolService::inline()
         };
         let mut stack: BoxService = Arc::new(tools);
-        stack = TimeoutLayer::new(self.default_timeout).layer(stack);
-        stack = RetryLayer::new(self.retry).layer(stack);
-        stack = fallback.layer(stack);
-        stack = RateLimitLayer::new(self.store.clone()).layer(stack);
-        stack = IdempotencyLayer::new(self.store.clone(), self.idempotency).layer(stack);
+        if self.policies {
+            stack = TimeoutLayer::new(self.default_timeout).layer(stack);
+            stack = RetryLayer::new(self.retry).layer(stack);
+            stack = fallback.layer(stack);
+            stack = RateLimitLayer::new(self.store.clone()).layer(stack);
+            stack = IdempotencyLayer::new(self.store.clone(), self.idempotency).layer(stack);
+        }
         stack = ConfirmationLayer::new(approvals.clone()).layer(stack);
         let (events, _) = broadcast::channel(1024);
         Runtime {
@@ -311,6 +326,7 @@ impl Runtime {
             mappers: Vec::new(),
             isolate_tools: false,
             export_metrics: false,
+            policies: true,
         }
     }
 
@@ -456,7 +472,7 @@ impl Runtime {
             .await;
         drop(counted);
         drop(in_flight);
-        span.record("toolwright.status", out.status.as_str());
+        span.record("toolwright.status", out.status().as_str());
         if let Some(code) = out.error_code() {
             span.record("error.type", code.as_str());
             span.record("otel.status_code", "error");
@@ -482,7 +498,7 @@ impl Runtime {
                 tool: out.meta.tool.clone(),
                 display_label,
                 duration_ms: out.meta.duration_ms,
-                status: out.status,
+                status: out.status(),
                 code: out.error_code(),
                 replayed: out.meta.replayed,
                 retries: out.meta.retries,

@@ -419,7 +419,7 @@ pub mod names {
 /// Emits one finished call through the `metrics` facade.
 pub(crate) fn emit(tool: &str, out: &Outcome, elapsed: std::time::Duration) {
     let tool = tool.to_string();
-    metrics::histogram!(names::CALL_DURATION, "tool" => tool.clone(), "status" => out.status.as_str())
+    metrics::histogram!(names::CALL_DURATION, "tool" => tool.clone(), "status" => out.status().as_str())
         .record(elapsed.as_secs_f64());
     if let Some(code) = out.error_code() {
         metrics::counter!(names::ERRORS, "tool" => tool.clone(), "code" => code.as_str())
@@ -441,7 +441,7 @@ pub(crate) fn emit(tool: &str, out: &Outcome, elapsed: std::time::Duration) {
     if out.meta.replayed {
         metrics::counter!(names::REPLAYS, "tool" => tool.clone()).increment(1);
     }
-    if out.status == toolwright_core::Status::NeedsConfirmation {
+    if out.status() == toolwright_core::Status::NeedsConfirmation {
         metrics::counter!(names::APPROVALS_REQUESTED, "tool" => tool).increment(1);
     }
 }

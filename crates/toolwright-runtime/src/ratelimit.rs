@@ -127,7 +127,7 @@ mod tests {
         }
         let out = svc.call(req("alice")).await;
         assert_eq!(out.error_code(), Some(ErrorCode::RateLimited));
-        let wait = out.error.as_ref().and_then(|e| e.retry_after_ms).unwrap();
+        let wait = out.error().and_then(|e| e.retry_after_ms).unwrap();
         assert!((1..=30_000).contains(&wait), "{wait}");
         assert_eq!(runs.load(Ordering::SeqCst), 2);
         // Another caller has its own budget.

@@ -139,7 +139,7 @@ impl Service for Retry {
                     return out;
                 }
                 let retry_after = out
-                    .error
+                    .error()
                     .as_ref()
                     .and_then(|e| e.retry_after_ms)
                     .map(Duration::from_millis);
@@ -224,7 +224,7 @@ mod tests {
         let (inner, runs) = flaky(2, ToolError::dependency_unavailable("down", "later"));
         let svc = RetryLayer::new(policy()).layer(inner);
         let out = svc.call(req(entry(SideEffects::Read), json!({}))).await;
-        assert_eq!(out.status, toolwright_core::Status::Success);
+        assert_eq!(out.status(), toolwright_core::Status::Success);
         assert_eq!(out.meta.retries, 2);
         assert_eq!(runs.load(Ordering::SeqCst), 3);
     }

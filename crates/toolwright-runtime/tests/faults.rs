@@ -156,7 +156,7 @@ async fn a_leaked_blocking_thread_is_bounded_and_never_retried() {
     );
     for o in outs.iter().filter(|o| o.meta.still_running) {
         assert_eq!(o.meta.retries, 0, "a still-running call was retried: {o:?}");
-        assert!(!o.error.as_ref().unwrap().retryable);
+        assert!(!o.error().unwrap().retryable);
     }
     assert_eq!(starts.load(Ordering::SeqCst) as usize, per_tool);
     assert_eq!(toolwright_core::blocking::running("hangs"), per_tool);
@@ -182,7 +182,7 @@ async fn a_leaked_blocking_thread_is_bounded_and_never_retried() {
             &CallOptions::default(),
         )
         .await;
-    assert_eq!(again.status, Status::Success, "{again:?}");
+    assert_eq!(again.status(), Status::Success, "{again:?}");
 }
 
 /// A keyed call whose body outlives its deadline keeps its key: a duplicate neither runs the
@@ -332,7 +332,7 @@ async fn a_100_mb_result_is_cut_to_the_budget() {
             &opts,
         )
         .await;
-    assert_eq!(out.status, Status::Partial, "{}", out.message);
+    assert_eq!(out.status(), Status::Partial, "{}", out.message);
     let data = serde_json::to_string(out.data.as_ref().unwrap()).unwrap();
     assert!(
         data.len() <= 16 * 1024 && data.len() > 15 * 1024,
@@ -343,14 +343,14 @@ async fn a_100_mb_result_is_cut_to_the_budget() {
     let out = rt
         .invoke(ToolCall::new("r", "flood_rows", json!({})), &opts)
         .await;
-    assert_eq!(out.status, Status::Partial);
+    assert_eq!(out.status(), Status::Partial);
     let t = out.meta.truncated.as_ref().unwrap();
     assert_eq!(t.total, 1_000_000);
     assert!(t.showing > 50, "{t:?}");
     let next = rt
         .invoke(ToolCall::new("f2", "flood", json!({"n": 10})), &opts)
         .await;
-    assert_eq!(next.status, Status::Success);
+    assert_eq!(next.status(), Status::Success);
 }
 
 /// SQLite locked by another process's writer: a keyed call waits (busy timeout) and then answers
@@ -386,7 +386,7 @@ async fn a_locked_sqlite_store_refuses_and_recovers() {
             &CallOptions::default(),
         )
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     let again = rt
         .invoke(ToolCall::new("c", "track", args), &CallOptions::default())
         .await;
@@ -447,7 +447,7 @@ async fn a_full_disk_under_sqlite_refuses_and_recovers() {
             &opts,
         )
         .await;
-    assert_eq!(ok.status, Status::Success);
+    assert_eq!(ok.status(), Status::Success);
     // Fill the disk.
     let filler = mnt.join("filler");
     {
@@ -488,7 +488,7 @@ async fn a_full_disk_under_sqlite_refuses_and_recovers() {
             &fresh("after"),
         )
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     let again = rt
         .invoke(
             ToolCall::new("c", "track", json!({"id": 3, "idempotency_key": "after"})),
@@ -559,7 +559,7 @@ async fn sigkill_between_executed_and_recorded() {
             &CallOptions::default(),
         )
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     assert!(!out.meta.replayed, "a crashed call has no result to replay");
     let again = rt
         .invoke(ToolCall::new("d", "track", args), &CallOptions::default())
@@ -620,7 +620,7 @@ async fn redis_killed_and_restarted() {
     let rt = Runtime::builder(reg).store(store).build();
     let opts = CallOptions::default();
     let call = |k: &str| ToolCall::new("c", "track", json!({"id": 1, "idempotency_key": k}));
-    assert_eq!(rt.invoke(call("r0"), &opts).await.status, Status::Success);
+    assert_eq!(rt.invoke(call("r0"), &opts).await.status(), Status::Success);
     server.stop();
     let t = Instant::now();
     let out = rt.invoke(call("r1"), &opts).await;
@@ -636,7 +636,7 @@ async fn redis_killed_and_restarted() {
     let mut out = rt.invoke(call("r1"), &fresh("restart-0")).await;
     // The first call after the restart may still see the broken connection.
     for _ in 0..20 {
-        if out.status == Status::Success {
+        if out.status() == Status::Success {
             break;
         }
         assert_eq!(
@@ -650,7 +650,7 @@ async fn redis_killed_and_restarted() {
             .invoke(call("r1"), &fresh(&format!("restart-{tries}")))
             .await;
     }
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     assert!(rt.invoke(call("r1"), &fresh("replay")).await.meta.replayed);
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }

@@ -178,13 +178,13 @@ async fn a_blocking_sync_tool_does_not_delay_another_call() {
     tokio::time::sleep(Duration::from_millis(20)).await;
     let start = Instant::now();
     let quick = rt.invoke(call("q", "quick", json!({})), &opts).await;
-    assert_eq!(quick.status, Status::Success);
+    assert_eq!(quick.status(), Status::Success);
     assert!(
         start.elapsed() < Duration::from_millis(100),
         "quick call took {:?}",
         start.elapsed()
     );
-    assert_eq!(slow.await.unwrap().status, Status::Success);
+    assert_eq!(slow.await.unwrap().status(), Status::Success);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -273,11 +273,11 @@ async fn the_budget_counts_failures_per_step_and_says_stop() {
     let bad = json!({"role": "wizard"});
     let o1 = rt.invoke(call("1", "pick", bad.clone()), &opts).await;
     assert_eq!((o1.meta.attempt, o1.meta.attempts_left), (1, 2));
-    assert!(o1.error.as_ref().unwrap().retryable);
+    assert!(o1.error().unwrap().retryable);
     rt.invoke(call("2", "pick", bad.clone()), &opts).await;
     let o3 = rt.invoke(call("3", "pick", bad.clone()), &opts).await;
     assert_eq!((o3.meta.attempt, o3.meta.attempts_left), (3, 0));
-    assert!(!o3.error.as_ref().unwrap().retryable);
+    assert!(!o3.error().unwrap().retryable);
     assert!(o3.instruction.as_deref().unwrap().contains("Stop"));
     // Even a good call is refused in this step now.
     let o4 = rt
@@ -293,7 +293,7 @@ async fn the_budget_counts_failures_per_step_and_says_stop() {
     let o5 = rt
         .invoke(call("5", "pick", json!({"role": "admin"})), &next)
         .await;
-    assert_eq!(o5.status, Status::Success);
+    assert_eq!(o5.status(), Status::Success);
     assert_eq!(o5.meta.attempt, 1);
 }
 
@@ -362,7 +362,7 @@ async fn a_fallback_answers_when_the_dependency_is_down_and_says_so() {
             &CallOptions::default(),
         )
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     assert_eq!(out.data.as_ref().unwrap()["via"], "keyword");
     assert_eq!(out.meta.fallback_from.as_deref(), Some("semantic"));
     assert_eq!(out.meta.tool, "keyword");
@@ -525,7 +525,7 @@ async fn tools_compose_through_the_context_and_share_the_step_budget() {
         ..CallOptions::default()
     };
     let out = rt.invoke(call("p", "plan", json!({})), &opts).await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     let d = out.data.unwrap();
     assert_eq!(d["a"]["data"]["session"], "sess");
     assert_eq!(d["a"]["data"]["step"], 4);
@@ -605,7 +605,7 @@ async fn confirmation_cannot_be_given_by_the_model() {
         let out = rt
             .invoke(call(&format!("c{i}"), "delete_file", args.clone()), &opts)
             .await;
-        assert_eq!(out.status, Status::NeedsConfirmation);
+        assert_eq!(out.status(), Status::NeedsConfirmation);
         assert_eq!(out.data.as_ref().unwrap()["action"], "run delete_file");
     }
     assert_eq!(deleted.load(Ordering::SeqCst), 0);
@@ -615,7 +615,7 @@ async fn confirmation_cannot_be_given_by_the_model() {
     let out = rt
         .invoke(call("go", "delete_file", args.clone()), &opts)
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     assert_eq!(deleted.load(Ordering::SeqCst), 1);
     // Pre-approved by the host (the CLI's --approve).
     let approved = CallOptions {
@@ -628,8 +628,55 @@ async fn confirmation_cannot_be_given_by_the_model() {
             &approved,
         )
         .await;
-    assert_eq!(out.status, Status::Success);
+    assert_eq!(out.status(), Status::Success);
     assert_eq!(deleted.load(Ordering::SeqCst), 2);
+}
+
+/// Without its policies the runtime still validates, gates destructive calls and answers with
+/// envelopes; what it drops is the rest (here: the fallback).
+#[tokio::test]
+async fn policies_off_keeps_validation_and_the_confirmation_gate() {
+    let deleted = Arc::new(AtomicU32::new(0));
+    let rt = Runtime::builder(delete_registry(deleted.clone()))
+        .policies(false)
+        .build();
+    let opts = CallOptions::default();
+    let args = json!({"path": "a.txt", "confirm": true});
+    let out = rt
+        .invoke(call("c", "delete_file", args.clone()), &opts)
+        .await;
+    assert_eq!(out.status(), Status::NeedsConfirmation, "{out:?}");
+    assert_eq!(deleted.load(Ordering::SeqCst), 0);
+    rt.approve(out.meta.approval_id.as_deref().unwrap())
+        .await
+        .unwrap();
+    let out = rt.invoke(call("go", "delete_file", args), &opts).await;
+    assert_eq!(out.status(), Status::Success, "{out:?}");
+    assert_eq!(deleted.load(Ordering::SeqCst), 1);
+    let strict = CallOptions {
+        strict: true,
+        ..CallOptions::default()
+    };
+    let out = rt
+        .invoke(
+            call("v", "delete_file", json!({"path": 3, "x": 1})),
+            &strict,
+        )
+        .await;
+    assert_eq!(out.error_code(), Some(ErrorCode::Validation));
+    assert_eq!(out.error().unwrap().fields.len(), 2, "{out:?}");
+
+    let up = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let runs = Arc::new(AtomicU32::new(0));
+    let bare = Runtime::builder(search_registry(up, runs.clone()))
+        .policies(false)
+        .build();
+    let out = bare
+        .invoke(call("s", "semantic", json!({"query": "rust"})), &opts)
+        .await;
+    assert_eq!(out.error_code(), Some(ErrorCode::DependencyUnavailable));
+    assert!(out.meta.fallback_from.is_none());
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test]
@@ -715,7 +762,7 @@ async fn retries_are_recorded_in_meta_and_metrics() {
     let out = rt
         .invoke(call("f", "flaky", json!({})), &CallOptions::default())
         .await;
-    assert_eq!(out.status, Status::Success);
+    assert_eq!(out.status(), Status::Success);
     assert_eq!(out.meta.retries, 1);
     assert!(out.meta.duration_ms >= 20);
     assert_eq!(rt.metrics().tools["flaky"].retries, 1);
@@ -744,7 +791,7 @@ async fn panics_and_unknown_tools_are_envelopes() {
         .invoke(call("u", "bom", json!({})), &CallOptions::default())
         .await;
     assert_eq!(out.error_code(), Some(ErrorCode::UnknownTool));
-    assert!(out.error.unwrap().suggestion.contains("boom"));
+    assert!(out.error().unwrap().suggestion.contains("boom"));
 }
 
 #[tokio::test]
@@ -799,7 +846,7 @@ async fn a_timed_out_read_tool_is_retried_with_a_token_that_is_not_cancelled() {
     let out = rt
         .invoke(call("f", "flaky_slow", json!({})), &CallOptions::default())
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     assert_eq!(out.data, Some(json!("second try")));
     assert_eq!(out.meta.retries, 1);
     assert_eq!(attempts.load(Ordering::SeqCst), 2);
@@ -853,7 +900,7 @@ async fn isolated_tools_answer_on_time_even_when_an_async_tool_blocks_its_thread
         )
         .await;
     // Inline, the blocked poll finishes first: the tool's own answer wins, late.
-    assert_eq!(out.status, Status::Success);
+    assert_eq!(out.status(), Status::Success);
     assert!(start.elapsed() >= Duration::from_millis(400));
 }
 
@@ -870,7 +917,7 @@ async fn tools_calling_tools_still_reach_the_runtime_through_the_shared_invokers
         |_, ctx| async move {
             let child = ctx.call_tool("leaf", json!({})).await;
             Ok(ToolOutput::Data(
-                json!({"child_status": child.status.as_str()}),
+                json!({"child_status": child.status().as_str()}),
             ))
         },
     ))
@@ -939,14 +986,14 @@ async fn equal_numbers_spelled_differently_share_one_key_and_one_approval() {
             &opts,
         )
         .await;
-    assert_eq!(first.status, Status::Success, "{first:?}");
+    assert_eq!(first.status(), Status::Success, "{first:?}");
     assert!(!first.meta.replayed);
     for (id, text) in [
         ("b", r#"{"idempotency_key":"k","amount":100.0}"#),
         ("c", r#"{"amount":1e2,"idempotency_key":"k"}"#),
     ] {
         let again = rt.invoke(call(id, "pay", parse(text)), &opts).await;
-        assert_eq!(again.status, Status::Success, "{again:?}");
+        assert_eq!(again.status(), Status::Success, "{again:?}");
         assert!(again.meta.replayed, "{text} was not the same call");
         assert_eq!(again.data, first.data);
     }
@@ -968,7 +1015,7 @@ async fn equal_numbers_spelled_differently_share_one_key_and_one_approval() {
     let ask = rt
         .invoke(call("r1", "refund", parse(r#"{"amount":100}"#)), &opts)
         .await;
-    assert_eq!(ask.status, Status::NeedsConfirmation);
+    assert_eq!(ask.status(), Status::NeedsConfirmation);
     let ask2 = rt
         .invoke(call("r2", "refund", parse(r#"{"amount":100.0}"#)), &opts)
         .await;
@@ -979,6 +1026,6 @@ async fn equal_numbers_spelled_differently_share_one_key_and_one_approval() {
     let done = rt
         .invoke(call("r3", "refund", parse(r#"{"amount":1e2}"#)), &opts)
         .await;
-    assert_eq!(done.status, Status::Success, "{done:?}");
+    assert_eq!(done.status(), Status::Success, "{done:?}");
     assert_eq!(deleted.load(Ordering::SeqCst), 1);
 }

@@ -69,7 +69,7 @@ async fn approvals_and_limits_are_shared(open: impl Fn() -> Arc<dyn IdempotencyS
     let asked = a
         .invoke(ToolCall::new("1", "delete_file", args.clone()), &opts)
         .await;
-    assert_eq!(asked.status, Status::NeedsConfirmation, "{asked:?}");
+    assert_eq!(asked.status(), Status::NeedsConfirmation, "{asked:?}");
     let id = asked.meta.approval_id.clone().unwrap();
     // B sees the request and grants it.
     let pending = b.pending_approvals().await.unwrap();
@@ -79,11 +79,11 @@ async fn approvals_and_limits_are_shared(open: impl Fn() -> Arc<dyn IdempotencyS
     let ran = b
         .invoke(ToolCall::new("2", "delete_file", args.clone()), &opts)
         .await;
-    assert_eq!(ran.status, Status::Success, "{ran:?}");
+    assert_eq!(ran.status(), Status::Success, "{ran:?}");
     let again = a
         .invoke(ToolCall::new("3", "delete_file", args.clone()), &opts)
         .await;
-    assert_eq!(again.status, Status::NeedsConfirmation);
+    assert_eq!(again.status(), Status::NeedsConfirmation);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     assert!(
         a.deny(&id).await.unwrap(),
@@ -95,11 +95,11 @@ async fn approvals_and_limits_are_shared(open: impl Fn() -> Arc<dyn IdempotencyS
     );
     // The rate limit (2 per minute) holds across both.
     let sms = |i: &str| ToolCall::new(i, "send_sms", json!({"to": "bob"}));
-    assert_eq!(a.invoke(sms("4"), &opts).await.status, Status::Success);
-    assert_eq!(b.invoke(sms("5"), &opts).await.status, Status::Success);
+    assert_eq!(a.invoke(sms("4"), &opts).await.status(), Status::Success);
+    assert_eq!(b.invoke(sms("5"), &opts).await.status(), Status::Success);
     let over = a.invoke(sms("6"), &opts).await;
     assert_eq!(over.error_code(), Some(ErrorCode::RateLimited), "{over:?}");
-    assert!(over.error.unwrap().retry_after_ms.unwrap() > 0);
+    assert!(over.error().unwrap().retry_after_ms.unwrap() > 0);
     assert_eq!(
         b.invoke(sms("7"), &opts).await.error_code(),
         Some(ErrorCode::RateLimited)
@@ -246,5 +246,5 @@ async fn gated_calls_answer_dependency_unavailable_while_redis_is_down() {
     let out = rt
         .invoke(ToolCall::new("2", "send_sms", json!({"to": "x"})), &opts)
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
 }

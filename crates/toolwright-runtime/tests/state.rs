@@ -41,7 +41,7 @@ async fn state_reaches_tools_run_by_the_runtime_and_their_nested_calls() {
             &CallOptions::default(),
         )
         .await;
-    assert_eq!(out.status, Status::Success, "{out:?}");
+    assert_eq!(out.status(), Status::Success, "{out:?}");
     let out = rt
         .invoke(
             ToolCall::new("2", "inc_twice", json!({})),

@@ -44,7 +44,7 @@ async fn one_runtime_64(store: Arc<dyn IdempotencyStore>) {
         "the body ran more than once"
     );
     for o in &outs {
-        assert_eq!(o.status, Status::Success, "{o:?}");
+        assert_eq!(o.status(), Status::Success, "{o:?}");
         assert_eq!(o.data.as_ref().unwrap()["run"], 1);
     }
     assert_eq!(outs.iter().filter(|o| o.meta.replayed).count(), 63);
@@ -62,7 +62,10 @@ async fn many_runtimes_64(stores: Vec<Arc<dyn IdempotencyStore>>) {
         1,
         "the body ran more than once"
     );
-    assert!(outs.iter().all(|o| o.status == Status::Success), "{outs:?}");
+    assert!(
+        outs.iter().all(|o| o.status() == Status::Success),
+        "{outs:?}"
+    );
     assert_eq!(outs.iter().filter(|o| o.meta.replayed).count(), 63);
 }
 
@@ -94,7 +97,7 @@ async fn sqlite_replays_after_a_restart() {
     {
         let rt = runtime(&reg, Arc::new(SqliteStore::open(&path).unwrap()));
         let first = rt.invoke(call(1, 7, "k1"), &opts).await;
-        assert_eq!(first.status, Status::Success);
+        assert_eq!(first.status(), Status::Success);
         assert!(!first.meta.replayed);
     }
     // A new runtime and connection, as after a process restart.
@@ -159,7 +162,7 @@ mod redis {
         let rt = runtime(&reg, store(&server));
         let opts = CallOptions::default();
         assert_eq!(
-            rt.invoke(call(1, 7, "before"), &opts).await.status,
+            rt.invoke(call(1, 7, "before"), &opts).await.status(),
             Status::Success
         );
         assert_eq!(runs.load(Ordering::SeqCst), 1);
@@ -185,7 +188,7 @@ mod redis {
         let plain = rt
             .invoke(ToolCall::new("c4", "track", json!({"id": 9})), &opts)
             .await;
-        assert_eq!(plain.status, Status::Success);
+        assert_eq!(plain.status(), Status::Success);
         assert_eq!(runs.load(Ordering::SeqCst), 2);
     }
 }

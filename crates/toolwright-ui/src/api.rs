@@ -208,7 +208,7 @@ fn options(strict: bool) -> CallOptions {
 
 /// Remembers a call that waits for approval, so that the approval runs exactly that call.
 fn remember_pending(s: &State, out: &Outcome, call: ToolCall) {
-    if out.status != Status::NeedsConfirmation {
+    if out.status() != Status::NeedsConfirmation {
         return;
     }
     if let Some(id) = out.meta.approval_id.clone() {

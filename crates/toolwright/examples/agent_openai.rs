@@ -45,7 +45,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     while let Some(event) = events.next().await {
         match event {
             AgentStreamEvent::CallFinished(record) => {
-                println!("{} -> {:?}", record.call.name, record.envelope.status)
+                println!("{} -> {:?}", record.call.name, record.envelope.status())
             }
             AgentStreamEvent::Done(Ok(answer)) => println!("{}", answer.text),
             AgentStreamEvent::Done(Err(e)) => eprintln!("no answer: {e}"),

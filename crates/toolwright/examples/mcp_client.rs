@@ -41,8 +41,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await;
     println!(
         "empty note: {:?} ({:?})",
-        bad.status,
-        bad.error.map(|e| e.code)
+        bad.status(),
+        bad.error().map(|e| e.code)
     );
     let ok = runtime
         .invoke(
@@ -53,16 +53,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
         )
         .await;
-    println!("add_note: {:?} {:?}", ok.status, ok.data);
+    println!("add_note: {:?} {:?}", ok.status(), ok.data);
     let list = runtime
         .invoke(
             ToolCall::new("3", "list_notes", serde_json::json!({})),
             &CallOptions::default(),
         )
         .await;
-    println!("list_notes: {:?} {:?}", list.status, list.data);
+    println!("list_notes: {:?} {:?}", list.status(), list.data);
     conn.close().await;
-    if list.status != Status::Success {
+    if list.status() != Status::Success {
         return Err("list_notes failed".into());
     }
     Ok(())

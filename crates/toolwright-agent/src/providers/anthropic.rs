@@ -1,5 +1,6 @@
 //! Anthropic Messages with `tool_use` / `tool_result` blocks (`is_error` set from the envelope).
 
+use super::ReplyError;
 use crate::http::{Http, HttpConfig};
 use crate::message::{Reply, Role, Usage};
 use crate::provider::{Provider, ProviderError, ProviderInfo, Secret, Turn};
@@ -135,11 +136,11 @@ impl AnthropicProvider {
 ///
 /// # Errors
 /// The body does not have the Messages shape.
-pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<Reply, String> {
+pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<Reply, ReplyError> {
     let content = body
         .get("content")
         .and_then(Value::as_array)
-        .ok_or_else(|| "no content array in the response".to_string())?;
+        .ok_or(ReplyError::Missing("content array"))?;
     let mut text = Vec::new();
     let mut calls = Vec::new();
     for (i, block) in content.iter().enumerate() {
@@ -150,10 +151,9 @@ pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<R
                 }
             }
             Some("tool_use") => {
-                let wire = block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| format!("content[{i}] (tool_use) has no name"))?;
+                let wire = block.get("name").and_then(Value::as_str).ok_or_else(|| {
+                    ReplyError::call_incomplete(format!("content[{i}] (tool_use)"), "name")
+                })?;
                 let id = block
                     .get("id")
                     .and_then(Value::as_str)
@@ -220,9 +220,9 @@ impl Provider for AnthropicProvider {
                 .http
                 .post_json(&url, headers, &body, Some(&self.config.api_key))
                 .await?;
-            parse_response(&resp, &names).map_err(|message| ProviderError::Malformed {
+            parse_response(&resp, &names).map_err(|e| ProviderError::Malformed {
                 provider: "anthropic".to_string(),
-                message,
+                message: e.to_string(),
             })
         })
     }

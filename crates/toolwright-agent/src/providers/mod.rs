@@ -5,6 +5,62 @@ pub mod openai;
 pub mod prompted;
 pub mod scripted;
 
+/// Why a provider's reply could not be read into a [`crate::Reply`] (the wire providers report
+/// it as [`crate::ProviderError::Malformed`]; the prompted provider re-prompts with it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplyError {
+    /// A part the response format requires is not there (`choices[0].message`, a `content`
+    /// array).
+    #[error("no {0} in the response")]
+    Missing(&'static str),
+    /// The tool calls are not a JSON array; `got` is the start of what came instead.
+    #[error("{field} must be an array, got {got}")]
+    NotAList {
+        /// The field (`tool_calls`).
+        field: &'static str,
+        /// What came instead, shortened.
+        got: String,
+    },
+    /// A tool call lacks a part: `at` locates it (`tool_calls[2]`), `what` names the part.
+    #[error("{at} has no {what}")]
+    CallIncomplete {
+        /// Where the call is in the reply.
+        at: String,
+        /// The missing part.
+        what: &'static str,
+    },
+    /// The text holds no readable JSON (prompted replies).
+    #[error("{0}")]
+    NotJson(#[from] crate::lenient::LenientError),
+    /// The JSON is not an object (prompted replies).
+    #[error("expected a JSON object")]
+    NotAnObject,
+    /// `requires_tools` is true and there are no calls (prompted replies).
+    #[error("\"requires_tools\" is true but \"tool_calls\" is empty")]
+    RequiresToolsWithoutCalls,
+    /// Neither calls nor an answer (prompted replies).
+    #[error("the object has neither \"tool_calls\" nor \"direct_response\"")]
+    Empty,
+}
+
+impl ReplyError {
+    /// [`ReplyError::NotAList`], with at most 80 characters of what came.
+    pub(crate) fn not_a_list(field: &'static str, got: &serde_json::Value) -> Self {
+        let text = got.to_string();
+        let mut short: String = text.chars().take(80).collect();
+        if short.len() < text.len() {
+            short.push('…');
+        }
+        ReplyError::NotAList { field, got: short }
+    }
+
+    /// [`ReplyError::CallIncomplete`].
+    pub(crate) fn call_incomplete(at: String, what: &'static str) -> Self {
+        ReplyError::CallIncomplete { at, what }
+    }
+}
+
 /// The tools of a turn in a provider dialect, and the map from the names the provider sees
 /// (dialects may rename, e.g. `math.factorial` → `math_factorial`) back to ours. `name_pointer`
 /// is where the dialect puts the name (`/function/name` for OpenAI, `/name` for Anthropic).

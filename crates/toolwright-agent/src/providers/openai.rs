@@ -11,6 +11,7 @@
 //! ([`toolwright_catalog::dialect::drop_strict_nulls`]) before the runtime validates them against
 //! the tool's own schema. [`OpenAiConfig::tool_choice`] sets `tool_choice`.
 
+use super::ReplyError;
 use crate::http::{Http, HttpConfig};
 use crate::message::{Reply, Role, Usage};
 use crate::provider::{Provider, ProviderError, ProviderInfo, Secret, Turn};
@@ -263,10 +264,10 @@ fn arguments_text(args: &Value) -> String {
 ///
 /// # Errors
 /// The body does not have the Chat Completions shape.
-pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<Reply, String> {
+pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<Reply, ReplyError> {
     let message = body
         .pointer("/choices/0/message")
-        .ok_or_else(|| "no choices[0].message in the response".to_string())?;
+        .ok_or(ReplyError::Missing("choices[0].message"))?;
     let text = message
         .get("content")
         .and_then(Value::as_str)
@@ -277,15 +278,14 @@ pub fn parse_response(body: &Value, names: &HashMap<String, String>) -> Result<R
     if let Some(list) = message.get("tool_calls") {
         let list = list
             .as_array()
-            .ok_or_else(|| "tool_calls is not an array".to_string())?;
+            .ok_or_else(|| ReplyError::not_a_list("tool_calls", list))?;
         for (i, c) in list.iter().enumerate() {
-            let f = c
-                .get("function")
-                .ok_or_else(|| format!("tool_calls[{i}] has no function"))?;
-            let wire = f
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("tool_calls[{i}].function has no name"))?;
+            let f = c.get("function").ok_or_else(|| {
+                ReplyError::call_incomplete(format!("tool_calls[{i}]"), "function")
+            })?;
+            let wire = f.get("name").and_then(Value::as_str).ok_or_else(|| {
+                ReplyError::call_incomplete(format!("tool_calls[{i}].function"), "name")
+            })?;
             let name = names.get(wire).cloned().unwrap_or_else(|| wire.to_string());
             let id = c
                 .get("id")
@@ -357,9 +357,9 @@ impl Provider for OpenAiProvider {
                 .post_json(&self.url(), headers, &body, self.config.api_key.as_ref())
                 .await?;
             let mut reply =
-                parse_response(&resp, &names).map_err(|message| ProviderError::Malformed {
+                parse_response(&resp, &names).map_err(|e| ProviderError::Malformed {
                     provider: "openai".to_string(),
-                    message,
+                    message: e.to_string(),
                 })?;
             if strict {
                 for call in &mut reply.tool_calls {

@@ -7,6 +7,7 @@
 //! The reply is read with the tolerant [`crate::lenient`] parser; when it still cannot be read,
 //! the model is asked once more (bounded) with the parse error quoted.
 
+use super::ReplyError;
 use crate::lenient;
 use crate::message::{Message, Reply, Role, Usage};
 use crate::prompt::tool_text;
@@ -158,8 +159,8 @@ pub fn text_conversation(turn: &Turn<'_>) -> Vec<Message> {
 ///
 /// # Errors
 /// The text holds no object, or the object has neither calls nor an answer.
-pub fn parse_reply(text: &str, id_base: usize) -> Result<Reply, String> {
-    let v = lenient::parse(text).map_err(|e| e.to_string())?;
+pub fn parse_reply(text: &str, id_base: usize) -> Result<Reply, ReplyError> {
+    let v = lenient::parse(text)?;
     interpret(&v, id_base)
 }
 
@@ -167,14 +168,14 @@ fn str_field<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
     keys.iter().find_map(|k| v.get(*k).and_then(Value::as_str))
 }
 
-fn interpret(v: &Value, id_base: usize) -> Result<Reply, String> {
+fn interpret(v: &Value, id_base: usize) -> Result<Reply, ReplyError> {
     let obj = match v {
         Value::Object(_) => v,
         Value::Array(a) if a.len() == 1 => a.first().unwrap_or(v),
-        _ => return Err("expected a JSON object".to_string()),
+        _ => return Err(ReplyError::NotAnObject),
     };
     if !obj.is_object() {
-        return Err("expected a JSON object".to_string());
+        return Err(ReplyError::NotAnObject);
     }
     let raw_calls: Vec<Value> = match obj.get("tool_calls").or_else(|| obj.get("calls")) {
         Some(Value::Array(a)) => a.clone(),
@@ -184,12 +185,13 @@ fn interpret(v: &Value, id_base: usize) -> Result<Reply, String> {
             _ if obj.get("tool").and_then(Value::as_str).is_some() => vec![obj.clone()],
             _ => Vec::new(),
         },
-        Some(other) => return Err(format!("\"tool_calls\" must be an array, got {other}")),
+        Some(other) => return Err(ReplyError::not_a_list("\"tool_calls\"", other)),
     };
     let mut calls = Vec::new();
     for (i, c) in raw_calls.iter().enumerate() {
-        let name = str_field(c, &["tool", "name", "function", "tool_name"])
-            .ok_or_else(|| format!("tool_calls[{i}] has no \"tool\" name"))?;
+        let name = str_field(c, &["tool", "name", "function", "tool_name"]).ok_or_else(|| {
+            ReplyError::call_incomplete(format!("tool_calls[{i}]"), "\"tool\" name")
+        })?;
         let args = match c
             .get("args")
             .or_else(|| c.get("arguments"))
@@ -215,9 +217,9 @@ fn interpret(v: &Value, id_base: usize) -> Result<Reply, String> {
     .map(String::from);
     if calls.is_empty() && text.is_none() {
         return Err(if requires == Some(true) {
-            "\"requires_tools\" is true but \"tool_calls\" is empty".to_string()
+            ReplyError::RequiresToolsWithoutCalls
         } else {
-            "the object has neither \"tool_calls\" nor \"direct_response\"".to_string()
+            ReplyError::Empty
         });
     }
     let plan = match obj.get("plan") {
@@ -340,16 +342,19 @@ mod tests {
         assert!(
             parse_reply("I think you should convert it.", 0)
                 .unwrap_err()
+                .to_string()
                 .contains("no JSON object")
         );
         assert!(
             parse_reply(r#"{"requires_tools": true, "tool_calls": []}"#, 0)
                 .unwrap_err()
+                .to_string()
                 .contains("empty")
         );
         assert!(
             parse_reply(r#"{"tool_calls": [{"args": {}}]}"#, 0)
                 .unwrap_err()
+                .to_string()
                 .contains("no \"tool\"")
         );
     }

@@ -11,7 +11,7 @@ pub fn load_dataset() -> Result<ToolsetDataset, String> {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp"));
-    ToolsetDataset::load(&dir)
+    Ok(ToolsetDataset::load(&dir)?)
 }
 
 /// `texts` embedded 32 at a time, in order.

@@ -16,7 +16,7 @@ fn parse_definitions(defs: &Value) -> Result<Vec<ToolSpec>, String> {
         Value::Array(a) => normalize_functions(a),
         one => normalize_functions(std::slice::from_ref(one)),
     };
-    toolwright_core::defs::parse_definitions(&Value::Array(list))
+    toolwright_core::defs::parse_definitions(&Value::Array(list)).map_err(|e| e.to_string())
 }
 
 /// The environment variable naming the BFCL data directory.

@@ -121,7 +121,7 @@ async fn transient_failures_are_not_stored() {
     let b = svc
         .call(req(&e, json!({"id": 1, "idempotency_key": "t"})))
         .await;
-    assert_eq!(b.status, Status::Success);
+    assert_eq!(b.status(), Status::Success);
     assert!(!b.meta.replayed);
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
@@ -134,7 +134,7 @@ async fn concurrent_duplicates_run_once_in_memory() {
     let futs = (0..64).map(|_| svc.call(req(&e, json!({"id": 7, "idempotency_key": "same"}))));
     let outs = futures::future::join_all(futs).await;
     assert_eq!(runs.load(Ordering::SeqCst), 1);
-    assert!(outs.iter().all(|o| o.status == Status::Success));
+    assert!(outs.iter().all(|o| o.status() == Status::Success));
     assert_eq!(outs.iter().filter(|o| !o.meta.replayed).count(), 1);
 }
 
@@ -220,7 +220,7 @@ async fn a_failing_store_means_dependency_unavailable_and_no_run() {
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     // Calls without a key do not need the store.
     let out = svc.call(req(&e, json!({"id": 1}))).await;
-    assert_eq!(out.status, Status::Success);
+    assert_eq!(out.status(), Status::Success);
 }
 
 #[tokio::test]
@@ -279,7 +279,7 @@ async fn tool_service_is_used_as_the_inner_service() {
         Arc::new(ToolService::default()),
     );
     let out = svc.call(req(&entry(true), json!({"id": 3}))).await;
-    assert_eq!(out.status, Status::Success);
+    assert_eq!(out.status(), Status::Success);
 }
 
 /// Keys stored by earlier versions (which hashed a built `{"tool", "args"}` object) still match.
