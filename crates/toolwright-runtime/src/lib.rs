@@ -69,8 +69,10 @@ pub use fallback::{ArgMapper, FallbackLayer};
 pub use idempotency::RedisStore;
 pub use idempotency::{
     IdempotencyConfig, IdempotencyLayer, IdempotencyStore, MemoryStore, MeteredStore, Record,
-    Reservation, SqliteStore, StoreError, open_store,
+    Reservation, StoreError, open_store,
 };
+#[cfg(feature = "sqlite")]
+pub use idempotency::SqliteStore;
 pub use metrics::{Metrics, MetricsSnapshot, ToolMetrics};
 pub use ratelimit::RateLimitLayer;
 pub use retry::{RetryLayer, RetryPolicy};
