@@ -274,3 +274,34 @@ impl fmt::Debug for Secret {
         f.write_str("Secret(***)")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::host_and_port;
+
+    #[test]
+    fn server_urls_give_host_and_port_without_an_http_client() {
+        let hp = |u: &str| host_and_port(u);
+        assert_eq!(
+            hp("https://api.openai.com/v1"),
+            Some(("api.openai.com".into(), Some(443)))
+        );
+        assert_eq!(
+            hp("http://127.0.0.1:8080/v1"),
+            Some(("127.0.0.1".into(), Some(8080)))
+        );
+        assert_eq!(
+            hp("http://user:pw@Example.COM/x?y#z"),
+            Some(("example.com".into(), Some(80)))
+        );
+        assert_eq!(
+            hp("http://[::1]:11434/v1"),
+            Some(("[::1]".into(), Some(11434)))
+        );
+        assert_eq!(hp("http://[::1]/v1"), Some(("[::1]".into(), Some(80))));
+        assert_eq!(hp("unix://sock"), Some(("sock".into(), None)));
+        assert_eq!(hp("localhost:8080"), None, "no scheme");
+        assert_eq!(hp("http://"), None);
+        assert_eq!(hp("http://host:99999/"), None, "port out of range");
+    }
+}

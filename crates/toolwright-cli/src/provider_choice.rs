@@ -9,6 +9,8 @@
 
 use clap::{Args, ValueEnum};
 use std::sync::Arc;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+use toolwright_agent::Secret;
 use toolwright_agent::providers::ToolChoice;
 #[cfg(feature = "anthropic")]
 use toolwright_agent::providers::anthropic::{
@@ -20,8 +22,6 @@ use toolwright_agent::providers::openai::{
 };
 #[cfg(any(feature = "openai", feature = "local"))]
 use toolwright_agent::providers::prompted::PromptedProvider;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
-use toolwright_agent::Secret;
 use toolwright_agent::{Provider, ProviderError};
 use toolwright_local::Summarizer;
 #[cfg(feature = "local")]

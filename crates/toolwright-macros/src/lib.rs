@@ -5,6 +5,11 @@
 //! the per-argument descriptions (the `# Arguments` list, or `#[arg(description = ...)]`) go into
 //! a JSON Schema 2020-12 generated with schemars from a hidden argument struct.
 //!
+//! When the return type (`T`, or `T` of `Result<T, E>`) implements `JsonSchema` and is an
+//! object schema, its schema becomes `ToolSpec::output_schema` (listed by the MCP server as
+//! `outputSchema`); other return types, and `Outcome`, give none. The macro cannot see trait
+//! impls, so the generated code asks the compiler (autoref specialization on a probe type).
+//!
 //! A missing doc comment or an undocumented parameter is a compile error pointing at it: the
 //! model only knows what the descriptions tell it.
 

@@ -462,5 +462,8 @@ fn an_object_return_type_gives_an_output_schema_through_a_crate_path() {
     let out = GreetTypedTool.spec().output_schema.clone().unwrap();
     assert_eq!(out["properties"]["text"]["type"], "string");
     assert_eq!(out["title"], "Greeting");
-    assert!(GreetTool.spec().output_schema.is_none(), "a String is no object");
+    assert!(
+        GreetTool.spec().output_schema.is_none(),
+        "a String is no object"
+    );
 }

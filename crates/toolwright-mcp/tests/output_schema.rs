@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use toolwright::schemars::JsonSchema;
 use toolwright::{Outcome, Registry, Tool, ToolError, tool};
-use toolwright_mcp::{ClientOptions, McpConnection, McpServer, ServerOptions, connect_io, serve_io};
+use toolwright_mcp::{
+    ClientOptions, McpConnection, McpServer, ServerOptions, connect_io, serve_io,
+};
 use toolwright_runtime::Runtime;
 
 /// Temperature unit.
@@ -217,7 +219,10 @@ async fn listed_output_schema_types_the_envelope_and_results_conform() {
         .await
         .unwrap();
     assert_eq!(bad["isError"], true);
-    assert_eq!(bad["structuredContent"]["error"]["code"], "VALIDATION_ERROR");
+    assert_eq!(
+        bad["structuredContent"]["error"]["code"],
+        "VALIDATION_ERROR"
+    );
     assert_conforms(&v, &bad["structuredContent"]);
 
     // The schema is not vacuous: a success whose data breaks the return type is rejected.
@@ -250,7 +255,10 @@ async fn recursive_return_types_and_pending_confirmations_conform() {
     assert_conforms(&tree_schema, sc);
     let mut wrong = sc.clone();
     wrong["data"]["children"][0]["children"] = json!([{"name": 1, "children": []}]);
-    assert!(!tree_schema.is_valid(&wrong), "the self-reference is checked");
+    assert!(
+        !tree_schema.is_valid(&wrong),
+        "the self-reference is checked"
+    );
 
     // Destructive without approval: `needs_confirmation` carries a preview, not a Forecast.
     let archive_schema = validator(&by_name(&tools, "archive_project")["outputSchema"]);

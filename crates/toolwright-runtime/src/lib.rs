@@ -67,12 +67,12 @@ pub use events::ToolEvent;
 pub use fallback::{ArgMapper, FallbackLayer};
 #[cfg(feature = "redis")]
 pub use idempotency::RedisStore;
+#[cfg(feature = "sqlite")]
+pub use idempotency::SqliteStore;
 pub use idempotency::{
     IdempotencyConfig, IdempotencyLayer, IdempotencyStore, MemoryStore, MeteredStore, Record,
     Reservation, StoreError, open_store,
 };
-#[cfg(feature = "sqlite")]
-pub use idempotency::SqliteStore;
 pub use metrics::{Metrics, MetricsSnapshot, ToolMetrics};
 pub use ratelimit::RateLimitLayer;
 pub use retry::{RetryLayer, RetryPolicy};

@@ -185,7 +185,10 @@ pub fn open_store(url: &str) -> Result<Arc<dyn IdempotencyStore>, StoreError> {
         }
         #[cfg(not(feature = "sqlite"))]
         {
-            return Err(StoreError::new("sqlite", missing_feature("SQLite", "sqlite")));
+            return Err(StoreError::new(
+                "sqlite",
+                missing_feature("SQLite", "sqlite"),
+            ));
         }
     }
     if url.starts_with("redis://") || url.starts_with("rediss://") {
