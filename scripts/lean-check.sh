@@ -32,7 +32,12 @@ done
 # --- every combination the README names compiles ------------------------------------------------
 check() {
   echo "lean-check: cargo check $*"
-  cargo check -q "$@" || fail "cargo check $* failed"
+  local out
+  out="$(cargo check -q "$@" 2>&1)" || fail "cargo check $* failed: $out"
+  # Our crates' warnings (dead code behind a feature, say) fail too; dependencies' are capped.
+  if grep -q '^warning' <<<"$out"; then
+    fail "cargo check $* warns: $out"
+  fi
 }
 # The CLI: the default install, with otel, the lean install alone and with each feature.
 check -p toolwright-cli

@@ -217,7 +217,7 @@ fn missing_feature(backend: &str, feature: &str) -> String {
     )
 }
 
-#[cfg(any(feature = "sqlite", feature = "redis"))]
+#[cfg(feature = "sqlite")]
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
