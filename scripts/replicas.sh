@@ -31,7 +31,8 @@ for tool in redis-server redis-cli haproxy sqlite3 curl; do
 done
 
 echo "== replicas: building the release binaries (lean CLI, driver)"
-cargo build -q --release -p toolwright-cli --no-default-features
+# Lean (no llama.cpp), with the stores and the demo's SQLite tools the replicas share.
+cargo build -q --release -p toolwright-cli --no-default-features --features redis,sqlite
 cargo build -q --release -p toolwright-mcp --features http-client --example replicas_check
 cp "$TARGET/release/toolwright" "$WORK/toolwright"
 cp "$TARGET/release/examples/replicas_check" "$WORK/replicas_check"

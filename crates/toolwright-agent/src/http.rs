@@ -1,9 +1,15 @@
 //! The HTTP client the remote providers share: JSON POST with timeouts, retries of 429 and 5xx
 //! with exponential backoff that honours `Retry-After`, and clear errors for malformed bodies.
+//! The client (reqwest, rustls) is compiled only with a network provider (feature `openai` or
+//! `anthropic`); [`HttpConfig`] is always there, so hosts configure providers alike.
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 use crate::provider::{ProviderError, Secret};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 use reqwest::StatusCode;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 use reqwest::header::HeaderMap;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 use serde_json::Value;
 use std::time::Duration;
 
@@ -35,6 +41,7 @@ impl Default for HttpConfig {
     }
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// Installs the `ring` crypto provider for rustls once per process (never aws-lc).
 fn install_crypto() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -44,6 +51,7 @@ fn install_crypto() {
     });
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// A JSON-over-HTTP client for one provider.
 #[derive(Clone)]
 pub(crate) struct Http {
@@ -52,6 +60,7 @@ pub(crate) struct Http {
     provider: String,
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Http")
@@ -61,6 +70,7 @@ impl std::fmt::Debug for Http {
     }
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// Whether a status is worth retrying.
 fn retryable(status: StatusCode) -> bool {
     matches!(
@@ -69,6 +79,7 @@ fn retryable(status: StatusCode) -> bool {
     )
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// The wait a server asked for: `retry-after-ms`, else `Retry-After` in seconds.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let get = |name: &str| {
@@ -89,6 +100,7 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .map(Duration::from_secs_f64)
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// The error message of an error body: `error.message` (OpenAI and Anthropic), else the text.
 pub(crate) fn error_message(body: &str) -> String {
     let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
@@ -111,6 +123,7 @@ pub fn shorten(text: &str, max: usize) -> String {
     s
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 impl Http {
     /// A client for `provider` (a name for messages).
     pub(crate) fn new(
@@ -231,6 +244,7 @@ impl Http {
     }
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 /// An error with its causes, on one line.
 fn source_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
@@ -243,7 +257,7 @@ fn source_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(feature = "openai", feature = "anthropic")))]
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;

@@ -1,8 +1,9 @@
 //! toolwright-agent: LLM providers and the agent loop.
 //!
 //! - [`Provider`]: one model turn (messages + tool definitions → text and/or tool calls, token
-//!   usage). Implementations: [`providers::openai`] (OpenAI-compatible Chat Completions),
-//!   [`providers::anthropic`] (Messages), [`providers::prompted`] (prompted JSON for models
+//!   usage). Implementations: `providers::openai` (OpenAI-compatible Chat Completions, feature
+//!   `openai`), `providers::anthropic` (Messages, feature `anthropic`; both on by default, and
+//!   only they pull in the HTTP client), [`providers::prompted`] (prompted JSON for models
 //!   without native tools) and [`providers::scripted`] (record/replay for tests). The embedded
 //!   llama.cpp model is another crate's provider (`toolwright-local`), and choosing a provider
 //!   from flags and the environment is the host's business (the CLI's).

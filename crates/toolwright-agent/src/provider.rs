@@ -131,6 +131,36 @@ pub struct ProviderInfo {
     pub server_port: Option<u16>,
 }
 
+/// The host (lower case; an IPv6 address in brackets) and port of an absolute URL, the port
+/// being the scheme's default when the URL names none. `None` when there is no host.
+fn host_and_port(url: &str) -> Option<(String, Option<u16>)> {
+    let (scheme, rest) = url.trim().split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => {
+            let (addr, tail) = v6.split_once(']')?;
+            (format!("[{addr}]"), tail.strip_prefix(':'))
+        }
+        None => match authority.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (authority.to_string(), None),
+        },
+    };
+    if host.is_empty() || host == "[]" {
+        return None;
+    }
+    let port = match port.filter(|p| !p.is_empty()) {
+        Some(p) => Some(p.parse::<u16>().ok()?),
+        None => match scheme.to_ascii_lowercase().as_str() {
+            "http" | "ws" => Some(80),
+            "https" | "wss" => Some(443),
+            _ => None,
+        },
+    };
+    Some((host.to_ascii_lowercase(), port))
+}
+
 impl ProviderInfo {
     /// A provider `provider` asked for `model`.
     pub fn new(provider: impl Into<String>, model: Option<String>) -> Self {
@@ -145,9 +175,9 @@ impl ProviderInfo {
     /// The host and port of `url` (its scheme's default port when it names none); unchanged
     /// when `url` does not parse.
     pub fn with_server_url(mut self, url: &str) -> Self {
-        if let Ok(u) = reqwest::Url::parse(url) {
-            self.server_address = u.host_str().map(str::to_string);
-            self.server_port = u.port_or_known_default();
+        if let Some((host, port)) = host_and_port(url) {
+            self.server_address = Some(host);
+            self.server_port = port;
         }
         self
     }
@@ -242,5 +272,36 @@ impl Secret {
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Secret(***)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_and_port;
+
+    #[test]
+    fn server_urls_give_host_and_port_without_an_http_client() {
+        let hp = |u: &str| host_and_port(u);
+        assert_eq!(
+            hp("https://api.openai.com/v1"),
+            Some(("api.openai.com".into(), Some(443)))
+        );
+        assert_eq!(
+            hp("http://127.0.0.1:8080/v1"),
+            Some(("127.0.0.1".into(), Some(8080)))
+        );
+        assert_eq!(
+            hp("http://user:pw@Example.COM/x?y#z"),
+            Some(("example.com".into(), Some(80)))
+        );
+        assert_eq!(
+            hp("http://[::1]:11434/v1"),
+            Some(("[::1]".into(), Some(11434)))
+        );
+        assert_eq!(hp("http://[::1]/v1"), Some(("[::1]".into(), Some(80))));
+        assert_eq!(hp("unix://sock"), Some(("sock".into(), None)));
+        assert_eq!(hp("localhost:8080"), None, "no scheme");
+        assert_eq!(hp("http://"), None);
+        assert_eq!(hp("http://host:99999/"), None, "port out of range");
     }
 }

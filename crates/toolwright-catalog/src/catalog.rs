@@ -195,6 +195,7 @@ impl CatalogTool {
             name: self.name.clone(),
             description: self.description.clone(),
             parameters: self.parameters.clone(),
+            output_schema: None,
             meta: ToolMeta {
                 display_label: self.display_label.clone(),
                 timeout_ms: self.timeout_ms,

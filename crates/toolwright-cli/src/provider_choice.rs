@@ -9,14 +9,20 @@
 
 use clap::{Args, ValueEnum};
 use std::sync::Arc;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+use toolwright_agent::Secret;
+use toolwright_agent::providers::ToolChoice;
+#[cfg(feature = "anthropic")]
 use toolwright_agent::providers::anthropic::{
     ANTHROPIC_BASE_URL, ANTHROPIC_DEFAULT_MODEL, AnthropicConfig, AnthropicProvider,
 };
+#[cfg(feature = "openai")]
 use toolwright_agent::providers::openai::{
-    OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, OpenAiConfig, OpenAiProvider, ToolChoice,
+    OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, OpenAiConfig, OpenAiProvider,
 };
+#[cfg(any(feature = "openai", feature = "local"))]
 use toolwright_agent::providers::prompted::PromptedProvider;
-use toolwright_agent::{Provider, ProviderError, Secret};
+use toolwright_agent::{Provider, ProviderError};
 use toolwright_local::Summarizer;
 #[cfg(feature = "local")]
 use toolwright_local::{LocalChat, LocalConfig, LocalProvider};
@@ -157,6 +163,7 @@ pub struct ProviderOptions {
     /// `--tool-choice` (OpenAI-compatible provider only).
     pub tool_choice: Option<ToolChoice>,
     /// `--no-strict`.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub no_strict: bool,
 }
 
@@ -173,14 +180,24 @@ pub fn missing_model_message() -> String {
 /// The message when nothing is configured and this build has no embedded model.
 #[cfg(not(feature = "local"))]
 pub fn missing_model_message() -> String {
-    NO_LOCAL.to_string()
+    no_local()
 }
 
 /// What a build without the `local` feature says when the embedded model is asked for.
 #[cfg(not(feature = "local"))]
-const NO_LOCAL: &str = "this toolwright was built without the embedded model (cargo feature \
-     `local`): set OPENAI_API_KEY, ANTHROPIC_API_KEY or TOOLWRIGHT_BASE_URL, or install it with \
-     the default features (`cargo install --path crates/toolwright-cli`)";
+fn no_local() -> String {
+    let remote = match (cfg!(feature = "openai"), cfg!(feature = "anthropic")) {
+        (true, true) => "set OPENAI_API_KEY, ANTHROPIC_API_KEY or TOOLWRIGHT_BASE_URL, or ",
+        (true, false) => "set OPENAI_API_KEY or TOOLWRIGHT_BASE_URL, or ",
+        (false, true) => "set ANTHROPIC_API_KEY, or ",
+        (false, false) => "",
+    };
+    format!(
+        "this toolwright was built without the embedded model (cargo feature `local`): {remote}\
+         install it with the default features (`cargo install --path crates/toolwright-cli`) or \
+         `--features local`"
+    )
+}
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name)
@@ -221,6 +238,38 @@ fn remote_openai(opts: &ProviderOptions) -> bool {
     opts.base_url.is_some() || env("TOOLWRIGHT_BASE_URL").is_some() || openai_key(opts).is_some()
 }
 
+/// What a build without a provider's cargo feature says when that provider is asked for (an
+/// API key in the environment asks for it too).
+#[cfg(not(all(feature = "openai", feature = "anthropic")))]
+fn missing_provider(name: &str, feature: &str) -> ProviderError {
+    ProviderError::Config(format!(
+        "this toolwright was built without the {name} provider (cargo feature `{feature}`): \
+         install it with `cargo install --path crates/toolwright-cli --features {feature}` \
+         (or the default features), or pick another provider with --provider"
+    ))
+}
+
+#[cfg(not(feature = "openai"))]
+fn openai(_: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
+    Err(missing_provider("OpenAI-compatible", "openai"))
+}
+
+#[cfg(not(feature = "anthropic"))]
+fn anthropic(_: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
+    Err(missing_provider("Anthropic", "anthropic"))
+}
+
+#[cfg(not(feature = "openai"))]
+fn openai_prompted(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
+    openai(opts)
+}
+
+#[cfg(feature = "openai")]
+fn openai_prompted(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
+    Ok(Arc::new(PromptedProvider::new(openai(opts)?)))
+}
+
+#[cfg(feature = "openai")]
 fn openai(opts: &ProviderOptions) -> Result<OpenAiProvider, ProviderError> {
     let base = opts
         .base_url
@@ -247,6 +296,7 @@ fn openai(opts: &ProviderOptions) -> Result<OpenAiProvider, ProviderError> {
     OpenAiProvider::new(cfg)
 }
 
+#[cfg(feature = "anthropic")]
 fn anthropic(opts: &ProviderOptions) -> Result<AnthropicProvider, ProviderError> {
     let key = anthropic_key(opts).ok_or_else(|| {
         ProviderError::Config("the Anthropic provider needs ANTHROPIC_API_KEY".into())
@@ -300,7 +350,7 @@ fn local_prompted(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderE
 
 #[cfg(not(feature = "local"))]
 fn local(_: &ProviderOptions) -> Result<Arc<dyn Provider>, ProviderError> {
-    Err(ProviderError::Config(NO_LOCAL.to_string()))
+    Err(ProviderError::Config(no_local()))
 }
 
 #[cfg(not(feature = "local"))]
@@ -322,12 +372,18 @@ pub fn build_provider(opts: &ProviderOptions) -> Result<Arc<dyn Provider>, Provi
         )));
     }
     match kind {
+        #[cfg(feature = "openai")]
         ProviderKind::OpenAi => Ok(Arc::new(openai(opts)?)),
+        #[cfg(not(feature = "openai"))]
+        ProviderKind::OpenAi => openai(opts),
+        #[cfg(feature = "anthropic")]
         ProviderKind::Anthropic => Ok(Arc::new(anthropic(opts)?)),
+        #[cfg(not(feature = "anthropic"))]
+        ProviderKind::Anthropic => anthropic(opts),
         ProviderKind::Local => Ok(local(opts)?),
         ProviderKind::Prompted => {
             if remote_openai(opts) {
-                return Ok(Arc::new(PromptedProvider::new(openai(opts)?)));
+                return openai_prompted(opts);
             }
             local_prompted(opts)
         }

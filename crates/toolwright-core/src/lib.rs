@@ -87,6 +87,49 @@ pub mod __private {
         }
     }
 
+    /// Stands for a `#[tool]` function's return type `T` while its output schema is looked up:
+    /// `(&OutputProbe::<T>::new()).output_schema()` finds [`OutputViaSchema`] when `T`
+    /// implements `JsonSchema` and falls back to [`OutputUntyped`] otherwise (autoref
+    /// specialization: the macro cannot see trait impls, the compiler can).
+    pub struct OutputProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+    impl<T> OutputProbe<T> {
+        /// The probe.
+        pub fn new() -> Self {
+            OutputProbe(std::marker::PhantomData)
+        }
+    }
+
+    impl<T> Default for OutputProbe<T> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// The output schema of a return type that implements `JsonSchema`.
+    pub trait OutputViaSchema {
+        /// `T`'s schema when it is an object schema.
+        fn output_schema(&self) -> Option<serde_json::Value>;
+    }
+
+    impl<T: schemars::JsonSchema> OutputViaSchema for OutputProbe<T> {
+        fn output_schema(&self) -> Option<serde_json::Value> {
+            crate::schema::output_schema_for::<T>()
+        }
+    }
+
+    /// No output schema: the return type does not implement `JsonSchema`.
+    pub trait OutputUntyped {
+        /// Always `None`.
+        fn output_schema(&self) -> Option<serde_json::Value>;
+    }
+
+    impl<T> OutputUntyped for &OutputProbe<T> {
+        fn output_schema(&self) -> Option<serde_json::Value> {
+            None
+        }
+    }
+
     /// A field error for a custom validator's failure on parameter `name`.
     pub fn validator_failure(
         name: &str,

@@ -181,6 +181,12 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema (2020-12) of the arguments object.
     pub parameters: Value,
+    /// JSON Schema (2020-12) of the envelope's `data` on success, when the tool's result has a
+    /// fixed object shape (`#[tool]` derives it from a return type that implements
+    /// `JsonSchema` and is an object). `None` for untyped results. The MCP server advertises it
+    /// as `outputSchema` (inside the envelope's schema: [`crate::schema::envelope_schema`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
     /// Metadata.
     #[serde(default)]
     pub meta: ToolMeta,
@@ -193,8 +199,26 @@ impl ToolSpec {
             name: name.into(),
             description: description.into(),
             parameters,
+            output_schema: None,
             meta: ToolMeta::default(),
         }
+    }
+
+    /// Sets the schema of the result's `data` on success (see [`ToolSpec::output_schema`]).
+    /// Only an object schema (`"type": "object"` at the root) is kept, because MCP's
+    /// `outputSchema` describes an object; anything else leaves the tool without one.
+    ///
+    /// ```
+    /// use toolwright_core::ToolSpec;
+    /// let spec = ToolSpec::new("t", "d", serde_json::json!({"type": "object"}))
+    ///     .with_output_schema(Some(serde_json::json!({"type": "object", "properties": {}})));
+    /// assert!(spec.output_schema.is_some());
+    /// let plain = spec.with_output_schema(Some(serde_json::json!({"type": "string"})));
+    /// assert!(plain.output_schema.is_none());
+    /// ```
+    pub fn with_output_schema(mut self, schema: Option<Value>) -> Self {
+        self.output_schema = schema.filter(crate::schema::is_object_schema);
+        self
     }
 
     /// Sets the side effects.

@@ -13,6 +13,10 @@
 //! | `track_article_view` | write, idempotent | idempotency keys, a SQLite side effect |
 //! | `suggest_daily_reading` | write | composition through `ToolContext::call_tool` |
 //!
+//! `query_users`, the three article tools and `suggest_daily_reading` keep their data in SQLite:
+//! they are the `sqlite` feature (on by default; SQLite is compiled from source), so a build
+//! without it has the other seven.
+//!
 //! The tools keep no process globals: their state (the sandbox root, the shipped tables, the
 //! users database, the article index and views connection) is typed registry state that they
 //! receive as `State<T>` parameters, stored once by [`insert_state`]. Two registries with
@@ -29,11 +33,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use toolwright::{Registry, RegistryError};
 
+#[cfg(feature = "sqlite")]
 pub mod articles;
 pub mod calc;
 pub mod files;
 pub mod finance;
 mod summary;
+#[cfg(feature = "sqlite")]
 pub mod users;
 pub mod weather;
 
@@ -59,15 +65,18 @@ impl Default for DemoConfig {
 
 /// Stores the demo tools' state in `reg` (one value per module, built from `config`): the file
 /// sandbox ([`files::FilesState`]), the rates table ([`finance::FinanceState`]), the weather
-/// fixture ([`weather::WeatherState`]), the users database ([`users::UsersState`]) and the
-/// article corpus, index and views database ([`articles::ArticlesState`]). Costly data loads on
+/// fixture ([`weather::WeatherState`]), and with the `sqlite` feature the users database
+/// (`users::UsersState`) and the article corpus, index and views database
+/// (`articles::ArticlesState`). Costly data loads on
 /// first use. Nothing is shared between registries: two registries with different configs in
 /// one process each see their own.
 pub fn insert_state(reg: &Registry, config: &DemoConfig) {
     reg.insert_state(files::FilesState::new(config.root.clone()));
     reg.insert_state(finance::FinanceState::default());
     reg.insert_state(weather::WeatherState::default());
+    #[cfg(feature = "sqlite")]
     reg.insert_state(users::UsersState::default());
+    #[cfg(feature = "sqlite")]
     reg.insert_state(articles::ArticlesState::default());
 }
 
@@ -88,12 +97,14 @@ pub fn register_all(reg: &Registry, config: &DemoConfig) -> Result<(), RegistryE
     reg.register(files::SearchFilesTool)?;
     reg.register(files::ReadFileTool)?;
     reg.register(calc::CalculateTool)?;
+    #[cfg(feature = "sqlite")]
     reg.register(users::QueryUsersTool)?;
     // The confirmation gate asks the tool for its preview: it carries the registry's sandbox.
     let sandbox = reg
         .state::<files::FilesState>()
         .unwrap_or_else(|| Arc::new(files::FilesState::new(config.root.clone())));
     reg.register(files::DeleteFileWithPreview::new(sandbox))?;
+    #[cfg(feature = "sqlite")]
     articles::register(reg)?;
     Ok(())
 }

@@ -5,6 +5,11 @@
 //! the per-argument descriptions (the `# Arguments` list, or `#[arg(description = ...)]`) go into
 //! a JSON Schema 2020-12 generated with schemars from a hidden argument struct.
 //!
+//! When the return type (`T`, or `T` of `Result<T, E>`) implements `JsonSchema` and is an
+//! object schema, its schema becomes `ToolSpec::output_schema` (listed by the MCP server as
+//! `outputSchema`); other return types, and `Outcome`, give none. The macro cannot see trait
+//! impls, so the generated code asks the compiler (autoref specialization on a probe type).
+//!
 //! A missing doc comment or an undocumented parameter is a compile error pointing at it: the
 //! model only knows what the descriptions tell it.
 
@@ -441,6 +446,44 @@ fn split_arg_item(rest: &str) -> (String, String) {
     (name, desc)
 }
 
+/// The type whose schema is the tool's output schema: `T` of `-> T` or `-> Result<T, E>`.
+/// None for `()`, an `Outcome` (its `data` has no fixed shape) and a type naming `impl Trait`
+/// (it cannot be named in the probe); whether `T` implements `JsonSchema` is decided at
+/// compile time of the generated code (`OutputProbe`).
+fn output_type(output: &ReturnType) -> Option<Type> {
+    let ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    let ty: &Type = ty;
+    let inner = match ty {
+        Type::Path(tp) => match tp.path.segments.last() {
+            Some(seg) if seg.ident == "Result" => match &seg.arguments {
+                syn::PathArguments::AngleBracketed(ab) => match ab.args.first() {
+                    Some(syn::GenericArgument::Type(t)) => t,
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            _ => ty,
+        },
+        _ => ty,
+    };
+    let unit = matches!(inner, Type::Tuple(t) if t.elems.is_empty());
+    if unit || last_ident(inner).as_deref() == Some("Outcome") || names_impl(quote!(#inner)) {
+        return None;
+    }
+    Some(inner.clone())
+}
+
+/// Whether the tokens hold the `impl` keyword (an `impl Trait` type).
+fn names_impl(ts: TokenStream2) -> bool {
+    ts.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(id) => id == "impl",
+        proc_macro2::TokenTree::Group(g) => names_impl(g.stream()),
+        _ => false,
+    })
+}
+
 fn camel(name: &str) -> String {
     name.split('_')
         .filter(|s| !s.is_empty())
@@ -489,7 +532,7 @@ fn rewrite_crate(ts: TokenStream2, krate: &syn::Path) -> TokenStream2 {
                     && id == "toolwright"
                     && !matches!(
                         i.checked_sub(1).and_then(|p| trees.get(p)),
-                        Some(TokenTree::Ident(_))
+                        Some(TokenTree::Ident(prev)) if prev != "use"
                     )
             }
             _ => false,
@@ -801,6 +844,16 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
             _ => (false, false),
         },
     };
+    let output_schema = match output_type(&func.sig.output) {
+        Some(ty) => quote! {
+            {
+                #[allow(unused_imports)]
+                use ::toolwright::__private::{OutputUntyped as _, OutputViaSchema as _};
+                (&::toolwright::__private::OutputProbe::<#ty>::new()).output_schema()
+            }
+        },
+        None => quote!(::core::option::Option::None),
+    };
     let wrap = if ok_is_outcome {
         quote!(::toolwright::__private::Full)
     } else {
@@ -895,7 +948,12 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
                         lint_allow: ::std::vec![#(::std::string::String::from(#lint_allow)),*],
                         rate_limit: ::std::option::Option::None,
                     };
-                    (::toolwright::ToolSpec::new(#tool_name, #description, parameters).with_meta(meta), flat)
+                    let output_schema: ::core::option::Option<::toolwright::__private::serde_json::Value> =
+                        #output_schema;
+                    let spec = ::toolwright::ToolSpec::new(#tool_name, #description, parameters)
+                        .with_meta(meta)
+                        .with_output_schema(output_schema);
+                    (spec, flat)
                 })
             }
 

@@ -438,3 +438,34 @@ fn greet(who: String) -> String {
 fn the_crate_path_can_be_given() {
     assert_eq!(GreetTool.spec().name, "greet");
 }
+
+/// A typed result.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Greeting {
+    /// The greeting.
+    text: String,
+}
+
+/// Say hello, typed.
+///
+/// Use this to greet.
+///
+/// # Arguments
+/// * `who` - Whom to greet
+#[tool(crate = "crate::facade::tw", side_effects = "none")]
+async fn greet_typed(who: String) -> Result<Greeting, ToolError> {
+    Ok(Greeting {
+        text: format!("hello {who}"),
+    })
+}
+
+#[test]
+fn an_object_return_type_gives_an_output_schema_through_a_crate_path() {
+    let out = GreetTypedTool.spec().output_schema.clone().unwrap();
+    assert_eq!(out["properties"]["text"]["type"], "string");
+    assert_eq!(out["title"], "Greeting");
+    assert!(
+        GreetTool.spec().output_schema.is_none(),
+        "a String is no object"
+    );
+}

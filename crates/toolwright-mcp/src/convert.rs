@@ -42,7 +42,8 @@ pub fn envelope_text(out: &Outcome) -> String {
 }
 
 /// The MCP `tools/list` entry of `spec`: the schema passed through unchanged as `inputSchema`,
-/// `title` from the display label, and annotations from the metadata.
+/// `title` from the display label, annotations from the metadata, and `outputSchema` (the
+/// envelope's schema, `data` typed) when the tool has an output schema.
 ///
 /// ```
 /// use toolwright_core::{SideEffects, ToolSpec};
@@ -79,8 +80,22 @@ pub fn tool_json(spec: &ToolSpec) -> Value {
         _ => json!({"type": "object", "properties": {}}),
     };
     tool.insert("inputSchema".into(), schema);
+    if let Some(out) = output_schema(spec) {
+        tool.insert("outputSchema".into(), Value::Object(out));
+    }
     tool.insert("annotations".into(), Value::Object(annotations));
     Value::Object(tool)
+}
+
+/// The MCP `outputSchema` of `spec`: the envelope's schema with `data` typed by the tool's
+/// output schema, since `structuredContent` is the envelope
+/// ([`toolwright_core::schema::envelope_schema`]). `None` for a tool without an output schema.
+fn output_schema(spec: &ToolSpec) -> Option<Map<String, Value>> {
+    let data = spec.output_schema.as_ref()?;
+    match toolwright_core::schema::envelope_schema(data) {
+        Value::Object(m) => Some(m),
+        _ => None,
+    }
 }
 
 /// The `tools/call` result for an envelope: raw content blocks when the tool produced them,
@@ -185,6 +200,9 @@ pub(crate) fn to_mcp_tool(spec: &ToolSpec) -> Option<rmcp::model::Tool> {
     };
     let mut tool = rmcp::model::Tool::new(spec.name.clone(), spec.description.clone(), schema)
         .with_annotations(annotations);
+    if let Some(out) = output_schema(spec) {
+        tool = tool.with_raw_output_schema(std::sync::Arc::new(out));
+    }
     if let Some(label) = &spec.meta.display_label {
         tool = tool.with_title(label.clone());
     }

@@ -6,6 +6,8 @@
 //!   `inputSchema` with annotations from our metadata; `tools/call` runs through
 //!   `Runtime::invoke` (our validation and policies, never rmcp's) and answers with the envelope
 //!   as `structuredContent` plus a text rendering, `isError` exactly when the status is `error`.
+//!   Tools with an output schema list it as `outputSchema`, wrapped in the envelope's schema
+//!   (`data` typed on success), which every answer conforms to.
 //! - **Client** ([`McpSource`], [`connect`], [`McpConnection::import`]): imports the tools of MCP
 //!   servers (a command line over stdio, or an `http(s)://…/mcp` URL with feature `http-client`)
 //!   into a [`Registry`](toolwright_core::Registry) as ordinary tools whose results are envelopes.

@@ -67,9 +67,11 @@ pub use events::ToolEvent;
 pub use fallback::{ArgMapper, FallbackLayer};
 #[cfg(feature = "redis")]
 pub use idempotency::RedisStore;
+#[cfg(feature = "sqlite")]
+pub use idempotency::SqliteStore;
 pub use idempotency::{
     IdempotencyConfig, IdempotencyLayer, IdempotencyStore, MemoryStore, MeteredStore, Record,
-    Reservation, SqliteStore, StoreError, open_store,
+    Reservation, StoreError, open_store,
 };
 pub use metrics::{Metrics, MetricsSnapshot, ToolMetrics};
 pub use ratelimit::RateLimitLayer;

@@ -51,37 +51,7 @@ pub struct OpenAiConfig {
     pub tool_choice: Option<ToolChoice>,
 }
 
-/// OpenAI's `tool_choice`.
-///
-/// `Required` and `Function` hold until a tool result follows the latest user message; later
-/// turns leave the choice to the model (as `auto`), so an agent run can end with an answer
-/// instead of calling tools until `max_steps`, and the next user message forces again. `None`
-/// holds for every turn. Nothing is sent in a turn that offers no tools.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolChoice {
-    /// The model chooses between answering and calling tools.
-    Auto,
-    /// The model must not call tools.
-    None,
-    /// The model must call at least one tool.
-    Required,
-    /// The model must call this tool (our name; the provider maps it to the wire name).
-    Function(String),
-}
-
-impl std::str::FromStr for ToolChoice {
-    type Err = std::convert::Infallible;
-
-    /// `auto`, `none`, `required` (case-insensitive), anything else names a function.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => ToolChoice::Auto,
-            "none" => ToolChoice::None,
-            "required" => ToolChoice::Required,
-            _ => ToolChoice::Function(s.trim().to_string()),
-        })
-    }
-}
+pub use super::ToolChoice;
 
 impl OpenAiConfig {
     /// A config for `base_url` and `model` with default timeouts.

@@ -26,12 +26,14 @@
 //! (whether the killed call's effect happened is unknown to the store; a tool that must not
 //! repeat it has to check the world itself, as `track_article_view` does with its unique key).
 //!
-//! Backends implement [`IdempotencyStore`]: [`MemoryStore`] (default), [`SqliteStore`] (survives
-//! restarts) and `RedisStore` (feature `redis`; shared by many processes). [`open_store`] parses
+//! Backends implement [`IdempotencyStore`]: [`MemoryStore`] (default), `SqliteStore` (feature
+//! `sqlite`, on by default; survives restarts) and `RedisStore` (feature `redis`; shared by many
+//! processes). [`open_store`] parses
 //! `memory`, `sqlite:PATH` and `redis://host:port/db`.
 
 mod memory;
 mod metered;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 
 #[cfg(feature = "redis")]
@@ -41,6 +43,7 @@ pub use memory::MemoryStore;
 pub use metered::MeteredStore;
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
+#[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 
 use crate::retry::random_u64;
@@ -161,8 +164,8 @@ pub trait IdempotencyStore: SharedState + Send + Sync + fmt::Debug + 'static {
 /// shows up per call as `DEPENDENCY_UNAVAILABLE`.
 ///
 /// # Errors
-/// An unknown scheme, an empty path, a SQLite file that cannot be opened, or Redis without the
-/// feature.
+/// An unknown scheme, an empty path, a SQLite file that cannot be opened, or SQLite or Redis
+/// without its feature (the error names the feature to build with).
 pub fn open_store(url: &str) -> Result<Arc<dyn IdempotencyStore>, StoreError> {
     let url = url.trim();
     if url.is_empty() || url == "memory" || url == "memory:" {
@@ -176,7 +179,17 @@ pub fn open_store(url: &str) -> Result<Arc<dyn IdempotencyStore>, StoreError> {
                 "the URL has no path: use sqlite:PATH",
             ));
         }
-        return Ok(Arc::new(SqliteStore::open(path)?));
+        #[cfg(feature = "sqlite")]
+        {
+            return Ok(Arc::new(SqliteStore::open(path)?));
+        }
+        #[cfg(not(feature = "sqlite"))]
+        {
+            return Err(StoreError::new(
+                "sqlite",
+                missing_feature("SQLite", "sqlite"),
+            ));
+        }
     }
     if url.starts_with("redis://") || url.starts_with("rediss://") {
         #[cfg(feature = "redis")]
@@ -185,10 +198,7 @@ pub fn open_store(url: &str) -> Result<Arc<dyn IdempotencyStore>, StoreError> {
         }
         #[cfg(not(feature = "redis"))]
         {
-            return Err(StoreError::new(
-                "redis",
-                "this build has no Redis support (enable the `redis` feature)",
-            ));
+            return Err(StoreError::new("redis", missing_feature("Redis", "redis")));
         }
     }
     Err(StoreError::new(
@@ -197,6 +207,17 @@ pub fn open_store(url: &str) -> Result<Arc<dyn IdempotencyStore>, StoreError> {
     ))
 }
 
+/// What a store URL whose backend was compiled out says: the cargo feature that brings it.
+#[cfg(not(all(feature = "sqlite", feature = "redis")))]
+fn missing_feature(backend: &str, feature: &str) -> String {
+    format!(
+        "this build has no {backend} store: build with the cargo feature `{feature}` (the \
+         toolwright CLI: `cargo install --path crates/toolwright-cli --features {feature}`), or \
+         use --store memory"
+    )
+}
+
+#[cfg(feature = "sqlite")]
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -204,6 +225,7 @@ pub(crate) fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+#[cfg(any(feature = "sqlite", feature = "redis"))]
 /// `d` in whole milliseconds, at least 1.
 pub(crate) fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX).max(1)
@@ -586,11 +608,13 @@ fn store_down(e: &StoreError) -> Outcome {
     )
 }
 
+#[cfg(any(feature = "sqlite", feature = "redis"))]
 /// Decodes a stored envelope.
 pub(crate) fn decode_outcome(backend: &'static str, s: &str) -> Result<Outcome, StoreError> {
     serde_json::from_str(s).map_err(|e| StoreError::new(backend, format!("corrupt record: {e}")))
 }
 
+#[cfg(any(feature = "sqlite", feature = "redis"))]
 /// Encodes an envelope for storage.
 pub(crate) fn encode_outcome(backend: &'static str, o: &Outcome) -> Result<String, StoreError> {
     serde_json::to_string(o).map_err(|e| StoreError::new(backend, format!("encode: {e}")))

@@ -253,6 +253,28 @@ async fn results_expire_after_the_ttl() {
 #[test]
 fn store_urls_parse() {
     assert_eq!(open_store("memory").unwrap().backend(), "memory");
+    assert!(open_store("postgres://x").is_err());
+    #[cfg(not(feature = "sqlite"))]
+    {
+        let e = open_store("sqlite:/tmp/x.db").err().unwrap();
+        assert!(e.to_string().contains("--features sqlite"), "{e}");
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let e = open_store("redis://127.0.0.1:1/0").err().unwrap();
+        assert!(e.to_string().contains("--features redis"), "{e}");
+    }
+    #[cfg(feature = "sqlite")]
+    sqlite_urls_parse();
+    #[cfg(feature = "redis")]
+    assert_eq!(
+        open_store("redis://127.0.0.1:1/0").unwrap().backend(),
+        "redis"
+    );
+}
+
+#[cfg(feature = "sqlite")]
+fn sqlite_urls_parse() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("sub/idem.db");
     assert_eq!(
@@ -263,12 +285,6 @@ fn store_urls_parse() {
     );
     assert!(p.exists());
     assert!(open_store("sqlite:").is_err());
-    assert!(open_store("postgres://x").is_err());
-    #[cfg(feature = "redis")]
-    assert_eq!(
-        open_store("redis://127.0.0.1:1/0").unwrap().backend(),
-        "redis"
-    );
 }
 
 #[tokio::test]
