@@ -206,6 +206,7 @@ impl CatalogTool {
                 fallback: self.fallback_tool.clone(),
                 requires_confirmation: self.requires_confirmation,
                 category: self.category.clone(),
+                server: None,
                 version: self.version.clone(),
                 owner: self.owner.clone(),
                 sla_ms: self.sla_ms,

@@ -53,8 +53,8 @@ const DESCRIPTION_CHARS: usize = 600;
 const CHUNK: usize = 64;
 
 /// The text embedded for `spec`: `"<name words>: <description> (parameters: a, b)"`, or
-/// `"<name words> (<category words>): …"` when the spec has a category (for an imported MCP
-/// tool, its server's name: requests often name the product, "in postgres", "on gitlab").
+/// `"<name words> (<server words>): …"` for a tool imported from an MCP server (its
+/// `meta.server`: requests often name the product, "in postgres", "on gitlab").
 pub fn tool_text(spec: &ToolSpec) -> String {
     let name = crate::text::words(&spec.name).join(" ");
     let desc: String = spec
@@ -71,7 +71,7 @@ pub fn tool_text(spec: &ToolSpec) -> String {
         .and_then(serde_json::Value::as_object)
         .map(|p| p.keys().map(String::as_str).take(12).collect())
         .unwrap_or_default();
-    let mut text = match spec.meta.category.as_deref() {
+    let mut text = match spec.meta.server.as_deref() {
         Some(c) => format!("{name} ({}): {desc}", crate::text::words(c).join(" ")),
         None => format!("{name}: {desc}"),
     };
@@ -507,13 +507,15 @@ mod tests {
         );
         let long = ToolSpec::new("x", "word ".repeat(1000), json!({"type": "object"}));
         assert!(tool_text(&long).len() < DESCRIPTION_CHARS + 10);
-        // The category (an imported MCP server's name) is read as the name's context.
+        // An imported MCP server's name is read as the name's context; a category is not.
         let mut q = ToolSpec::new(
             "query",
             "Run a read-only SQL query",
             json!({"type": "object"}),
         );
-        q.meta.category = Some("example-servers/postgres".into());
+        q.meta.category = Some("sql".into());
+        assert_eq!(tool_text(&q), "query: Run a read-only SQL query");
+        q.meta.server = Some("example-servers/postgres".into());
         assert_eq!(
             tool_text(&q),
             "query (example servers postgres): Run a read-only SQL query"

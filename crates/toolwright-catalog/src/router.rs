@@ -130,6 +130,9 @@ fn document(spec: &ToolSpec, w: &FieldWeights) -> HashMap<String, f32> {
     if let Some(c) = &spec.meta.category {
         add(c, w.category);
     }
+    if let Some(s) = &spec.meta.server {
+        add(s, w.category);
+    }
     if let Some(l) = &spec.meta.display_label {
         add(l, w.description);
     }

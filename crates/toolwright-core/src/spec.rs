@@ -78,6 +78,11 @@ pub struct ToolMeta {
     /// Grouping for catalogs and routing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
+    /// The MCP server the tool was imported from (its `serverInfo.name`). Routing reads it as
+    /// the context of the tool's own words: requests often name the product ("in postgres",
+    /// "on gitlab") that a tool's description never does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     /// The tool's version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,

@@ -143,7 +143,7 @@ impl ToolsetDataset {
 }
 
 /// With a `servers/` folder of per-server `tools/list` results (`<server>.json`), each tool's
-/// category becomes its server's name, as importing that server with `--mcp` does
+/// `meta.server` becomes its server's name, as importing that server with `--mcp` sets it
 /// (`serverInfo.name`); a tool renamed `<server>__<name>` for a clash is matched too.
 fn server_categories(servers: &Path, specs: &mut [ToolSpec]) -> Result<(), EvalError> {
     let Ok(entries) = std::fs::read_dir(servers) else {
@@ -175,7 +175,7 @@ fn server_categories(servers: &Path, specs: &mut [ToolSpec]) -> Result<(), EvalE
                 .iter_mut()
                 .find(|s| s.name == renamed || s.name == name)
             {
-                spec.meta.category = Some(server.clone());
+                spec.meta.server = Some(server.clone());
             }
         }
     }
@@ -233,12 +233,12 @@ mod tests {
         // Every tool carries its server's name, renamed clashes included.
         let category = |name: &str| {
             let spec = ds.specs.iter().find(|s| s.name == name).unwrap();
-            spec.meta.category.clone()
+            spec.meta.server.clone()
         };
         assert_eq!(category("query").as_deref(), Some("postgres"));
         assert_eq!(category("gitlab__push_files").as_deref(), Some("gitlab"));
         assert_eq!(category("github__push_files").as_deref(), Some("github"));
-        assert!(ds.specs.iter().all(|s| s.meta.category.is_some()));
+        assert!(ds.specs.iter().all(|s| s.meta.server.is_some()));
     }
 
     #[test]

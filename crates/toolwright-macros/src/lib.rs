@@ -936,6 +936,7 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
                         fallback: #fallback,
                         requires_confirmation: #requires_confirmation,
                         category: #category,
+                        server: ::std::option::Option::None,
                         version: #version,
                         owner: #owner,
                         sla_ms: #sla_ms,

@@ -266,7 +266,7 @@ struct Inner {
     source: McpSource,
     options: ClientOptions,
     server_name: String,
-    /// `serverInfo.name` as the server gave it: the imported tools' category, so a request
+    /// `serverInfo.name` as the server gave it: the imported tools' `server`, so a request
     /// naming the server ("in postgres", "on gitlab") finds its tools.
     info_name: Option<String>,
     peer: Peer<RoleClient>,
@@ -517,7 +517,7 @@ impl McpConnection {
             let name = format!("{}{remote}", opts.prefix.as_deref().unwrap_or_default());
             let mut spec = spec_from_mcp_tool(def, &name, timeout_ms);
             if let Some(server) = &self.inner.info_name {
-                spec.meta.category = Some(server.clone());
+                spec.meta.server = Some(server.clone());
             }
             let tool: Arc<dyn Tool> = Arc::new(RemoteTool {
                 spec,

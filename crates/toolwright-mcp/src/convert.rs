@@ -213,8 +213,8 @@ pub(crate) fn to_mcp_tool(spec: &ToolSpec) -> Option<rmcp::model::Tool> {
 /// under `name`: the schema is kept, `title` becomes the display label, and the annotations
 /// decide the side effects (`readOnlyHint: true` → read; `destructiveHint: true` → destructive,
 /// which needs confirmation; otherwise write, i.e. side-effecting). The category is `mcp`;
-/// [`McpConnection::import`](crate::McpConnection::import) replaces it with the server's
-/// `serverInfo.name`, which routing reads like the tool's own words.
+/// [`McpConnection::import`](crate::McpConnection::import) also sets `meta.server` to the
+/// server's `serverInfo.name`, which routing reads with the tool's own words.
 ///
 /// ```
 /// let def = serde_json::json!({"name": "add", "description": "Add two numbers",

@@ -86,9 +86,9 @@ async fn tools_list_passes_schemas_and_import_returns_envelopes() {
     let local = Arc::new(Registry::new());
     let names = conn.import(&local).await.unwrap();
     assert_eq!(names, vec!["echo".to_string()]);
-    // The server's `serverInfo.name` becomes the tool's category, which routing reads.
+    // The server's `serverInfo.name` is kept on the tool, which routing reads.
     assert_eq!(
-        local.get("echo").unwrap().spec().meta.category.as_deref(),
+        local.get("echo").unwrap().spec().meta.server.as_deref(),
         Some(ServerOptions::default().name.as_str())
     );
     let rt = Runtime::new(local);
