@@ -15,10 +15,9 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use toolwright::schemars::JsonSchema;
 use toolwright::{Outcome, Registry, Tool, ToolError, tool};
-use toolwright_mcp::{
-    ClientOptions, McpConnection, McpServer, ServerOptions, connect_io, serve_io,
-};
-use toolwright_runtime::Runtime;
+use toolwright_mcp::{ClientOptions, McpConnection};
+
+mod common;
 
 /// Temperature unit.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -134,16 +133,9 @@ fn echo_outcome(text: String) -> Result<Outcome, ToolError> {
 }
 
 async fn pair(registry: Arc<Registry>) -> McpConnection {
-    let server = McpServer::new(Runtime::new(registry), ServerOptions::default());
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (sr, sw) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let _ = serve_io(server, sr, sw).await;
-    });
-    let (cr, cw) = tokio::io::split(client_end);
-    connect_io(cr, cw, "in-process", &ClientOptions::default())
+    common::pair_with(registry, ClientOptions::default())
         .await
-        .unwrap()
+        .1
 }
 
 fn registry() -> Arc<Registry> {

@@ -19,6 +19,9 @@ use toolwright_mcp::{
 };
 use toolwright_runtime::{CallOptions, Runtime};
 
+mod common;
+use common::pair_with;
+
 fn echo(name: &str) -> FnTool {
     FnTool::new(
         ToolSpec::new(
@@ -34,19 +37,6 @@ fn echo(name: &str) -> FnTool {
 
 async fn pair(registry: Arc<Registry>) -> (McpServer, McpConnection) {
     pair_with(registry, ClientOptions::default()).await
-}
-
-async fn pair_with(registry: Arc<Registry>, options: ClientOptions) -> (McpServer, McpConnection) {
-    let server = McpServer::new(Runtime::new(registry), ServerOptions::default());
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (sr, sw) = tokio::io::split(server_end);
-    let s = server.clone();
-    tokio::spawn(async move {
-        let _ = serve_io(s, sr, sw).await;
-    });
-    let (cr, cw) = tokio::io::split(client_end);
-    let conn = connect_io(cr, cw, "in-process", &options).await.unwrap();
-    (server, conn)
 }
 
 #[tokio::test]
