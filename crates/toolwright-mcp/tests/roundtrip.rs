@@ -14,9 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use toolwright_core::{FnTool, Registry, SideEffects, Status, ToolCall, ToolOutput, ToolSpec};
-use toolwright_mcp::{
-    ClientOptions, McpConnection, McpServer, ServerOptions, connect_io, serve_io,
-};
+use toolwright_mcp::{ClientOptions, McpConnection, McpServer, ServerOptions, serve_io};
 use toolwright_runtime::{CallOptions, Runtime};
 
 mod common;
@@ -438,17 +436,8 @@ async fn paginated_tool_list_gives_every_tool_exactly_once() {
         page_size: Some(3),
         ..ServerOptions::default()
     };
-    let server = McpServer::new(Runtime::new(reg.clone()), options);
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (sr, sw) = tokio::io::split(server_end);
-    let s = server.clone();
-    tokio::spawn(async move {
-        let _ = serve_io(s, sr, sw).await;
-    });
-    let (cr, cw) = tokio::io::split(client_end);
-    let conn = connect_io(cr, cw, "in-process", &ClientOptions::default())
-        .await
-        .unwrap();
+    let (server, conn) =
+        common::serve_and_connect(reg.clone(), options, ClientOptions::default()).await;
     // The client follows nextCursor (4 pages of at most 3).
     let tools = listed(&conn).await;
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();

@@ -14,7 +14,16 @@ pub async fn pair_with(
     registry: Arc<Registry>,
     options: ClientOptions,
 ) -> (McpServer, McpConnection) {
-    let server = McpServer::new(Runtime::new(registry), ServerOptions::default());
+    serve_and_connect(registry, ServerOptions::default(), options).await
+}
+
+/// A server over `registry` with `server_options`, and a client connected to it with `options`.
+pub async fn serve_and_connect(
+    registry: Arc<Registry>,
+    server_options: ServerOptions,
+    options: ClientOptions,
+) -> (McpServer, McpConnection) {
+    let server = McpServer::new(Runtime::new(registry), server_options);
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     let (sr, sw) = tokio::io::split(server_end);
     let s = server.clone();
