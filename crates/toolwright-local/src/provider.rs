@@ -687,6 +687,8 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 false,
             )?;
             let mut usage = g.usage;
+            // What the calls come from: the output, or the retry's call when it did not parse.
+            let mut generated = None;
             let v: Value = match serde_json::from_str(&g.text) {
                 Ok(v) => v,
                 Err(_) if direct.is_some() && named_tool(&g.text) == Some("none") => {
@@ -710,6 +712,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                         "{cut}; asked once more for {} with its required parameters only and short values",
                         v.get("tool").and_then(Value::as_str).unwrap_or("the tool")
                     ));
+                    generated = Some(v.to_string());
                     v
                 }
             };
@@ -840,7 +843,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             }
             notes.push(format!(
                 "generated under the grammar: {}",
-                shorten(&g.text, 300)
+                shorten(generated.as_deref().unwrap_or(&g.text), 300)
             ));
             Ok(Reply {
                 tool_calls: calls,
