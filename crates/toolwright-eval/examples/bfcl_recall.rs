@@ -83,6 +83,25 @@ fn hybrid_pool(dir: &std::path::Path, pool: Vec<ToolSpec>) {
         let cases = bfcl::load_category(dir, category);
         let r = bfcl::recall(&cases, |c| names(&setup.router, &c.query));
         line(&format!("{category}, whole pool, hybrid"), cases.len(), r);
+        if std::env::var("TOOLWRIGHT_BFCL_MISSES").is_ok_and(|v| v == category) {
+            print_misses(&cases, &setup.router);
+        }
+    }
+}
+
+/// Prints each case whose expected function is not in the top 5 (with `TOOLWRIGHT_BFCL_MISSES`
+/// naming the category), for error analysis.
+#[cfg(feature = "embed")]
+fn print_misses(cases: &[bfcl::Case], router: &Router) {
+    for c in cases {
+        let top = names(router, &c.query);
+        if !top.iter().any(|n| c.expected.contains(n)) {
+            let q: String = c.query.chars().take(160).collect();
+            println!(
+                "MISS {} want {:?}\n  q: {q}\n  got {top:?}",
+                c.id, c.expected
+            );
+        }
     }
 }
 

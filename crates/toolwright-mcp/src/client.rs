@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 use toolwright_core::{
-    ErrorCode, Outcome, Registry, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec,
+    ArgValidator, ErrorCode, Outcome, Registry, Status, Tool, ToolContext, ToolError, ToolFuture,
+    ToolOutput, ToolSpec,
 };
 
 /// Where an MCP server is: a command line run as a child process (stdio), or a Streamable HTTP
@@ -519,10 +520,12 @@ impl McpConnection {
             if let Some(server) = &self.inner.info_name {
                 spec.meta.server = Some(server.clone());
             }
+            let output = self.output_validator(&mut spec);
             let tool: Arc<dyn Tool> = Arc::new(RemoteTool {
                 spec,
                 remote: remote.to_string(),
                 conn: self.inner.clone(),
+                output,
             });
             let res = if replace {
                 registry.upsert_arc(tool)
@@ -556,6 +559,21 @@ impl McpConnection {
         }
         *imported = names.clone();
         Ok(names)
+    }
+
+    /// The validator of an imported tool's `outputSchema`; a schema that does not compile is
+    /// dropped from `spec` with a warning (it is not advertised again either).
+    fn output_validator(&self, spec: &mut ToolSpec) -> Option<Arc<ArgValidator>> {
+        let schema = spec.output_schema.as_ref()?;
+        match ArgValidator::new(schema) {
+            Ok(v) => Some(Arc::new(v)),
+            Err(e) => {
+                tracing::warn!(server = %self.inner.server_name, tool = %spec.name, error = %e,
+                    "outputSchema of an MCP tool ignored");
+                spec.output_schema = None;
+                None
+            }
+        }
     }
 
     /// Closes the connection (a child process is asked to exit, then killed).
@@ -596,6 +614,9 @@ struct RemoteTool {
     spec: ToolSpec,
     remote: String,
     conn: Arc<Inner>,
+    /// Checks a successful result against the tool's `outputSchema`, as the MCP specification
+    /// asks of clients.
+    output: Option<Arc<ArgValidator>>,
 }
 
 impl Tool for RemoteTool {
@@ -606,10 +627,13 @@ impl Tool for RemoteTool {
     fn call(&self, args: Value, ctx: ToolContext) -> ToolFuture {
         let conn = self.conn.clone();
         let remote = self.remote.clone();
+        let output = self.output.clone();
         Box::pin(async move {
-            Ok(ToolOutput::Outcome(
-                call_remote(&conn, &remote, args, &ctx.cancel).await,
-            ))
+            let out = call_remote(&conn, &remote, args, &ctx.cancel).await;
+            Ok(ToolOutput::Outcome(match output {
+                Some(v) => check_output(out, &v, &conn.server_name, &remote),
+                None => out,
+            }))
         })
     }
 
@@ -663,6 +687,43 @@ async fn call_remote(
     }
 }
 
+/// `out` when it is not a success or its `data` follows the tool's `outputSchema`; otherwise an
+/// `INTERNAL` error that names the first violations: the server broke its own contract, and a
+/// result of the wrong shape must not reach the model as a success.
+fn check_output(out: Outcome, schema: &ArgValidator, server: &str, tool: &str) -> Outcome {
+    if out.status() != Status::Success || out.meta.fallback_from.is_some() {
+        return out;
+    }
+    let data = out.data.as_ref().unwrap_or(&Value::Null);
+    match schema.validate(data) {
+        Ok(()) => out,
+        Err(e) => {
+            let what: Vec<String> = e
+                .fields
+                .iter()
+                .take(3)
+                .map(|f| {
+                    format!(
+                        "{} {}",
+                        if f.path.is_empty() { "/" } else { &f.path },
+                        f.message
+                    )
+                })
+                .collect();
+            let mut err = ToolError::new(
+                ErrorCode::Internal,
+                format!(
+                    "MCP server `{server}` answered `{tool}` with a result that does not match \
+                     the tool's outputSchema: {}.",
+                    what.join("; ")
+                ),
+            );
+            err.detail = Some(format!("{} violation(s) in all", e.fields.len()));
+            Outcome::from_error(err)
+        }
+    }
+}
+
 /// The envelope error for a failed MCP request.
 fn service_error(server: &str, tool: &str, e: &ServiceError) -> ToolError {
     match e {
@@ -692,6 +753,46 @@ fn service_error(server: &str, tool: &str, e: &ServiceError) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_success_that_breaks_the_output_schema_becomes_an_internal_error() {
+        let schema = ArgValidator::new(&json!({"type": "object",
+            "properties": {"sum": {"type": "number"}}, "required": ["sum"]}))
+        .unwrap();
+        let good = Outcome::success(json!({"sum": 3}));
+        assert_eq!(
+            check_output(good, &schema, "s", "add").status(),
+            Status::Success
+        );
+
+        let bad = check_output(
+            Outcome::success(json!({"sum": "three"})),
+            &schema,
+            "s",
+            "add",
+        );
+        assert_eq!(bad.status(), Status::Error);
+        let err = bad.error().unwrap();
+        assert_eq!(err.code, ErrorCode::Internal);
+        assert!(
+            err.message.contains("outputSchema") && err.message.contains("/sum"),
+            "{}",
+            err.message
+        );
+        // No structured content at all (the text fallback) does not pass either.
+        let text = check_output(Outcome::success(json!({"text": "3"})), &schema, "s", "add");
+        assert_eq!(text.status(), Status::Error);
+
+        // Errors are passed on as they are: only a success claims the schema.
+        let failed = Outcome::from_error(ToolError::timeout("slow"));
+        assert_eq!(
+            check_output(failed, &schema, "s", "add")
+                .error()
+                .unwrap()
+                .code,
+            ErrorCode::Timeout
+        );
+    }
 
     #[test]
     fn command_lines_split_like_a_shell() {

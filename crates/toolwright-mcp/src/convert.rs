@@ -254,7 +254,40 @@ pub fn spec_from_mcp_tool(def: &Value, name: &str, timeout_ms: u64) -> ToolSpec 
         category: Some("mcp".to_string()),
         ..ToolMeta::default()
     };
-    ToolSpec::new(name, description, parameters).with_meta(meta)
+    ToolSpec::new(name, description, parameters)
+        .with_meta(meta)
+        .with_output_schema(remote_output_schema(def))
+}
+
+/// The schema of `data` for a remote tool: its `outputSchema` (what its `structuredContent`
+/// holds, which becomes the envelope's `data`), or, when the server is a toolwright server whose
+/// `outputSchema` is the whole envelope's ([`toolwright_core::schema::envelope_schema`]), the
+/// `data` schema inside it, with the envelope's `$defs` so that its references resolve.
+fn remote_output_schema(def: &Value) -> Option<Value> {
+    let schema = def.get("outputSchema").filter(|s| s.is_object())?;
+    let is_envelope = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| {
+            ["status", "message", "meta"]
+                .iter()
+                .all(|k| p.contains_key(*k))
+        });
+    let data = schema.pointer("/then/properties/data");
+    let (true, Some(data)) = (is_envelope, data) else {
+        return Some(schema.clone());
+    };
+    let mut data = data.clone();
+    if let Value::Object(m) = &mut data {
+        if let Some(defs) = schema.get("$defs") {
+            m.entry("$defs").or_insert_with(|| defs.clone());
+        }
+        // A recursive data schema is a `$ref` into those `$defs`; it is still an object.
+        if m.contains_key("$ref") {
+            m.entry("type").or_insert_with(|| json!("object"));
+        }
+    }
+    Some(data)
 }
 
 /// Whether `v` has the shape of a toolwright envelope (a toolwright server on the other side).
@@ -326,6 +359,42 @@ pub(crate) fn outcome_from_result(result: &Value) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remote_output_schema_types_data_and_a_toolwright_envelope_is_unwrapped() {
+        let plain = json!({"type": "object", "properties": {"sum": {"type": "number"}}});
+        let def = json!({"name": "add", "inputSchema": {"type": "object"}, "outputSchema": plain});
+        assert_eq!(
+            spec_from_mcp_tool(&def, "add", 1).output_schema,
+            Some(plain.clone())
+        );
+
+        // A toolwright server's outputSchema is the envelope's: `data` is taken out of it.
+        let data = json!({"type": "object", "properties": {"d": {"$ref": "#/$defs/D"}},
+                          "$defs": {"D": {"type": "string"}}});
+        let env = toolwright_core::schema::envelope_schema(&data);
+        let def = json!({"name": "t", "outputSchema": env});
+        assert_eq!(spec_from_mcp_tool(&def, "t", 1).output_schema, Some(data));
+
+        // A recursive data schema is a reference into the envelope's `$defs`.
+        let tree = json!({"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}});
+        let def =
+            json!({"name": "t", "outputSchema": toolwright_core::schema::envelope_schema(&tree)});
+        let got = spec_from_mcp_tool(&def, "t", 1).output_schema.unwrap();
+        assert_eq!(got["type"], "object");
+        assert!(
+            got["$ref"].as_str().unwrap().starts_with("#/$defs/"),
+            "{got:#}"
+        );
+
+        // No schema, or one that is not an object schema (MCP requires one), gives none.
+        let def = json!({"name": "t", "outputSchema": {"type": "string"}});
+        assert_eq!(spec_from_mcp_tool(&def, "t", 1).output_schema, None);
+        assert_eq!(
+            spec_from_mcp_tool(&json!({"name": "t"}), "t", 1).output_schema,
+            None
+        );
+    }
 
     #[test]
     fn envelope_goes_to_structured_content_and_error_sets_is_error() {

@@ -262,3 +262,54 @@ async fn recursive_return_types_and_pending_confirmations_conform() {
     assert_eq!(sc["status"], "needs_confirmation", "{sc:#}");
     assert_conforms(&archive_schema, sc);
 }
+
+#[tokio::test]
+async fn imported_tools_keep_the_remote_output_schema_and_results_are_checked_against_it() {
+    let conn = pair(registry()).await;
+    let local = Arc::new(Registry::new());
+    conn.import(&local).await.unwrap();
+
+    // The `data` schema comes back out of the remote envelope's schema, definitions included.
+    let spec = local.get("forecast").unwrap().spec().clone();
+    let data = spec
+        .output_schema
+        .clone()
+        .expect("forecast keeps its outputSchema");
+    assert_eq!(
+        data["required"],
+        json!(["city", "unit", "days"]),
+        "{data:#}"
+    );
+    assert!(data["$defs"].get("Day").is_some(), "{data:#}");
+    assert!(
+        local
+            .get("folder_tree")
+            .unwrap()
+            .spec()
+            .output_schema
+            .is_some()
+    );
+    assert!(local.get("greet").unwrap().spec().output_schema.is_none());
+
+    // Served again, the imported tool advertises the same envelope schema as the original.
+    let relisted = toolwright_mcp::tool_json(&spec)["outputSchema"].clone();
+    let original = by_name(&conn.list_tools().await.unwrap(), "forecast")["outputSchema"].clone();
+    assert_eq!(relisted, original);
+
+    // Real results pass the client-side check, recursive ones included.
+    let rt = toolwright_runtime::Runtime::new(local);
+    let opts = toolwright_runtime::CallOptions::default();
+    let call = |id: &str, name: &str, args: Value| toolwright::ToolCall::new(id, name, args);
+    let out = rt
+        .invoke(
+            call("c1", "forecast", json!({"city": "Oslo", "days": 2})),
+            &opts,
+        )
+        .await;
+    assert_eq!(out.status(), toolwright::Status::Success, "{out:?}");
+    assert_eq!(out.data.unwrap()["city"], "Oslo");
+    let out = rt
+        .invoke(call("c2", "folder_tree", json!({"root": "home"})), &opts)
+        .await;
+    assert_eq!(out.status(), toolwright::Status::Success, "{out:?}");
+}
