@@ -89,7 +89,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::{
     DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, ToolCall, ToolContext, ToolError,
-    finish,
+    finish, finish_in_place,
 };
 use tracing::Instrument;
 
@@ -244,6 +244,14 @@ impl RuntimeBuilder {
         let mut stack: BoxService = Arc::new(tools);
         if self.policies {
             stack = TimeoutLayer::new(self.default_timeout).layer(stack);
+        }
+        let direct = (!self.isolate_tools).then(|| Direct {
+            policies: self.policies,
+            default_timeout: self.default_timeout,
+            retry: self.retry,
+            attempts: stack.clone(),
+        });
+        if self.policies {
             stack = RetryLayer::new(self.retry).layer(stack);
             stack = fallback.layer(stack);
             stack = RateLimitLayer::new(self.store.clone()).layer(stack);
@@ -264,6 +272,7 @@ impl RuntimeBuilder {
                     .collect(),
                 registry: self.registry,
                 stack,
+                direct,
                 approvals,
                 budgets: Budgets::new(),
                 metrics: Metrics::new(),
@@ -278,10 +287,76 @@ impl RuntimeBuilder {
     }
 }
 
+/// The policy stack's own steps for a call that every policy above the retries lets straight
+/// through (no confirmation to ask, no idempotency key, no rate limit, no fallback): the first
+/// attempt runs in the caller's future under its deadline, without the boxed retry, deadline and
+/// tool services, and their futures are made only when the tool has to be waited for or its
+/// failure is retried. Same steps, same answers as the stack (`tests/direct.rs`).
+struct Direct {
+    policies: bool,
+    default_timeout: Duration,
+    retry: RetryPolicy,
+    /// Deadline → tool: what a retry runs again.
+    attempts: BoxService,
+}
+
+impl Direct {
+    /// Whether every layer above the retries would pass `req` straight through.
+    fn takes(&self, req: &Request) -> bool {
+        !confirm::gated(req)
+            && (!self.policies
+                || (idempotency::key_for(req).is_none()
+                    && !ratelimit::limited(req)
+                    && !fallback::has_fallback(req)))
+    }
+
+    async fn call(&self, req: Request) -> Outcome {
+        if !self.policies {
+            return service::run_inline(req).await;
+        }
+        // As the retry policy does: the first attempt shares the request's token, and the
+        // request is kept only when the call may run again.
+        let retry = self.retry.max_retries > 0 && retry::safe_to_rerun(&req);
+        let (mut first, kept) = if retry {
+            (req.share(), Some(req))
+        } else {
+            (req, None)
+        };
+        // As the deadline policy does: polled once, a timer only when the tool has to be
+        // waited for.
+        let deadline = timeout::Deadline::arm(&mut first, self.default_timeout);
+        let out = if deadline.host_cancelled() {
+            timeout::cancelled_outcome()
+        } else {
+            let mut attempt = service::run_inline(first);
+            match futures::poll!(&mut attempt) {
+                std::task::Poll::Ready(out) => out,
+                std::task::Poll::Pending => {
+                    Box::pin(deadline.wait(std::pin::Pin::new(&mut attempt))).await
+                }
+            }
+        };
+        match kept {
+            Some(req) if retry::again(&req, &out) => {
+                Box::pin(retry::retry_loop(
+                    self.attempts.clone(),
+                    self.retry,
+                    req,
+                    out,
+                ))
+                .await
+            }
+            _ => out,
+        }
+    }
+}
+
 struct Inner {
     invokers: Vec<Arc<dyn Invoker>>,
     registry: Arc<Registry>,
     stack: BoxService,
+    /// The direct path (absent when tools run on their own tasks).
+    direct: Option<Direct>,
     approvals: Arc<Approvals>,
     budgets: Budgets,
     metrics: Metrics,
@@ -468,10 +543,13 @@ impl Runtime {
         );
         let in_flight = self.inner.export_metrics.then(metrics::InFlight::start);
         let counted = Counted::new(&self.inner.in_flight);
-        let out = self
-            .run(call, entry, opts, depth, start)
-            .instrument(span.clone())
-            .await;
+        let run = self.run(call, entry, opts, depth, start);
+        // No subscriber wants the span: the call is not wrapped in it (no enter/exit per poll).
+        let out = if span.is_disabled() {
+            run.await
+        } else {
+            run.instrument(span.clone()).await
+        };
         drop(counted);
         drop(in_flight);
         span.record("toolwright.status", out.status().as_str());
@@ -576,7 +654,11 @@ impl Runtime {
                         None => req.own_cancel = true,
                     }
                     req.invoker = inner.invokers.get(depth as usize).cloned();
-                    (inner.stack.call(req).await, coerced)
+                    let out = match &inner.direct {
+                        Some(direct) if direct.takes(&req) => direct.call(req).await,
+                        _ => inner.stack.call(req).await,
+                    };
+                    (out, coerced)
                 }
             },
         };
@@ -587,7 +669,8 @@ impl Runtime {
             .then(|| out.meta.tool.clone());
         let fallback_spec = answered_by.as_deref().and_then(|t| inner.registry.get(t));
         let spec = fallback_spec.as_ref().map(|e| e.spec()).or(spec);
-        let mut out = finish(out, spec, &call, start, coerced);
+        let mut out = out;
+        finish_in_place(&mut out, spec, &call, start, coerced);
         if tracked {
             inner
                 .budgets
