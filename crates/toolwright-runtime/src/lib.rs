@@ -51,6 +51,7 @@
 
 pub mod budget;
 pub mod confirm;
+mod direct;
 pub mod events;
 pub mod fallback;
 pub mod idempotency;
@@ -80,6 +81,7 @@ pub use service::{BoxService, Layer, Request, Service, ToolService};
 pub use shared::{RateDecision, SharedState};
 pub use timeout::{DEFAULT_TIMEOUT, TimeoutLayer};
 
+use direct::Direct;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -287,70 +289,6 @@ impl RuntimeBuilder {
     }
 }
 
-/// The policy stack's own steps for a call that every policy above the retries lets straight
-/// through (no confirmation to ask, no idempotency key, no rate limit, no fallback): the first
-/// attempt runs in the caller's future under its deadline, without the boxed retry, deadline and
-/// tool services, and their futures are made only when the tool has to be waited for or its
-/// failure is retried. Same steps, same answers as the stack (`tests/direct.rs`).
-struct Direct {
-    policies: bool,
-    default_timeout: Duration,
-    retry: RetryPolicy,
-    /// Deadline → tool: what a retry runs again.
-    attempts: BoxService,
-}
-
-impl Direct {
-    /// Whether every layer above the retries would pass `req` straight through.
-    fn takes(&self, req: &Request) -> bool {
-        !confirm::gated(req)
-            && (!self.policies
-                || (idempotency::key_for(req).is_none()
-                    && !ratelimit::limited(req)
-                    && !fallback::has_fallback(req)))
-    }
-
-    async fn call(&self, req: Request) -> Outcome {
-        if !self.policies {
-            return service::run_inline(req).await;
-        }
-        // As the retry policy does: the first attempt shares the request's token, and the
-        // request is kept only when the call may run again.
-        let retry = self.retry.max_retries > 0 && retry::safe_to_rerun(&req);
-        let (mut first, kept) = if retry {
-            (req.share(), Some(req))
-        } else {
-            (req, None)
-        };
-        // As the deadline policy does: polled once, a timer only when the tool has to be
-        // waited for.
-        let deadline = timeout::Deadline::arm(&mut first, self.default_timeout);
-        let out = if deadline.host_cancelled() {
-            timeout::cancelled_outcome()
-        } else {
-            let mut attempt = service::run_inline(first);
-            match futures::poll!(&mut attempt) {
-                std::task::Poll::Ready(out) => out,
-                std::task::Poll::Pending => {
-                    Box::pin(deadline.wait(std::pin::Pin::new(&mut attempt))).await
-                }
-            }
-        };
-        match kept {
-            Some(req) if retry::again(&req, &out) => {
-                Box::pin(retry::retry_loop(
-                    self.attempts.clone(),
-                    self.retry,
-                    req,
-                    out,
-                ))
-                .await
-            }
-            _ => out,
-        }
-    }
-}
-
 struct Inner {
     invokers: Vec<Arc<dyn Invoker>>,
     registry: Arc<Registry>,
@@ -543,12 +481,15 @@ impl Runtime {
         );
         let in_flight = self.inner.export_metrics.then(metrics::InFlight::start);
         let counted = Counted::new(&self.inner.in_flight);
-        let run = self.run(call, entry, opts, depth, start);
         // No subscriber wants the span: the call is not wrapped in it (no enter/exit per poll).
+        // (The call's future is made in each branch: a local holding it would be kept in this
+        // future's state beside it.)
         let out = if span.is_disabled() {
-            run.await
+            self.run(call, entry, opts, depth, start).await
         } else {
-            run.instrument(span.clone()).await
+            self.run(call, entry, opts, depth, start)
+                .instrument(span.clone())
+                .await
         };
         drop(counted);
         drop(in_flight);
@@ -642,24 +583,10 @@ impl Runtime {
             Err(e) => (Outcome::from_error(e.clone()), Vec::new()),
             Ok(entry) => match entry.prepare(arguments, !opts.strict) {
                 Err(e) => (Outcome::from_error(e), Vec::new()),
-                Ok((args, coerced)) => {
-                    let mut req = Request::new(call.clone(), entry.clone(), args);
-                    req.session_id = opts.session_id.clone();
-                    req.step = opts.step;
-                    req.approved = opts.approved;
-                    req.caller = opts.caller.clone();
-                    match &opts.cancel {
-                        Some(host) => req.cancel = host.clone(),
-                        // No host token: the request's own one, which the deadline may cancel.
-                        None => req.own_cancel = true,
-                    }
-                    req.invoker = inner.invokers.get(depth as usize).cloned();
-                    let out = match &inner.direct {
-                        Some(direct) if direct.takes(&req) => direct.call(req).await,
-                        _ => inner.stack.call(req).await,
-                    };
-                    (out, coerced)
-                }
+                Ok((args, coerced)) => (
+                    self.dispatch(&call, entry, args, opts, depth).await,
+                    coerced,
+                ),
             },
         };
         let answered_by = out
@@ -680,6 +607,38 @@ impl Runtime {
             out.meta.attempts_left = max.saturating_sub(1);
         }
         out
+    }
+}
+
+impl Runtime {
+    /// The future of one validated call: the direct path when every policy above the retries
+    /// lets it straight through, else the policy stack. (Sync, so the request is not kept in the
+    /// call's future beside what it became.)
+    fn dispatch(
+        &self,
+        call: &Arc<ToolCall>,
+        entry: &Arc<toolwright_core::ToolEntry>,
+        args: serde_json::Value,
+        opts: &CallOptions,
+        depth: u32,
+    ) -> futures::future::Either<direct::DirectCall, BoxFuture<'static, Outcome>> {
+        let inner = &self.inner;
+        // A host's token, or the request's own one, which the deadline may cancel.
+        let (cancel, own_cancel) = match &opts.cancel {
+            Some(host) => (host.clone(), false),
+            None => (CancellationToken::new(), true),
+        };
+        let mut req = Request::with_cancel(call.clone(), entry.clone(), args, cancel);
+        req.own_cancel = own_cancel;
+        req.session_id = opts.session_id.clone();
+        req.step = opts.step;
+        req.approved = opts.approved;
+        req.caller = opts.caller.clone();
+        req.invoker = inner.invokers.get(depth as usize).cloned();
+        match &inner.direct {
+            Some(direct) if direct.takes(&req) => futures::future::Either::Left(direct.call(req)),
+            _ => futures::future::Either::Right(inner.stack.call(req)),
+        }
     }
 }
 

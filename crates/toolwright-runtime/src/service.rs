@@ -95,6 +95,16 @@ impl Request {
         entry: Arc<ToolEntry>,
         args: impl Into<Arc<Value>>,
     ) -> Self {
+        Request::with_cancel(call, entry, args, CancellationToken::new())
+    }
+
+    /// [`Request::new`] watching `cancel`.
+    pub fn with_cancel(
+        call: impl Into<Arc<ToolCall>>,
+        entry: Arc<ToolEntry>,
+        args: impl Into<Arc<Value>>,
+        cancel: CancellationToken,
+    ) -> Self {
         let mut call = call.into();
         if !call.arguments.is_null() {
             Arc::make_mut(&mut call).arguments = Value::Null;
@@ -107,7 +117,7 @@ impl Request {
             step: 0,
             approved: false,
             caller: None,
-            cancel: CancellationToken::new(),
+            cancel,
             invoker: None,
             idempotency_key: None,
             own_cancel: false,
