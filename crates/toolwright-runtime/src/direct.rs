@@ -71,6 +71,9 @@ pub(crate) struct DirectCall {
     state: State,
 }
 
+// The first attempt is kept inline: boxing it would cost the allocation per call this path
+// exists to avoid; the future is made once and moved once into the caller's.
+#[allow(clippy::large_enum_variant)]
 enum State {
     /// The first attempt, polled in place.
     First(First),

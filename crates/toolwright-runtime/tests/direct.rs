@@ -4,7 +4,12 @@
 //! through the stack, so each scenario runs on both and the envelopes must match (the wall time
 //! aside), as must the number of times the tool ran.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use serde_json::{Value, json};
 use std::sync::Arc;
