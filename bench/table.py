@@ -72,6 +72,10 @@ def main() -> int:
         row(sec, "toolwright Runtime::invoke, policies off (parse→validate→no-op→envelope JSON)", reg)
         row(sec, "bare serde_json::from_value + call (no validation, no envelope)", bare,
             note=(f"framework cost ×{reg / bare:.1f} of bare" if reg and bare else ""))
+        near = size in ("small", "medium")
+        row(sec, "toolwright Runtime::invoke (policies) vs the bare serde path", rt,
+            "bare serde_json::from_value + call", bare, "≤ 2× bare" if near else None,
+            (lambda r: r.get("tw_over_peer") is not None and r["tw_over_peer"] <= 2) if near else None)
         row(sec, "toolwright Runtime::invoke (policies) vs pydantic-ai tool manager", rt,
             "pydantic-ai ToolManager.handle_call", p.get("pydantic_ai_tool_manager"),
             "≥ 20× faster" if size == "small" else None, faster(20) if size == "small" else None)
@@ -79,7 +83,8 @@ def main() -> int:
             "langchain-core invoke", p.get("langchain_core_invoke"),
             "≥ 60× faster" if size == "small" else None, faster(60) if size == "small" else None)
         row(sec, "toolwright Runtime::invoke vs pydantic TypeAdapter.validate_json + call", rt,
-            "pydantic TypeAdapter", p.get("pydantic_typeadapter"))
+            "pydantic TypeAdapter", p.get("pydantic_typeadapter"),
+            "≥ 4× faster" if size == "small" else None, faster(4) if size == "small" else None)
         row(sec, "toolwright Runtime::invoke vs pydantic validate_call", rt,
             "pydantic validate_call", p.get("pydantic_validate_call"))
         row(sec, "toolwright Runtime::invoke vs python jsonschema + call", rt,
