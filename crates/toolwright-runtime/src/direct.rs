@@ -36,7 +36,7 @@ impl Direct {
     pub(crate) fn takes(&self, req: &Request) -> bool {
         !confirm::gated(req)
             && (!self.policies
-                || (idempotency::key_for(req).is_none()
+                || (!idempotency::keyed(req)
                     && !ratelimit::limited(req)
                     && !fallback::has_fallback(req)))
     }
