@@ -5,9 +5,11 @@
 #
 #   bench/compare.sh            # everything (about 10-15 minutes on a fresh 2-core machine)
 #   QUICK=1 bench/compare.sh    # shorter criterion runs
+#   ROUNDS=3 bench/compare.sh   # per-call rounds (default 2), see below
 #
 # Outputs (besides the table on stdout) go to $BENCH_OUT (default target/bench-compare):
-# peers.json, extras.json, table.json, and criterion's own reports under target/criterion.
+# peers.json (with peers-N.json per round), extras.json, table.json, and criterion's own reports
+# under target/criterion-roundN (per-call, one per round) and target/criterion-routing.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -80,25 +82,70 @@ export TW_BIN="$TW" MCP_LOAD_BIN="$(exe mcp_load)" RMCP_FLOOR_BIN="$(exe rmcp_fl
 "$(exe bench-data)" "$OUT/data"
 phase "builds done"
 
-# --- criterion ---------------------------------------------------------------------------------
-export CRITERION_HOME="$TARGET_DIR/criterion"
+# --- per-call: criterion and the Python peers, interleaved ----------------------------------------
+# The machine's load changes by the minute, so the per-call rows are measured in ROUNDS rounds,
+# each running the criterion `overhead` bench and `peers.py` back to back, in alternating order
+# (Rust first in odd rounds, Python first in even ones): load hits both sides alike. Each round
+# keeps its own criterion directory and peers file; the table takes the median over the rounds
+# on each side.
 CRIT_ARGS=()
 if [ "${QUICK:-0}" = 1 ]; then CRIT_ARGS=(--warm-up-time 0.2 --measurement-time 0.5); fi
-phase "criterion: per-call overhead and validation"
-"$OVERHEAD_BIN" --bench "${CRIT_ARGS[@]}" >"$OUT/criterion-overhead.txt" 2>&1 \
-  || log "overhead bench failed (see $OUT/criterion-overhead.txt)"
-phase "criterion: routing"
-"$ROUTING_BIN" --bench "${CRIT_ARGS[@]}" >"$OUT/criterion-routing.txt" 2>&1 \
-  || log "routing bench failed (see $OUT/criterion-routing.txt)"
-
-# --- Python peers --------------------------------------------------------------------------------
+ROUNDS="${ROUNDS:-2}"
 phase "waiting for the peers' venv"
+PEERS_OK=0
 if wait "$PIP_PID"; then
-  log "peers: running"
-  "$VENV/bin/python" bench/peers.py "$OUT/data" "$OUT/peers.json" || log "peers.py failed"
+  PEERS_OK=1
 else
   log "pip install failed (see $OUT/pip.log); peer columns stay empty"
 fi
+rust_round() {
+  phase "round $1/$ROUNDS: criterion per-call overhead and validation"
+  CRITERION_HOME="$TARGET_DIR/criterion-round$1" "$OVERHEAD_BIN" --bench "${CRIT_ARGS[@]}" \
+    >"$OUT/criterion-overhead-$1.txt" 2>&1 \
+    || log "overhead bench failed (see $OUT/criterion-overhead-$1.txt)"
+}
+peers_round() {
+  if [ "$PEERS_OK" = 1 ]; then
+    phase "round $1/$ROUNDS: peers"
+    "$VENV/bin/python" bench/peers.py "$OUT/data" "$OUT/peers-$1.json" || log "peers.py failed"
+  fi
+}
+CRIT_DIRS=""
+PEER_FILES=()
+rm -f "$OUT/peers.json"
+for round in $(seq 1 "$ROUNDS"); do
+  rm -rf "$TARGET_DIR/criterion-round$round" "$OUT/peers-$round.json"
+  if [ $((round % 2)) = 1 ]; then rust_round "$round"; peers_round "$round"
+  else peers_round "$round"; rust_round "$round"; fi
+  CRIT_DIRS="$CRIT_DIRS$TARGET_DIR/criterion-round$round:"
+  PEER_FILES+=("$OUT/peers-$round.json")
+done
+# One peers.json: every figure the median of its rounds.
+python3 - "$OUT/peers.json" "${PEER_FILES[@]}" <<'PY'
+import json, statistics, sys
+runs = []
+for p in sys.argv[2:]:
+    try:
+        runs.append(json.load(open(p)))
+    except (OSError, ValueError):
+        pass
+def merge(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None
+    if all(isinstance(v, dict) for v in vals):
+        keys = dict.fromkeys(k for v in vals for k in v)
+        return {k: merge([v.get(k) for v in vals]) for k in keys}
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return statistics.median(vals)
+    return vals[0]
+if runs:
+    json.dump(merge(runs), open(sys.argv[1], "w"), indent=2)
+PY
+phase "criterion: routing"
+rm -rf "$TARGET_DIR/criterion-routing"
+CRITERION_HOME="$TARGET_DIR/criterion-routing" "$ROUTING_BIN" --bench "${CRIT_ARGS[@]}" >"$OUT/criterion-routing.txt" 2>&1 \
+  || log "routing bench failed (see $OUT/criterion-routing.txt)"
 
 # --- start-up and memory -------------------------------------------------------------------------
 # Wall time: median of 21 runs; peak RSS: /usr/bin/time's maximum resident set size.
@@ -216,7 +263,7 @@ json.dump({
 }, open(out, "w"), indent=2)
 PY
 
-python3 bench/table.py "$TARGET_DIR/criterion" "$OUT/peers.json" "$OUT/extras.json" "$OUT/table.json"
+python3 bench/table.py "$CRIT_DIRS$TARGET_DIR/criterion-routing" "$OUT/peers.json" "$OUT/extras.json" "$OUT/table.json"
 echo
 echo "machine: $(nproc) cores, $(uname -sr); total time $(( $(date +%s) - START )) s"
 

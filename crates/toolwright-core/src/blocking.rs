@@ -127,6 +127,12 @@ impl BlockingWatch {
         WATCH.scope(self, fut).await
     }
 
+    /// Runs the sync `f` with this watch in scope (what [`BlockingWatch::scope`] does around
+    /// each poll of its future).
+    pub fn enter<R>(self, f: impl FnOnce() -> R) -> R {
+        WATCH.sync_scope(self, f)
+    }
+
     /// The watch in scope, if any.
     pub fn current() -> Option<BlockingWatch> {
         WATCH.try_with(Clone::clone).ok()

@@ -249,8 +249,15 @@ pub fn truncate_to_budget(data: &Value, limit: usize) -> Option<(Value, Truncati
 /// Applies the budget to an outcome's `data`, turning it `partial` with `meta.truncated` and an
 /// instruction on how to narrow the request.
 pub fn apply_output_budget(mut outcome: Outcome, limit: usize) -> Outcome {
+    apply_output_budget_in_place(&mut outcome, limit);
+    outcome
+}
+
+/// [`apply_output_budget`] on an envelope in place (an envelope is large: the runtime does not
+/// move it through here).
+pub fn apply_output_budget_in_place(outcome: &mut Outcome, limit: usize) {
     let Some(data) = &outcome.data else {
-        return outcome;
+        return;
     };
     if let Some((cut, t)) = truncate_to_budget(data, limit) {
         let what = if t.path.is_empty() {
@@ -275,7 +282,6 @@ pub fn apply_output_budget(mut outcome: Outcome, limit: usize) -> Outcome {
         outcome.mark_partial();
         outcome.meta.truncated = Some(t);
     }
-    outcome
 }
 
 #[cfg(test)]

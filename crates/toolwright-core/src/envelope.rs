@@ -128,9 +128,10 @@ pub struct Outcome {
     /// How the model should use this result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instruction: Option<String>,
-    /// Present exactly when `status` is `error`.
+    /// Present exactly when `status` is `error`. Boxed: an envelope moves through every layer
+    /// of a call by value, and most calls succeed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    error: Option<ToolError>,
+    error: Option<Box<ToolError>>,
     /// Facts about the call.
     #[serde(default)]
     pub meta: Meta,
@@ -195,7 +196,7 @@ impl TryFrom<WireOutcome> for Outcome {
             message: w.message,
             data: w.data,
             instruction: w.instruction,
-            error: w.error,
+            error: w.error.map(Box::new),
             meta: w.meta,
         })
     }
@@ -233,7 +234,7 @@ impl Outcome {
             message: error.message.clone(),
             data: None,
             instruction: None,
-            error: Some(error),
+            error: Some(Box::new(error)),
             meta: Meta::default(),
         }
     }
@@ -278,17 +279,17 @@ impl Outcome {
 
     /// Why the call failed: present exactly when [`Outcome::status`] is `error`.
     pub fn error(&self) -> Option<&ToolError> {
-        self.error.as_ref()
+        self.error.as_deref()
     }
 
     /// The error, to amend (its retryability, suggestion...); the status stays `error`.
     pub fn error_mut(&mut self) -> Option<&mut ToolError> {
-        self.error.as_mut()
+        self.error.as_deref_mut()
     }
 
     /// The error, when the call failed.
     pub fn into_error(self) -> Option<ToolError> {
-        self.error
+        self.error.map(|e| *e)
     }
 
     /// Turns a successful outcome into a partial one (a result that was cut); other statuses

@@ -19,12 +19,12 @@ pub mod suggest;
 pub mod tool;
 pub mod validate;
 
-pub use budget::{apply_output_budget, truncate_to_budget};
+pub use budget::{apply_output_budget, apply_output_budget_in_place, truncate_to_budget};
 pub use envelope::{Coercion, EnvelopeError, Meta, Outcome, Status, Truncation};
 pub use error::{ErrorCode, FieldError, Problem, ToolError};
 pub use registry::{
-    Registry, RegistryError, ToolEntry, approval_id, finish, is_valid_tool_name, run_guarded,
-    run_guarded_shared,
+    GuardedCall, Registry, RegistryError, ToolEntry, approval_id, finish, finish_in_place,
+    is_valid_tool_name, run_guarded, run_guarded_shared,
 };
 pub use spec::{
     DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, RateLimit, SideEffects, ToolMeta, ToolSpec,

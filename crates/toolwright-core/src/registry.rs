@@ -4,7 +4,6 @@
 //! The registry runs no call itself: the one call path, with its policies (the confirmation
 //! gate among them), is `toolwright_runtime::Runtime::invoke`, which composes these pieces.
 
-use crate::budget::apply_output_budget;
 use crate::envelope::{Coercion, Outcome, Status};
 use crate::error::ToolError;
 use crate::spec::ToolSpec;
@@ -364,15 +363,105 @@ async fn settle(
         Err(p) => return panic_outcome(&entry.spec().name, &p),
     };
     match AssertUnwindSafe(fut).catch_unwind().await {
-        Ok(Ok(ToolOutput::Data(data))) => Outcome::success(data),
-        Ok(Ok(ToolOutput::Outcome(o))) => o,
-        Ok(Err(e)) => {
+        Ok(result) => outcome_of(entry, result),
+        Err(p) => panic_outcome(&entry.spec().name, &p),
+    }
+}
+
+/// One call of a tool, polled with panics caught, as a plain future: what [`run_guarded_shared`]
+/// does, without an `async` state machine around the tool's own boxed future (the runtime
+/// awaits it unboxed on its per-call path). The tool is started on the first poll, with the
+/// attempt's [`BlockingWatch`](crate::blocking::BlockingWatch) in scope during every poll.
+pub struct GuardedCall {
+    entry: Arc<ToolEntry>,
+    watch: Option<crate::blocking::BlockingWatch>,
+    state: Guarded,
+}
+
+enum Guarded {
+    NotStarted(Arc<Value>, ToolContext),
+    Running(crate::tool::ToolFuture),
+    Done,
+}
+
+impl std::fmt::Debug for GuardedCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardedCall")
+            .field("tool", &self.entry.spec().name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GuardedCall {
+    /// A call of `entry`'s tool with `args` and `ctx`, counted on `watch` (if any) when it
+    /// runs sync bodies; nothing runs until the first poll.
+    pub fn new(
+        entry: Arc<ToolEntry>,
+        args: Arc<Value>,
+        ctx: ToolContext,
+        watch: Option<crate::blocking::BlockingWatch>,
+    ) -> Self {
+        GuardedCall {
+            entry,
+            watch,
+            state: Guarded::NotStarted(args, ctx),
+        }
+    }
+
+    fn step(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Outcome> {
+        use std::task::Poll;
+        if matches!(self.state, Guarded::NotStarted(..))
+            && let Guarded::NotStarted(args, ctx) =
+                std::mem::replace(&mut self.state, Guarded::Done)
+        {
+            let tool = &self.entry.tool;
+            match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_shared(args, ctx))) {
+                Ok(f) => self.state = Guarded::Running(f),
+                Err(p) => return Poll::Ready(panic_outcome(&self.entry.spec().name, &p)),
+            }
+        }
+        let Guarded::Running(fut) = &mut self.state else {
+            return Poll::Ready(Outcome::from_error(ToolError::internal(
+                "a finished tool call was polled again",
+            )));
+        };
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx)));
+        let out = match polled {
+            Ok(Poll::Pending) => return Poll::Pending,
+            Ok(Poll::Ready(result)) => outcome_of(&self.entry, result),
+            Err(p) => panic_outcome(&self.entry.spec().name, &p),
+        };
+        self.state = Guarded::Done;
+        Poll::Ready(out)
+    }
+}
+
+impl std::future::Future for GuardedCall {
+    type Output = Outcome;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Outcome> {
+        let this = self.get_mut();
+        match this.watch.clone() {
+            Some(w) => w.enter(|| this.step(cx)),
+            None => this.step(cx),
+        }
+    }
+}
+
+/// The envelope of a tool's result.
+fn outcome_of(entry: &ToolEntry, result: crate::tool::ToolResult) -> Outcome {
+    match result {
+        Ok(ToolOutput::Data(data)) => Outcome::success(data),
+        Ok(ToolOutput::Outcome(o)) => o,
+        Err(e) => {
             if let Some(d) = &e.detail {
                 tracing::warn!(tool = %entry.spec().name, code = %e.code, detail = %d, "tool error");
             }
             Outcome::from_error(e)
         }
-        Err(p) => panic_outcome(&entry.spec().name, &p),
     }
 }
 
@@ -400,6 +489,19 @@ pub fn finish(
     start: Instant,
     coerced: Vec<Coercion>,
 ) -> Outcome {
+    finish_in_place(&mut out, spec, call, start, coerced);
+    out
+}
+
+/// [`finish`] on an envelope in place (an envelope is large: the runtime does not move it
+/// through here).
+pub fn finish_in_place(
+    out: &mut Outcome,
+    spec: Option<&ToolSpec>,
+    call: &ToolCall,
+    start: Instant,
+    coerced: Vec<Coercion>,
+) {
     out.meta.tool = spec.map_or_else(|| call.name.chars().take(80).collect(), |s| s.name.clone());
     out.meta.call_id = call.id.clone();
     out.meta.duration_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -411,18 +513,25 @@ pub fn finish(
     }
     if out.message.is_empty() {
         out.message = match out.status() {
-            Status::Success => format!("{} succeeded.", out.meta.tool),
-            Status::Partial => format!("{} returned a partial result.", out.meta.tool),
+            Status::Success => sentence(&out.meta.tool, " succeeded."),
+            Status::Partial => sentence(&out.meta.tool, " returned a partial result."),
             Status::Error => out
                 .error()
                 .map_or_else(|| "The call failed.".to_string(), |e| e.message.clone()),
             Status::NeedsConfirmation => "This action needs approval.".to_string(),
         };
     }
-    match spec {
-        Some(s) => apply_output_budget(out, s.output_limit()),
-        None => out,
+    if let Some(s) = spec {
+        crate::budget::apply_output_budget_in_place(out, s.output_limit());
     }
+}
+
+/// `head` followed by `tail`, in one allocation.
+fn sentence(head: &str, tail: &str) -> String {
+    let mut s = String::with_capacity(head.len() + tail.len());
+    s.push_str(head);
+    s.push_str(tail);
+    s
 }
 
 #[cfg(test)]

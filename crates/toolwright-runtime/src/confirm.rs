@@ -155,10 +155,15 @@ struct Gate {
     approvals: Arc<Approvals>,
 }
 
+/// Whether the gate stops `req` (its tool needs confirmation and the call was not approved);
+/// any other request goes straight through.
+pub(crate) fn gated(req: &Request) -> bool {
+    req.entry.spec().needs_confirmation() && !req.approved
+}
+
 impl Service for Gate {
     fn call(&self, mut req: Request) -> BoxFuture<'static, Outcome> {
-        let spec = req.entry.spec();
-        if !spec.needs_confirmation() || req.approved {
+        if !gated(&req) {
             return self.inner.call(req);
         }
         let (inner, approvals) = (self.inner.clone(), self.approvals.clone());

@@ -66,6 +66,11 @@ struct Fallback {
     mappers: Arc<HashMap<(String, String), ArgMapper>>,
 }
 
+/// Whether `req`'s tool names a fallback; calls to any other go straight through.
+pub(crate) fn has_fallback(req: &Request) -> bool {
+    req.entry.spec().meta.fallback.is_some()
+}
+
 impl Service for Fallback {
     fn call(&self, req: Request) -> BoxFuture<'static, Outcome> {
         // Without a fallback: straight through, the request is not kept.

@@ -51,6 +51,7 @@
 
 pub mod budget;
 pub mod confirm;
+mod direct;
 pub mod events;
 pub mod fallback;
 pub mod idempotency;
@@ -80,6 +81,7 @@ pub use service::{BoxService, Layer, Request, Service, ToolService};
 pub use shared::{RateDecision, SharedState};
 pub use timeout::{DEFAULT_TIMEOUT, TimeoutLayer};
 
+use direct::Direct;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -89,7 +91,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::{
     DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, ToolCall, ToolContext, ToolError,
-    finish,
+    finish, finish_in_place,
 };
 use tracing::Instrument;
 
@@ -244,6 +246,14 @@ impl RuntimeBuilder {
         let mut stack: BoxService = Arc::new(tools);
         if self.policies {
             stack = TimeoutLayer::new(self.default_timeout).layer(stack);
+        }
+        let direct = (!self.isolate_tools).then(|| Direct {
+            policies: self.policies,
+            default_timeout: self.default_timeout,
+            retry: self.retry,
+            attempts: stack.clone(),
+        });
+        if self.policies {
             stack = RetryLayer::new(self.retry).layer(stack);
             stack = fallback.layer(stack);
             stack = RateLimitLayer::new(self.store.clone()).layer(stack);
@@ -264,6 +274,7 @@ impl RuntimeBuilder {
                     .collect(),
                 registry: self.registry,
                 stack,
+                direct,
                 approvals,
                 budgets: Budgets::new(),
                 metrics: Metrics::new(),
@@ -282,6 +293,8 @@ struct Inner {
     invokers: Vec<Arc<dyn Invoker>>,
     registry: Arc<Registry>,
     stack: BoxService,
+    /// The direct path (absent when tools run on their own tasks).
+    direct: Option<Direct>,
     approvals: Arc<Approvals>,
     budgets: Budgets,
     metrics: Metrics,
@@ -468,10 +481,16 @@ impl Runtime {
         );
         let in_flight = self.inner.export_metrics.then(metrics::InFlight::start);
         let counted = Counted::new(&self.inner.in_flight);
-        let out = self
-            .run(call, entry, opts, depth, start)
-            .instrument(span.clone())
-            .await;
+        // No subscriber wants the span: the call is not wrapped in it (no enter/exit per poll).
+        // (The call's future is made in each branch: a local holding it would be kept in this
+        // future's state beside it.)
+        let out = if span.is_disabled() {
+            self.run(call, entry, opts, depth, start).await
+        } else {
+            self.run(call, entry, opts, depth, start)
+                .instrument(span.clone())
+                .await
+        };
         drop(counted);
         drop(in_flight);
         span.record("toolwright.status", out.status().as_str());
@@ -564,20 +583,10 @@ impl Runtime {
             Err(e) => (Outcome::from_error(e.clone()), Vec::new()),
             Ok(entry) => match entry.prepare(arguments, !opts.strict) {
                 Err(e) => (Outcome::from_error(e), Vec::new()),
-                Ok((args, coerced)) => {
-                    let mut req = Request::new(call.clone(), entry.clone(), args);
-                    req.session_id = opts.session_id.clone();
-                    req.step = opts.step;
-                    req.approved = opts.approved;
-                    req.caller = opts.caller.clone();
-                    match &opts.cancel {
-                        Some(host) => req.cancel = host.clone(),
-                        // No host token: the request's own one, which the deadline may cancel.
-                        None => req.own_cancel = true,
-                    }
-                    req.invoker = inner.invokers.get(depth as usize).cloned();
-                    (inner.stack.call(req).await, coerced)
-                }
+                Ok((args, coerced)) => (
+                    self.dispatch(&call, entry, args, opts, depth).await,
+                    coerced,
+                ),
             },
         };
         let answered_by = out
@@ -587,7 +596,8 @@ impl Runtime {
             .then(|| out.meta.tool.clone());
         let fallback_spec = answered_by.as_deref().and_then(|t| inner.registry.get(t));
         let spec = fallback_spec.as_ref().map(|e| e.spec()).or(spec);
-        let mut out = finish(out, spec, &call, start, coerced);
+        let mut out = out;
+        finish_in_place(&mut out, spec, &call, start, coerced);
         if tracked {
             inner
                 .budgets
@@ -597,6 +607,38 @@ impl Runtime {
             out.meta.attempts_left = max.saturating_sub(1);
         }
         out
+    }
+}
+
+impl Runtime {
+    /// The future of one validated call: the direct path when every policy above the retries
+    /// lets it straight through, else the policy stack. (Sync, so the request is not kept in the
+    /// call's future beside what it became.)
+    fn dispatch(
+        &self,
+        call: &Arc<ToolCall>,
+        entry: &Arc<toolwright_core::ToolEntry>,
+        args: serde_json::Value,
+        opts: &CallOptions,
+        depth: u32,
+    ) -> futures::future::Either<direct::DirectCall, BoxFuture<'static, Outcome>> {
+        let inner = &self.inner;
+        // A host's token, or the request's own one, which the deadline may cancel.
+        let (cancel, own_cancel) = match &opts.cancel {
+            Some(host) => (host.clone(), false),
+            None => (CancellationToken::new(), true),
+        };
+        let mut req = Request::with_cancel(call.clone(), entry.clone(), args, cancel);
+        req.own_cancel = own_cancel;
+        req.session_id = opts.session_id.clone();
+        req.step = opts.step;
+        req.approved = opts.approved;
+        req.caller = opts.caller.clone();
+        req.invoker = inner.invokers.get(depth as usize).cloned();
+        match &inner.direct {
+            Some(direct) if direct.takes(&req) => futures::future::Either::Left(direct.call(req)),
+            _ => futures::future::Either::Right(inner.stack.call(req)),
+        }
     }
 }
 

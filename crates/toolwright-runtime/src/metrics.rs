@@ -296,30 +296,11 @@ impl Metrics {
     /// Records one finished call of `tool` (with its `sla_ms`, if any).
     pub fn record(&self, tool: &str, sla_ms: Option<u64>, out: &Outcome) {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if !g.tools.contains_key(tool) {
-            g.tools.insert(tool.to_string(), ToolMetrics::default());
+        // One lookup for a tool seen before; its name is copied only the first time.
+        match g.tools.get_mut(tool) {
+            Some(m) => count(m, sla_ms, out),
+            None => count(g.tools.entry(tool.to_string()).or_default(), sla_ms, out),
         }
-        let Some(m) = g.tools.get_mut(tool) else {
-            return;
-        };
-        m.calls += 1;
-        if let Some(code) = out.error_code() {
-            *m.errors.entry(code.as_str().to_string()).or_default() += 1;
-            if code == ErrorCode::Timeout {
-                m.timeouts += 1;
-            }
-        }
-        m.retries += u64::from(out.meta.retries);
-        if out.meta.replayed {
-            m.replays += 1;
-        }
-        if out.meta.fallback_from.is_some() {
-            m.fallbacks += 1;
-        }
-        if sla_ms.is_some_and(|sla| out.meta.duration_ms > sla) {
-            m.over_sla += 1;
-        }
-        m.latency_ms.observe(out.meta.duration_ms);
     }
 
     /// A copy of the counters.
@@ -331,6 +312,33 @@ impl Metrics {
     pub fn reset(&self) {
         *self.inner.lock().unwrap_or_else(|e| e.into_inner()) = MetricsSnapshot::default();
     }
+}
+
+/// Adds one finished call to a tool's counters.
+fn count(m: &mut ToolMetrics, sla_ms: Option<u64>, out: &Outcome) {
+    m.calls += 1;
+    if let Some(code) = out.error_code() {
+        match m.errors.get_mut(code.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                m.errors.insert(code.as_str().to_string(), 1);
+            }
+        }
+        if code == ErrorCode::Timeout {
+            m.timeouts += 1;
+        }
+    }
+    m.retries += u64::from(out.meta.retries);
+    if out.meta.replayed {
+        m.replays += 1;
+    }
+    if out.meta.fallback_from.is_some() {
+        m.fallbacks += 1;
+    }
+    if sla_ms.is_some_and(|sla| out.meta.duration_ms > sla) {
+        m.over_sla += 1;
+    }
+    m.latency_ms.observe(out.meta.duration_ms);
 }
 
 #[cfg(test)]

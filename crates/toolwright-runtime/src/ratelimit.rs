@@ -49,6 +49,11 @@ fn limit_key(req: &Request, per_caller: bool) -> String {
     }
 }
 
+/// Whether `req`'s tool has a rate limit; calls to any other go straight through.
+pub(crate) fn limited(req: &Request) -> bool {
+    req.entry.spec().meta.rate_limit.is_some()
+}
+
 impl Service for Limiter {
     fn call(&self, req: Request) -> BoxFuture<'static, Outcome> {
         let Some(limit) = req.entry.spec().meta.rate_limit else {

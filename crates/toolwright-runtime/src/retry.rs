@@ -125,46 +125,80 @@ impl Service for Retry {
         }
         let inner = self.inner.clone();
         let policy = self.policy;
+        // The first attempt shares the request's token; the retry loop, with its backoff timer,
+        // is a future of its own, made only when a transient failure asks for it, so a call
+        // that succeeds moves a small future.
         Box::pin(async move {
-            let has_fallback = req.entry.spec().meta.fallback.is_some();
-            let mut retries = 0u32;
-            loop {
-                let mut out = inner.call(req.clone()).await;
-                let again = safe
-                    && retries < policy.max_retries
-                    && transient(&out, retries, has_fallback)
-                    && !req.cancel.is_cancelled();
-                if !again {
-                    out.meta.retries = out.meta.retries.saturating_add(retries);
-                    return out;
-                }
-                let retry_after = out
-                    .error()
-                    .as_ref()
-                    .and_then(|e| e.retry_after_ms)
-                    .map(Duration::from_millis);
-                if retry_after.is_some_and(|ra| ra > policy.max_delay) {
-                    // Waiting that long is the model's (or the user's) call, not ours.
-                    out.meta.retries = out.meta.retries.saturating_add(retries);
-                    return out;
-                }
-                let wait = policy.delay(retries, retry_after);
-                tracing::info!(
-                    tool = %req.tool_name(),
-                    code = ?out.error_code(),
-                    wait_ms = wait.as_millis() as u64,
-                    "retrying a transient failure"
-                );
-                tokio::select! {
-                    () = req.cancel.cancelled() => {
-                        out.meta.retries = out.meta.retries.saturating_add(retries);
-                        return out;
-                    }
-                    () = tokio::time::sleep(wait) => {}
-                }
-                retries += 1;
+            let out = inner.call(req.share()).await;
+            if !again(&req, &out) {
+                return out;
             }
+            Box::pin(retry_loop(inner, policy, req, out)).await
         })
+    }
+}
+
+/// Whether the first attempt's answer `out` to `req` (a request whose first attempt was made
+/// with [`Request::share`]) is a transient failure worth running again; the runtime's direct
+/// path asks it too.
+pub(crate) fn again(req: &Request, out: &Outcome) -> bool {
+    let has_fallback = req.entry.spec().meta.fallback.is_some();
+    transient(out, 0, has_fallback) && !host_cancelled(req)
+}
+
+/// Whether a host cancelled `req` (a token of the request's own is only ever cancelled by the
+/// deadline of an attempt).
+fn host_cancelled(req: &Request) -> bool {
+    !req.own_cancel && req.cancel.is_cancelled()
+}
+
+/// Waits and runs `req` again through `inner` while its failures are transient, from the first
+/// attempt's answer `out`.
+pub(crate) async fn retry_loop(
+    inner: BoxService,
+    policy: RetryPolicy,
+    req: Request,
+    mut out: Outcome,
+) -> Outcome {
+    let has_fallback = req.entry.spec().meta.fallback.is_some();
+    // The first attempt's deadline may have cancelled a token of the request's own: the next
+    // attempts get fresh ones (`Request::clone`), and the wait watches none.
+    let req = if req.own_cancel { req.clone() } else { req };
+    let mut retries = 0u32;
+    loop {
+        let again = retries < policy.max_retries
+            && transient(&out, retries, has_fallback)
+            && !req.cancel.is_cancelled();
+        if !again {
+            out.meta.retries = out.meta.retries.saturating_add(retries);
+            return out;
+        }
+        let retry_after = out
+            .error()
+            .as_ref()
+            .and_then(|e| e.retry_after_ms)
+            .map(Duration::from_millis);
+        if retry_after.is_some_and(|ra| ra > policy.max_delay) {
+            // Waiting that long is the model's (or the user's) call, not ours.
+            out.meta.retries = out.meta.retries.saturating_add(retries);
+            return out;
+        }
+        let wait = policy.delay(retries, retry_after);
+        tracing::info!(
+            tool = %req.tool_name(),
+            code = ?out.error_code(),
+            wait_ms = wait.as_millis() as u64,
+            "retrying a transient failure"
+        );
+        tokio::select! {
+            () = req.cancel.cancelled() => {
+                out.meta.retries = out.meta.retries.saturating_add(retries);
+                return out;
+            }
+            () = tokio::time::sleep(wait) => {}
+        }
+        retries += 1;
+        out = inner.call(req.clone()).await;
     }
 }
 

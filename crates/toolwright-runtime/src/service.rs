@@ -13,9 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::blocking::BlockingWatch;
-use toolwright_core::{
-    Invoker, Outcome, ToolCall, ToolContext, ToolEntry, ToolError, run_guarded_shared,
-};
+use toolwright_core::{GuardedCall, Invoker, Outcome, ToolCall, ToolContext, ToolEntry, ToolError};
 
 /// One call after name resolution and argument validation, on its way through the policies.
 ///
@@ -97,6 +95,16 @@ impl Request {
         entry: Arc<ToolEntry>,
         args: impl Into<Arc<Value>>,
     ) -> Self {
+        Request::with_cancel(call, entry, args, CancellationToken::new())
+    }
+
+    /// [`Request::new`] watching `cancel`.
+    pub fn with_cancel(
+        call: impl Into<Arc<ToolCall>>,
+        entry: Arc<ToolEntry>,
+        args: impl Into<Arc<Value>>,
+        cancel: CancellationToken,
+    ) -> Self {
         let mut call = call.into();
         if !call.arguments.is_null() {
             Arc::make_mut(&mut call).arguments = Value::Null;
@@ -109,7 +117,7 @@ impl Request {
             step: 0,
             approved: false,
             caller: None,
-            cancel: CancellationToken::new(),
+            cancel,
             invoker: None,
             idempotency_key: None,
             own_cancel: false,
@@ -125,6 +133,58 @@ impl Request {
     /// The idempotency key the arguments carry (`idempotency_key`, a non-empty string), if any.
     pub fn explicit_key(&self) -> Option<&str> {
         explicit_key(&self.args)
+    }
+
+    /// A copy for the first attempt of a call that may be run again: it shares the token (a
+    /// clone of a request whose token is its own gets a fresh one, for the next attempt).
+    pub(crate) fn share(&self) -> Request {
+        Request {
+            call: self.call.clone(),
+            entry: self.entry.clone(),
+            args: self.args.clone(),
+            session_id: self.session_id.clone(),
+            step: self.step,
+            approved: self.approved,
+            caller: self.caller.clone(),
+            cancel: self.cancel.clone(),
+            invoker: self.invoker.clone(),
+            idempotency_key: self.idempotency_key.clone(),
+            own_cancel: self.own_cancel,
+            watch: self.watch.clone(),
+        }
+    }
+
+    /// The context the tool receives, the request's parts moved into it (no copy of the
+    /// token, session or invoker); with the tool, its arguments and the attempt's watch.
+    fn into_parts(
+        self,
+    ) -> (
+        ToolContext,
+        Arc<ToolEntry>,
+        Arc<Value>,
+        Option<BlockingWatch>,
+    ) {
+        let Request {
+            call,
+            entry,
+            args,
+            session_id,
+            step,
+            approved,
+            cancel,
+            invoker,
+            watch,
+            ..
+        } = self;
+        let mut ctx = ToolContext::for_call(call.id.clone(), entry.spec().name.clone(), cancel)
+            .with_states(entry.states.clone());
+        ctx.session_id = session_id;
+        ctx.step = step;
+        ctx.approved = approved;
+        if let Some(inv) = invoker {
+            ctx = ctx.with_invoker(inv);
+        }
+        (ctx, entry, args, watch)
     }
 
     /// The context the tool receives.
@@ -147,9 +207,15 @@ impl Request {
 
 /// The `idempotency_key` argument, when it is a non-empty string.
 pub fn explicit_key(args: &Value) -> Option<&str> {
-    args.get("idempotency_key")
-        .and_then(Value::as_str)
-        .filter(|k| !k.is_empty())
+    let map = args.as_object()?;
+    // Every call asks: a few keys are compared faster than the key is hashed.
+    let key = if map.len() <= 8 {
+        map.iter()
+            .find_map(|(k, v)| (k == "idempotency_key").then_some(v))
+    } else {
+        map.get("idempotency_key")
+    };
+    key.and_then(Value::as_str).filter(|k| !k.is_empty())
 }
 
 /// Something that answers a [`Request`] with an [`Outcome`]. Policies are services wrapping
@@ -225,16 +291,7 @@ impl ToolService {
 
 impl Service for ToolService {
     fn call(&self, req: Request) -> BoxFuture<'static, Outcome> {
-        let ctx = req.context();
-        let entry = req.entry;
-        let args = req.args;
-        let watch = req.watch;
-        let run = async move {
-            match watch {
-                Some(w) => w.scope(run_guarded_shared(&entry, args, ctx)).await,
-                None => run_guarded_shared(&entry, args, ctx).await,
-            }
-        };
+        let run = run_inline(req);
         if !self.isolate {
             return Box::pin(run);
         }
@@ -243,6 +300,14 @@ impl Service for ToolService {
             task.join().await
         })
     }
+}
+
+/// Runs the tool of `req` in the caller's task with panics caught, the attempt's watch (if the
+/// deadline set one) in scope: [`ToolService::inline`]'s future, also awaited unboxed by the
+/// runtime's direct path.
+pub(crate) fn run_inline(req: Request) -> GuardedCall {
+    let (ctx, entry, args, watch) = req.into_parts();
+    GuardedCall::new(entry, args, ctx, watch)
 }
 
 /// A spawned task that is aborted when its handle is dropped.

@@ -60,10 +60,32 @@ struct Timeout {
 
 impl Service for Timeout {
     fn call(&self, mut req: Request) -> BoxFuture<'static, Outcome> {
-        let limit = deadline_for(req.entry.spec(), self.default);
+        let deadline = Deadline::arm(&mut req, self.default);
+        let fut = self.inner.call(req);
+        Box::pin(deadline.guard(fut))
+    }
+}
+
+/// One attempt's deadline, armed on its request: what [`TimeoutLayer`] does around each
+/// attempt, also used by the runtime's direct path (which runs the same steps without the
+/// boxed layers).
+pub(crate) struct Deadline {
+    host: Option<CancellationToken>,
+    token: CancellationToken,
+    entry: Arc<toolwright_core::ToolEntry>,
+    watch: BlockingWatch,
+    deadline: tokio::time::Instant,
+    limit: Duration,
+}
+
+impl Deadline {
+    /// The deadline of `req`'s tool (`default` when it declares none), from now. The tool sees
+    /// a token cancelled at the deadline: the request's own one when no host holds it, else a
+    /// child of the host's (cancelled by the host or by us); sync bodies it starts are counted
+    /// on the attempt's watch.
+    pub(crate) fn arm(req: &mut Request, default: Duration) -> Deadline {
+        let limit = deadline_for(req.entry.spec(), default);
         let deadline = tokio::time::Instant::now() + limit;
-        // The tool sees a token cancelled at the deadline: the request's own one when no host
-        // holds it, else a child of the host's (cancelled by the host or by us).
         let (host, token) = if req.own_cancel {
             (None, req.cancel.clone())
         } else {
@@ -72,37 +94,74 @@ impl Service for Timeout {
             req.cancel = token.clone();
             (Some(host), token)
         };
-        let entry = req.entry.clone();
         let watch = BlockingWatch::new();
         req.watch = Some(watch.clone());
-        let mut fut = self.inner.call(req);
-        Box::pin(async move {
-            if host.as_ref().is_some_and(CancellationToken::is_cancelled) {
-                return cancelled_outcome();
+        Deadline {
+            host,
+            token,
+            entry: req.entry.clone(),
+            watch,
+            deadline,
+            limit,
+        }
+    }
+
+    /// Runs the attempt `fut` under the deadline. A tool that answers on its first poll needs
+    /// no timer: the wait, with its timer, is a future of its own, made only when the tool has
+    /// to be waited for.
+    pub(crate) async fn guard<F>(self, fut: F) -> Outcome
+    where
+        F: std::future::Future<Output = Outcome>,
+    {
+        if self.host_cancelled() {
+            return cancelled_outcome();
+        }
+        let mut fut = std::pin::pin!(fut);
+        if let Poll::Ready(out) = futures::poll!(fut.as_mut()) {
+            return out;
+        }
+        Box::pin(self.wait(fut)).await
+    }
+
+    /// Whether the host cancelled the call before the attempt started (it is not started).
+    pub(crate) fn host_cancelled(&self) -> bool {
+        self.host
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Waits for the attempt `fut`, which did not answer on its first poll, until it answers,
+    /// the host cancels or the deadline passes.
+    pub(crate) async fn wait<F>(self, fut: std::pin::Pin<&mut F>) -> Outcome
+    where
+        F: std::future::Future<Output = Outcome>,
+    {
+        let Deadline {
+            host,
+            token,
+            entry,
+            watch,
+            deadline,
+            limit,
+        } = self;
+        let host_cancelled = async {
+            match &host {
+                Some(h) => h.cancelled().await,
+                None => std::future::pending().await,
             }
-            // A tool that answers on its first poll needs no timer.
-            if let Poll::Ready(out) = futures::poll!(&mut fut) {
-                return out;
+        };
+        tokio::select! {
+            biased;
+            () = host_cancelled => {
+                token.cancel();
+                cancelled_outcome()
             }
-            let host_cancelled = async {
-                match &host {
-                    Some(h) => h.cancelled().await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                biased;
-                () = host_cancelled => {
-                    token.cancel();
-                    cancelled_outcome()
-                }
-                out = fut => out,
-                () = tokio::time::sleep_until(deadline) => {
-                    token.cancel();
-                    timed_out(&entry.spec().name, limit, &watch)
-                }
+            out = fut => out,
+            () = tokio::time::sleep_until(deadline) => {
+                token.cancel();
+                timed_out(&entry.spec().name, limit, &watch)
             }
-        })
+        }
     }
 }
 
@@ -135,7 +194,7 @@ fn timed_out(name: &str, limit: Duration, watch: &BlockingWatch) -> Outcome {
     out
 }
 
-fn cancelled_outcome() -> Outcome {
+pub(crate) fn cancelled_outcome() -> Outcome {
     Outcome::from_error(ToolError::cancelled("The call was cancelled by the host."))
 }
 

@@ -231,6 +231,12 @@ pub(crate) fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX).max(1)
 }
 
+/// Whether [`key_for`] gives `req` a key (without computing it): the arguments carry an
+/// `idempotency_key`, or the tool is `idempotent`.
+pub(crate) fn keyed(req: &Request) -> bool {
+    req.entry.spec().meta.idempotent || explicit_key(&req.args).is_some()
+}
+
 /// The key and fingerprint of a call, if it is keyed (see the module docs).
 pub fn key_for(req: &Request) -> Option<(String, String)> {
     let spec = req.entry.spec();

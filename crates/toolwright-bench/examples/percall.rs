@@ -1,0 +1,36 @@
+//! Runs one per-call path N times, for instruction counts that load on the machine does not
+//! change: `valgrind --tool=callgrind` it with two values of N and divide the difference.
+//! `percall <bare|minimal|runtime> <small|medium|large> <N>`
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+use toolwright_bench::{Size, bare_call, minimal_runtime, runtime, runtime_call};
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    let path = argv.get(1).map_or("runtime", String::as_str).to_string();
+    let size = match argv.get(2).map_or("small", String::as_str) {
+        "medium" => Size::Medium,
+        "large" => Size::Large,
+        _ => Size::Small,
+    };
+    let n: u64 = argv.get(3).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let minimal = minimal_runtime().unwrap();
+    let runtime = runtime().unwrap();
+    let copts = toolwright_runtime::CallOptions::default();
+    let args = size.args_json();
+    let name = size.tool_name();
+    let mut last = String::new();
+    rt.block_on(async {
+        for _ in 0..n {
+            last = match path.as_str() {
+                "bare" => bare_call(size, &args).await,
+                "minimal" => runtime_call(&minimal, name, &args, &copts).await,
+                _ => runtime_call(&runtime, name, &args, &copts).await,
+            };
+        }
+    });
+    println!("{last}");
+}
