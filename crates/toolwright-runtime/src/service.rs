@@ -65,25 +65,14 @@ impl fmt::Debug for Request {
 }
 
 impl Clone for Request {
+    /// Like [`Request::share`], except that a request whose token is its own gives the copy a
+    /// fresh one (the next attempt's).
     fn clone(&self) -> Self {
-        Request {
-            call: self.call.clone(),
-            entry: self.entry.clone(),
-            args: self.args.clone(),
-            session_id: self.session_id.clone(),
-            step: self.step,
-            approved: self.approved,
-            caller: self.caller.clone(),
-            cancel: if self.own_cancel {
-                CancellationToken::new()
-            } else {
-                self.cancel.clone()
-            },
-            invoker: self.invoker.clone(),
-            idempotency_key: self.idempotency_key.clone(),
-            own_cancel: self.own_cancel,
-            watch: self.watch.clone(),
+        let mut copy = self.share();
+        if self.own_cancel {
+            copy.cancel = CancellationToken::new();
         }
+        copy
     }
 }
 
