@@ -134,9 +134,113 @@ pub fn with_value_words(query: &str) -> String {
     format!("{query} ({})", words.join(", "))
 }
 
+/// The closing quote of an opening quote character, for the quotes [`quoted_spans`] knows.
+fn closing_quote(open: char) -> Option<char> {
+    match open {
+        '\'' => Some('\''),
+        '"' => Some('"'),
+        '`' => Some('`'),
+        '\u{2018}' => Some('\u{2019}'),
+        '\u{201c}' => Some('\u{201d}'),
+        _ => None,
+    }
+}
+
+/// The byte ranges of the quoted spans of `query`, quotes included: a quote that opens at the
+/// start or after a space or `(`, `[`, `:`, `=`, and the next same quote followed by the end, a
+/// space or punctuation (so apostrophes, as in "Bob's", open nothing). A span holds at most 200
+/// bytes; an unclosed quote is not a span.
+pub fn quoted_spans(query: &str) -> Vec<std::ops::Range<usize>> {
+    let mut spans = Vec::new();
+    let mut prev: Option<char> = None;
+    let mut chars = query.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let opens = prev.is_none_or(|p| p.is_whitespace() || matches!(p, '(' | '[' | ':' | '='));
+        prev = Some(c);
+        let Some(close) = closing_quote(c).filter(|_| opens) else {
+            continue;
+        };
+        let body = i + c.len_utf8();
+        let end = query[body..].char_indices().find_map(|(j, d)| {
+            let after = query[body + j + d.len_utf8()..].chars().next();
+            let closes = d == close
+                && j > 0
+                && after.is_none_or(|a| a.is_whitespace() || a.is_ascii_punctuation());
+            closes.then_some(body + j + d.len_utf8())
+        });
+        if let Some(end) = end.filter(|e| e - i <= 200) {
+            spans.push(i..end);
+            while chars.peek().is_some_and(|(j, _)| *j < end) {
+                chars.next();
+            }
+            prev = Some(close);
+        }
+    }
+    spans
+}
+
+/// `query` with its quoted spans ([`quoted_spans`]) cut out: what a request quotes is a value
+/// (a title, a message, a search string), and its words say what the value is, not what the
+/// request asks for ("add 'go to Goa' to my tasks"). Unchanged when nothing is quoted or when
+/// nothing but quotes would be left.
+///
+/// ```
+/// use toolwright_catalog::values::without_quoted;
+/// assert_eq!(without_quoted("add 'Hi charlie' to my tasks"), "add to my tasks");
+/// assert_eq!(without_quoted("Bob's note 'lives in Berlin' is outdated"), "Bob's note is outdated");
+/// assert_eq!(without_quoted("'hello'"), "'hello'");
+/// ```
+pub fn without_quoted(query: &str) -> String {
+    let spans = quoted_spans(query);
+    if spans.is_empty() {
+        return query.to_string();
+    }
+    let mut out = String::with_capacity(query.len());
+    let mut at = 0;
+    for r in &spans {
+        out.push_str(&query[at..r.start]);
+        at = r.end;
+    }
+    out.push_str(&query[at..]);
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.chars().any(char::is_alphanumeric) {
+        out
+    } else {
+        query.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_spans_are_values_and_apostrophes_are_not() {
+        let cut = without_quoted;
+        assert_eq!(cut("title it \"Fix login\" please"), "title it please");
+        assert_eq!(
+            cut("call `tokio::spawn` in a Drop impl"),
+            "call in a Drop impl"
+        );
+        assert_eq!(
+            cut("tag it \u{2018}bug\u{2019} and \u{201c}p1\u{201d}."),
+            "tag it and ."
+        );
+        assert_eq!(
+            cut("relabel as 'bug' and 'p1', then close"),
+            "relabel as and , then close"
+        );
+        assert_eq!(cut("set title='Draft' now"), "set title= now");
+        // Apostrophes open nothing; an unclosed quote is not a span.
+        assert_eq!(cut("don't touch Bob's file"), "don't touch Bob's file");
+        assert_eq!(cut("rename 'draft to final"), "rename 'draft to final");
+        assert_eq!(cut("the users' files and 'x'"), "the users' files and");
+        // Too long to be one value; empty quotes are not a span either.
+        let long = format!("say '{}' now", "a ".repeat(120));
+        assert_eq!(cut(&long), long);
+        assert_eq!(cut("say '' now"), "say '' now");
+        assert_eq!(quoted_spans("a 'b' c"), [2..5]);
+    }
 
     #[test]
     fn finds_each_kind() {

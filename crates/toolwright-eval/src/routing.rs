@@ -178,6 +178,27 @@ pub fn no_tool_rates(points: &[NoToolPoint], rule: [f32; NO_TOOL_FEATURES + 1]) 
     }
 }
 
+/// The share of the in-scope `points` that `rule` does not refuse and whose router's first
+/// candidate is right (`first_right`, one flag per point): the right-tool rate of a provider that
+/// calls the router's first candidate unless the rule refuses (the local provider's default).
+pub fn router_first_right(
+    points: &[NoToolPoint],
+    first_right: &[bool],
+    rule: [f32; NO_TOOL_FEATURES + 1],
+) -> f64 {
+    let in_scope = points.iter().filter(|(o, _)| !*o).count();
+    let kept = points
+        .iter()
+        .zip(first_right)
+        .filter(|((o, x), right)| !*o && **right && rule_score(&rule, x) <= 0.0)
+        .count();
+    if in_scope == 0 {
+        0.0
+    } else {
+        kept as f64 / in_scope as f64
+    }
+}
+
 /// Fits a "no tool fits" rule on `points`: a class-balanced logistic regression (L2 penalty 1,
 /// features standardized, gradient descent), then its bias shifted so that at most
 /// `max_in_scope` of the in-scope requests are refused. `None` without both kinds of request.

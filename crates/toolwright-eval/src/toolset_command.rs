@@ -45,6 +45,9 @@ pub struct NoToolReport {
     pub fitted: Option<NoToolRates>,
     /// Fitted on one half, measured on the other (both ways).
     pub held_out: Vec<NoToolRates>,
+    /// The right-tool rate of a provider that calls the router's first candidate unless the
+    /// default rule refuses (the local provider's default policy): `[default, fitted]`.
+    pub router_first_right: [f64; 2],
 }
 
 fn select(requests: &[Request], args: &EvalArgs) -> Vec<Request> {
@@ -159,6 +162,11 @@ pub fn summary_text(r: &ToolsetReport) -> String {
         for (i, h) in n.held_out.iter().enumerate() {
             s.push_str(&line(&format!("fitted on half {}, other half", i + 1), h));
         }
+        s.push_str(&format!(
+            "  right tool when the router's first candidate is called unless the rule refuses: default rule {}, fitted {}\n",
+            pct(n.router_first_right[0]),
+            pct(n.router_first_right[1])
+        ));
     }
     if let Some(n) = &r.note {
         s.push_str(&format!("\n{n}\n"));
@@ -183,7 +191,7 @@ pub fn summary_text(r: &ToolsetReport) -> String {
 #[cfg(feature = "embed")]
 mod dense {
     use super::*;
-    use crate::routing::{fit_no_tool, no_tool_rates, split_by_server};
+    use crate::routing::{fit_no_tool, no_tool_rates, router_first_right, split_by_server};
     use toolwright_agent::Ranker;
     use toolwright_agent::routing::CatalogRanker;
     use toolwright_catalog::ScorerKind;
@@ -191,14 +199,19 @@ mod dense {
 
     /// The rule's features for every request, as the provider sees them (its default 3
     /// candidates), with each request's server.
+    /// ... and whether the router's first candidate is right.
     fn points<'r>(
         ranker: &CatalogRanker,
         requests: &'r [Request],
-    ) -> Vec<(crate::routing::NoToolPoint, &'r str)> {
+    ) -> Vec<(crate::routing::NoToolPoint, &'r str, bool)> {
         requests
             .iter()
             .filter_map(|r| {
-                let e = evidence(&ranker.rank(&r.query, 3), &r.query)?;
+                let ranked = ranker.rank(&r.query, 3);
+                let e = evidence(&ranked, &r.query)?;
+                let first_right = ranked
+                    .first()
+                    .is_some_and(|c| r.right_tools().contains(&c.name.as_str()));
                 Some((
                     (
                         r.out_of_scope(),
@@ -210,6 +223,7 @@ mod dense {
                         ],
                     ),
                     r.server.as_str(),
+                    first_right,
                 ))
             })
             .collect()
@@ -217,16 +231,23 @@ mod dense {
 
     fn no_tool_report(ranker: &CatalogRanker, requests: &[Request]) -> NoToolReport {
         let pts = points(ranker, requests);
-        let all: Vec<_> = pts.iter().map(|(p, _)| *p).collect();
-        let (a, b) = split_by_server(&pts);
+        let all: Vec<_> = pts.iter().map(|(p, _, _)| *p).collect();
+        let first_right: Vec<bool> = pts.iter().map(|(_, _, r)| *r).collect();
+        let by_server: Vec<_> = pts.iter().map(|(p, s, _)| (*p, *s)).collect();
+        let (a, b) = split_by_server(&by_server);
         let held_out = [(&a, &b), (&b, &a)]
             .iter()
             .filter_map(|(fit, test)| fit_no_tool(fit, 0.05).map(|r| no_tool_rates(test, r)))
             .collect();
+        let fitted = fit_no_tool(&all, 0.05);
         NoToolReport {
             default: no_tool_rates(&all, DEFAULT_NO_TOOL_RULE),
-            fitted: fit_no_tool(&all, 0.05).map(|r| no_tool_rates(&all, r)),
+            fitted: fitted.map(|r| no_tool_rates(&all, r)),
             held_out,
+            router_first_right: [
+                router_first_right(&all, &first_right, DEFAULT_NO_TOOL_RULE),
+                fitted.map_or(0.0, |r| router_first_right(&all, &first_right, r)),
+            ],
         }
     }
 
