@@ -239,7 +239,10 @@ mod tests {
         let long = format!("say '{}' now", "a ".repeat(120));
         assert_eq!(cut(&long), long);
         assert_eq!(cut("say '' now"), "say '' now");
-        assert_eq!(quoted_spans("a 'b' c"), [2..5]);
+        assert_eq!(
+            quoted_spans("a 'b' c"),
+            vec![std::ops::Range { start: 2, end: 5 }]
+        );
     }
 
     #[test]
