@@ -90,8 +90,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::{
-    DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, ToolCall, ToolContext, ToolError,
-    finish, finish_in_place,
+    CallNames, DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, SharedStr, ToolCall,
+    ToolContext, ToolError, finish, finish_in_place,
 };
 use tracing::Instrument;
 
@@ -515,8 +515,8 @@ impl Runtime {
         }
         if let Some(display_label) = label {
             let _ = self.inner.events.send(ToolEvent::Finished {
-                call_id: out.meta.call_id.clone(),
-                tool: out.meta.tool.clone(),
+                call_id: out.meta.call_id.to_string(),
+                tool: out.meta.tool.to_string(),
                 display_label,
                 duration_ms: out.meta.duration_ms,
                 status: out.status(),
@@ -579,25 +579,33 @@ impl Runtime {
         } else {
             budget::Attempt { number: 1, max }
         };
+        // The call's id, shared by the tool's context and the envelope (one copy per call).
+        let call_id = SharedStr::from(call.id.as_str());
         let (out, coerced) = match &entry {
             Err(e) => (Outcome::from_error(e.clone()), Vec::new()),
             Ok(entry) => match entry.prepare(arguments, !opts.strict) {
                 Err(e) => (Outcome::from_error(e), Vec::new()),
                 Ok((args, coerced)) => (
-                    self.dispatch(&call, entry, args, opts, depth).await,
+                    self.dispatch(&call, call_id.clone(), entry, args, opts, depth)
+                        .await,
                     coerced,
                 ),
             },
         };
-        let answered_by = out
+        // A fallback that answered names itself in `meta.tool`; its spec sets the budget.
+        let fallback_entry = out
             .meta
             .fallback_from
             .is_some()
-            .then(|| out.meta.tool.clone());
-        let fallback_spec = answered_by.as_deref().and_then(|t| inner.registry.get(t));
-        let spec = fallback_spec.as_ref().map(|e| e.spec()).or(spec);
+            .then(|| inner.registry.get(&out.meta.tool))
+            .flatten();
+        let (spec, tool) = match (&fallback_entry, &entry) {
+            (Some(f), _) => (Some(f.spec()), f.name().clone()),
+            (None, Ok(e)) => (spec, e.name().clone()),
+            (None, Err(_)) => (spec, toolwright_core::called_name(&call.name)),
+        };
         let mut out = out;
-        finish_in_place(&mut out, spec, &call, start, coerced);
+        finish_in_place(&mut out, spec, CallNames { tool, call_id }, start, coerced);
         if tracked {
             inner
                 .budgets
@@ -617,6 +625,7 @@ impl Runtime {
     fn dispatch(
         &self,
         call: &Arc<ToolCall>,
+        call_id: SharedStr,
         entry: &Arc<toolwright_core::ToolEntry>,
         args: serde_json::Value,
         opts: &CallOptions,
@@ -628,7 +637,7 @@ impl Runtime {
             Some(host) => (host.clone(), false),
             None => (CancellationToken::new(), true),
         };
-        let mut req = Request::with_cancel(call.clone(), entry.clone(), args, cancel);
+        let mut req = Request::named(call.clone(), call_id, entry.clone(), Arc::new(args), cancel);
         req.own_cancel = own_cancel;
         req.session_id = opts.session_id.clone();
         req.step = opts.step;
