@@ -454,10 +454,13 @@ impl std::future::Future for GuardedCall {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Outcome> {
         let this = self.get_mut();
-        match this.watch.clone() {
-            Some(w) => w.enter(|| this.step(cx)),
-            None => this.step(cx),
+        if this.watch.is_none() {
+            return this.step(cx);
         }
+        let mut watch = this.watch.take();
+        let polled = crate::blocking::BlockingWatch::enter_in(&mut watch, || this.step(cx));
+        this.watch = watch;
+        polled
     }
 }
 

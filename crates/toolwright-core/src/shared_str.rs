@@ -3,7 +3,7 @@
 //!
 //! A call hands its tool name and id to the tool's context and to the envelope's meta; as
 //! `String`s each hand-off was an allocation and a copy. A `SharedStr` is a reference-counted
-//! `str` (or a `&'static str`, with no allocation at all): a clone is a reference count. It
+//! `str`: a clone is a reference count, and the empty string allocates nothing. It
 //! reads like a `&str` (`Deref<Target = str>`), compares with `str`, `&str` and `String`, and
 //! serializes as a plain JSON string.
 
@@ -14,7 +14,8 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// An immutable, cheaply cloned string: a shared `Arc<str>`, or a `&'static str`.
+/// An immutable, cheaply cloned string: a shared `Arc<str>` (the empty string is no
+/// allocation). The size of a `&str`.
 ///
 /// ```
 /// use toolwright_core::SharedStr;
@@ -26,34 +27,13 @@ use std::sync::Arc;
 /// let owned: String = copy.into();
 /// assert_eq!(owned, "search");
 /// ```
-#[derive(Clone)]
-pub struct SharedStr(Repr);
-
-#[derive(Clone)]
-enum Repr {
-    Static(&'static str),
-    Shared(Arc<str>),
-}
+#[derive(Clone, Default)]
+pub struct SharedStr(Option<Arc<str>>);
 
 impl SharedStr {
-    /// A `SharedStr` over a static string (no allocation).
-    pub const fn from_static(s: &'static str) -> Self {
-        SharedStr(Repr::Static(s))
-    }
-
     /// The string.
     pub fn as_str(&self) -> &str {
-        match &self.0 {
-            Repr::Static(s) => s,
-            Repr::Shared(s) => s,
-        }
-    }
-}
-
-impl Default for SharedStr {
-    /// The empty string (no allocation).
-    fn default() -> Self {
-        SharedStr::from_static("")
+        self.0.as_deref().unwrap_or("")
     }
 }
 
@@ -154,13 +134,13 @@ impl PartialEq<SharedStr> for String {
 
 impl From<&str> for SharedStr {
     fn from(s: &str) -> Self {
-        SharedStr(Repr::Shared(Arc::from(s)))
+        SharedStr((!s.is_empty()).then(|| Arc::from(s)))
     }
 }
 
 impl From<String> for SharedStr {
     fn from(s: String) -> Self {
-        SharedStr(Repr::Shared(Arc::from(s)))
+        SharedStr((!s.is_empty()).then(|| Arc::from(s)))
     }
 }
 
@@ -172,7 +152,7 @@ impl From<&String> for SharedStr {
 
 impl From<Arc<str>> for SharedStr {
     fn from(s: Arc<str>) -> Self {
-        SharedStr(Repr::Shared(s))
+        SharedStr(Some(s))
     }
 }
 
@@ -207,7 +187,7 @@ mod tests {
     #[test]
     fn reads_compares_and_hashes_like_the_str() {
         let a = SharedStr::from(String::from("tool_a"));
-        let b = SharedStr::from_static("tool_a");
+        let b = SharedStr::from("tool_a");
         assert_eq!(a, b);
         assert_eq!(a, "tool_a");
         assert_eq!("tool_a", a);
@@ -218,7 +198,10 @@ mod tests {
         assert!(set.contains("tool_a"));
         assert_eq!(format!("{a} {b:?}"), "tool_a \"tool_a\"");
         assert!(SharedStr::default().is_empty());
-        assert!(SharedStr::from("a") < SharedStr::from("b"));
+        assert_eq!(SharedStr::from(""), SharedStr::default());
+        assert_eq!(std::mem::size_of::<SharedStr>(), std::mem::size_of::<&str>());
+        let (a, b) = (SharedStr::from("a"), SharedStr::from("b"));
+        assert!(a < b);
     }
 
     #[test]

@@ -92,7 +92,7 @@ impl fmt::Debug for ToolContext {
 
 impl Default for ToolContext {
     fn default() -> Self {
-        ToolContext::new(SharedStr::from_static("call-0"), SharedStr::default())
+        ToolContext::new("call-0", SharedStr::default())
     }
 }
 

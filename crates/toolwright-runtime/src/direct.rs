@@ -160,21 +160,32 @@ impl Future for DirectCall {
                         "a finished call was polled again",
                     )));
                 }
-                State::First(first) => {
-                    let polled = Pin::new(&mut first.attempt).poll(cx);
-                    let State::First(first) = std::mem::replace(&mut this.state, State::Done)
-                    else {
-                        continue;
-                    };
-                    match polled {
-                        Poll::Ready(out) => match first.answered(out) {
+                State::First(first) => match Pin::new(&mut first.attempt).poll(cx) {
+                    Poll::Ready(out) => {
+                        // Most calls end here: the first attempt is dropped where it is (an
+                        // attempt is a few hundred bytes: it is not moved out to be dropped).
+                        if !first.kept.as_ref().is_some_and(|req| retry::again(req, &out)) {
+                            this.state = State::Done;
+                            return Poll::Ready(out);
+                        }
+                        let State::First(first) = std::mem::replace(&mut this.state, State::Done)
+                        else {
+                            continue;
+                        };
+                        match first.answered(out) {
                             Ok(out) => return Poll::Ready(out),
                             Err(retries) => this.state = State::Slow(retries),
-                        },
-                        // Polled again at once by the wait: its timer and wakers are set then.
-                        Poll::Pending => this.state = State::Slow(first.waiting()),
+                        }
                     }
-                }
+                    // Polled again at once by the wait: its timer and wakers are set then.
+                    Poll::Pending => {
+                        let State::First(first) = std::mem::replace(&mut this.state, State::Done)
+                        else {
+                            continue;
+                        };
+                        this.state = State::Slow(first.waiting());
+                    }
+                },
             }
         }
     }
