@@ -41,8 +41,8 @@ impl Direct {
                     && !fallback::has_fallback(req)))
     }
 
-    /// The call of `req` (one [`Direct::takes`]).
-    pub(crate) fn call(&self, req: Request) -> DirectCall {
+    /// The call of `req` (one [`Direct::takes`]), which started at `start`.
+    pub(crate) fn call(&self, req: Request, start: std::time::Instant) -> DirectCall {
         if !self.policies {
             // Only the tool, with panics caught.
             return DirectCall::first(service::run_inline(req), None, None, self);
@@ -55,8 +55,10 @@ impl Direct {
         } else {
             (req, None)
         };
-        // As the deadline policy does.
-        let deadline = Deadline::arm(&mut first, self.default_timeout);
+        // As the deadline policy does, counting from the call's start (no second clock read);
+        // a kept request holds the token the deadline cancels (no copy of it for the deadline).
+        let start = tokio::time::Instant::from_std(start);
+        let deadline = Deadline::arm_from(&mut first, self.default_timeout, start, kept.is_some());
         if deadline.host_cancelled() {
             return DirectCall {
                 state: State::Slow(Box::pin(std::future::ready(timeout::cancelled_outcome()))),
@@ -132,7 +134,12 @@ impl First {
         Box::pin(async move {
             let mut this = self;
             let out = match this.deadline.take() {
-                Some(deadline) => deadline.wait(Pin::new(&mut this.attempt)).await,
+                Some(mut deadline) => {
+                    if let Some(kept) = &this.kept {
+                        deadline.use_token(&kept.cancel);
+                    }
+                    deadline.wait(Pin::new(&mut this.attempt)).await
+                }
                 None => (&mut this.attempt).await,
             };
             match this.answered(out) {

@@ -602,7 +602,7 @@ impl Runtime {
                 Err(e) => Outcome::from_error(e),
                 Ok((args, conversions)) => {
                     coerced = conversions;
-                    self.dispatch(&call, call_id.clone(), entry, args, opts, depth)
+                    self.dispatch(&call, call_id.clone(), entry, args, opts, (depth, start))
                         .await
                 }
             },
@@ -635,7 +635,8 @@ impl Runtime {
 impl Runtime {
     /// The future of one validated call: the direct path when every policy above the retries
     /// lets it straight through, else the policy stack. (Sync, so the request is not kept in the
-    /// call's future beside what it became.)
+    /// call's future beside what it became.) `depth` is how deep tools called tools; `start`,
+    /// when the call started (the direct path's deadline counts from it).
     fn dispatch(
         &self,
         call: &Arc<ToolCall>,
@@ -643,7 +644,7 @@ impl Runtime {
         entry: &Arc<toolwright_core::ToolEntry>,
         args: serde_json::Value,
         opts: &CallOptions,
-        depth: u32,
+        (depth, start): (u32, Instant),
     ) -> futures::future::Either<direct::DirectCall, BoxFuture<'static, Outcome>> {
         let inner = &self.inner;
         // A host's token, or the request's own one, which the deadline may cancel.
@@ -659,7 +660,9 @@ impl Runtime {
         req.caller = opts.caller.clone();
         req.invoker = inner.invokers.get(depth as usize).cloned();
         match &inner.direct {
-            Some(direct) if direct.takes(&req) => futures::future::Either::Left(direct.call(req)),
+            Some(direct) if direct.takes(&req) => {
+                futures::future::Either::Left(direct.call(req, start))
+            }
             _ => futures::future::Either::Right(inner.stack.call(req)),
         }
     }
