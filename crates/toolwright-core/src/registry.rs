@@ -129,7 +129,8 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 #[derive(Default)]
 struct Inner {
     order: Vec<String>,
-    map: HashMap<String, Arc<ToolEntry>>,
+    /// Keyed by registered names (not by what callers send), so a fast hasher is safe here.
+    map: HashMap<String, Arc<ToolEntry>, foldhash::fast::RandomState>,
 }
 
 /// Named tools, in registration order: it resolves names and validates arguments; calls run
