@@ -142,8 +142,10 @@ impl BlockingWatch {
     pub async fn scope<F: std::future::Future>(self, fut: F) -> F::Output {
         let mut fut = std::pin::pin!(fut);
         let mut watch = Some(self);
-        std::future::poll_fn(move |cx| BlockingWatch::enter_in(&mut watch, || fut.as_mut().poll(cx)))
-            .await
+        std::future::poll_fn(move |cx| {
+            BlockingWatch::enter_in(&mut watch, || fut.as_mut().poll(cx))
+        })
+        .await
     }
 
     /// Runs the sync `f` with this watch in scope (what [`BlockingWatch::scope`] does around
@@ -302,7 +304,10 @@ mod tests {
             let seen = BlockingWatch::current().unwrap();
             assert!(Arc::ptr_eq(&seen.0, &outer.0));
         });
-        assert!(Arc::ptr_eq(&slot.unwrap().0, &outer.0), "the watch came back");
+        assert!(
+            Arc::ptr_eq(&slot.unwrap().0, &outer.0),
+            "the watch came back"
+        );
         assert!(BlockingWatch::current().is_none());
         // Also when the scope unwinds.
         let mut slot = Some(outer.clone());

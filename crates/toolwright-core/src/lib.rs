@@ -25,13 +25,12 @@ pub use envelope::{Coercion, EnvelopeError, Meta, Outcome, Status, Truncation};
 pub use error::{ErrorCode, FieldError, Problem, ToolError};
 pub use registry::{
     CallNames, GuardedCall, Registry, RegistryError, ToolEntry, approval_id, called_name, finish,
-    finish_in_place,
-    is_valid_tool_name, run_guarded, run_guarded_shared,
+    finish_in_place, is_valid_tool_name, run_guarded, run_guarded_shared,
 };
+pub use shared_str::SharedStr;
 pub use spec::{
     DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, RateLimit, SideEffects, ToolMeta, ToolSpec,
 };
-pub use shared_str::SharedStr;
 pub use state::{State, States};
 pub use suggest::closest;
 pub use tool::{

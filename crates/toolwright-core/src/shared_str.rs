@@ -199,7 +199,10 @@ mod tests {
         assert_eq!(format!("{a} {b:?}"), "tool_a \"tool_a\"");
         assert!(SharedStr::default().is_empty());
         assert_eq!(SharedStr::from(""), SharedStr::default());
-        assert_eq!(std::mem::size_of::<SharedStr>(), std::mem::size_of::<&str>());
+        assert_eq!(
+            std::mem::size_of::<SharedStr>(),
+            std::mem::size_of::<&str>()
+        );
         let (a, b) = (SharedStr::from("a"), SharedStr::from("b"));
         assert!(a < b);
     }

@@ -171,7 +171,11 @@ impl Future for DirectCall {
                     Poll::Ready(out) => {
                         // Most calls end here: the first attempt is dropped where it is (an
                         // attempt is a few hundred bytes: it is not moved out to be dropped).
-                        if !first.kept.as_ref().is_some_and(|req| retry::again(req, &out)) {
+                        if !first
+                            .kept
+                            .as_ref()
+                            .is_some_and(|req| retry::again(req, &out))
+                        {
                             this.state = State::Done;
                             return Poll::Ready(out);
                         }

@@ -458,8 +458,8 @@ impl Runtime {
         }
         let entry = self.inner.registry.get(&call.name);
         // Events are built only when someone listens: no copies on the hot path otherwise.
-        let listening = self.inner.subscribed.load(Ordering::Acquire)
-            && self.inner.events.receiver_count() > 0;
+        let listening =
+            self.inner.subscribed.load(Ordering::Acquire) && self.inner.events.receiver_count() > 0;
         let label = listening.then(|| {
             entry
                 .as_ref()
