@@ -586,8 +586,8 @@ impl Agent {
                 )
                 .with_fields(vec![field]);
                 let mut out = Outcome::from_error(e);
-                out.meta.tool = call.name.clone();
-                out.meta.call_id = call.id.clone();
+                out.meta.tool = call.name.as_str().into();
+                out.meta.call_id = call.id.as_str().into();
                 out.meta.attempt = 1;
                 Some(out)
             }
@@ -652,8 +652,8 @@ impl Agent {
                             e.message = "Not run: the run stopped on a repeated failing call.".to_string();
                         }
                         let mut o = Outcome::from_error(e);
-                        o.meta.tool = x.name.clone();
-                        o.meta.call_id = x.id.clone();
+                        o.meta.tool = x.name.as_str().into();
+                        o.meta.call_id = x.id.as_str().into();
                         (o, false)
                     })
                     .collect()

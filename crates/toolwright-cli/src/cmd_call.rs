@@ -72,7 +72,7 @@ pub fn unparsable_arguments(name: &str, err: &serde_json::Error) -> Outcome {
         "the arguments must be a JSON object",
     )];
     let mut out = Outcome::from_error(e);
-    out.meta.tool = name.to_string();
+    out.meta.tool = name.into();
     out.meta.attempt = 1;
     out
 }

@@ -101,8 +101,24 @@ fn tool_semaphore(tool: &str) -> Arc<Semaphore> {
         .clone()
 }
 
-tokio::task_local! {
-    static WATCH: BlockingWatch;
+thread_local! {
+    /// The watch of the attempt being polled on this thread: moved in for each poll of the
+    /// attempt's future and moved back out after it (no reference count changes per poll).
+    static CURRENT: std::cell::Cell<Option<BlockingWatch>> = const { std::cell::Cell::new(None) };
+}
+
+/// Puts the watch back where it came from, and the one it replaced back in scope, when a poll
+/// ends (also when it unwinds).
+struct Restore<'a> {
+    slot: &'a mut Option<BlockingWatch>,
+    prev: Option<BlockingWatch>,
+}
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        let prev = self.prev.take();
+        *self.slot = CURRENT.with(|c| c.replace(prev));
+    }
 }
 
 /// Counts the blocking bodies a call started that are still running. The runtime's deadline
@@ -122,20 +138,40 @@ impl BlockingWatch {
         self.0.load(Ordering::SeqCst)
     }
 
-    /// Runs `fut` with this watch in scope.
+    /// Runs `fut` with this watch in scope during each of its polls.
     pub async fn scope<F: std::future::Future>(self, fut: F) -> F::Output {
-        WATCH.scope(self, fut).await
+        let mut fut = std::pin::pin!(fut);
+        let mut watch = Some(self);
+        std::future::poll_fn(move |cx| {
+            BlockingWatch::enter_in(&mut watch, || fut.as_mut().poll(cx))
+        })
+        .await
     }
 
     /// Runs the sync `f` with this watch in scope (what [`BlockingWatch::scope`] does around
     /// each poll of its future).
     pub fn enter<R>(self, f: impl FnOnce() -> R) -> R {
-        WATCH.sync_scope(self, f)
+        BlockingWatch::enter_in(&mut Some(self), f)
+    }
+
+    /// Runs the sync `f` with the watch in `slot` (if any) in scope: the watch is moved into
+    /// scope for the run of `f` and back into `slot` after it, so a future that keeps its
+    /// watch pays no reference count per poll. Scopes nest: the watch in scope before is in
+    /// scope again after.
+    pub fn enter_in<R>(slot: &mut Option<BlockingWatch>, f: impl FnOnce() -> R) -> R {
+        let prev = CURRENT.with(|c| c.replace(slot.take()));
+        let _restore = Restore { slot, prev };
+        f()
     }
 
     /// The watch in scope, if any.
     pub fn current() -> Option<BlockingWatch> {
-        WATCH.try_with(Clone::clone).ok()
+        CURRENT.with(|c| {
+            let w = c.take();
+            let copy = w.clone();
+            c.set(w);
+            copy
+        })
     }
 }
 
@@ -250,6 +286,37 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         assert_eq!(watch.running(), 0);
+    }
+
+    #[test]
+    fn scopes_nest_and_give_the_watch_back() {
+        let outer = BlockingWatch::new();
+        let inner = BlockingWatch::new();
+        assert!(BlockingWatch::current().is_none());
+        let mut slot = Some(outer.clone());
+        BlockingWatch::enter_in(&mut slot, || {
+            let seen = BlockingWatch::current().unwrap();
+            assert!(Arc::ptr_eq(&seen.0, &outer.0));
+            inner.clone().enter(|| {
+                let seen = BlockingWatch::current().unwrap();
+                assert!(Arc::ptr_eq(&seen.0, &inner.0));
+            });
+            let seen = BlockingWatch::current().unwrap();
+            assert!(Arc::ptr_eq(&seen.0, &outer.0));
+        });
+        assert!(
+            Arc::ptr_eq(&slot.unwrap().0, &outer.0),
+            "the watch came back"
+        );
+        assert!(BlockingWatch::current().is_none());
+        // Also when the scope unwinds.
+        let mut slot = Some(outer.clone());
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            BlockingWatch::enter_in(&mut slot, || panic!("in scope"))
+        }));
+        assert!(unwound.is_err());
+        assert!(slot.is_some());
+        assert!(BlockingWatch::current().is_none());
     }
 
     #[tokio::test]

@@ -1,6 +1,7 @@
 //! The [`Outcome`] envelope: what the model receives for every call.
 
 use crate::error::{ErrorCode, ToolError};
+use crate::shared_str::SharedStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -55,10 +56,11 @@ pub struct Coercion {
 /// Facts about the call itself.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
-    /// The tool's name (as called; empty if the name was unknown and empty).
-    pub tool: String,
-    /// The call id from the model or the host.
-    pub call_id: String,
+    /// The tool's name (as called; empty if the name was unknown and empty). Shared with the
+    /// registry's entry and the tool's context: cloning it is cheap.
+    pub tool: SharedStr,
+    /// The call id from the model or the host (shared with the tool's context).
+    pub call_id: SharedStr,
     /// Wall time of the call, in milliseconds.
     pub duration_ms: u64,
     /// Which attempt this was within the step's budget for the tool (1-based).

@@ -13,6 +13,7 @@ pub mod envelope;
 pub mod error;
 pub mod registry;
 pub mod schema;
+pub mod shared_str;
 pub mod spec;
 pub mod state;
 pub mod suggest;
@@ -23,9 +24,10 @@ pub use budget::{apply_output_budget, apply_output_budget_in_place, truncate_to_
 pub use envelope::{Coercion, EnvelopeError, Meta, Outcome, Status, Truncation};
 pub use error::{ErrorCode, FieldError, Problem, ToolError};
 pub use registry::{
-    GuardedCall, Registry, RegistryError, ToolEntry, approval_id, finish, finish_in_place,
-    is_valid_tool_name, run_guarded, run_guarded_shared,
+    CallNames, GuardedCall, Registry, RegistryError, ToolEntry, approval_id, called_name, finish,
+    finish_in_place, is_valid_tool_name, run_guarded, run_guarded_shared,
 };
+pub use shared_str::SharedStr;
 pub use spec::{
     DEFAULT_MAX_RETRIES, DEFAULT_OUTPUT_LIMIT_BYTES, RateLimit, SideEffects, ToolMeta, ToolSpec,
 };

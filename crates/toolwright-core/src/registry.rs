@@ -6,6 +6,7 @@
 
 use crate::envelope::{Coercion, Outcome, Status};
 use crate::error::ToolError;
+use crate::shared_str::SharedStr;
 use crate::spec::ToolSpec;
 use crate::suggest::closest;
 use crate::tool::{Invoker, Tool, ToolCall, ToolContext, ToolOutput};
@@ -26,6 +27,8 @@ pub struct ToolEntry {
     pub validator: ArgValidator,
     /// The state values of the registry the tool is in (empty until registered).
     pub states: Arc<crate::state::States>,
+    /// The tool's name, made once: every call's context and envelope share it.
+    name: SharedStr,
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -48,10 +51,12 @@ impl ToolEntry {
                 reason: e.to_string(),
             }
         })?;
+        let name = SharedStr::from(tool.spec().name.as_str());
         Ok(ToolEntry {
             tool,
             validator,
             states: Arc::default(),
+            name,
         })
     }
 
@@ -60,9 +65,14 @@ impl ToolEntry {
         self.tool.spec()
     }
 
+    /// The tool's name (the spec's), shared: cloning it does not allocate.
+    pub fn name(&self) -> &SharedStr {
+        &self.name
+    }
+
     /// A context for call `call_id` that reaches the registry's state values.
-    pub fn context_for(&self, call_id: impl Into<String>) -> ToolContext {
-        ToolContext::new(call_id, self.spec().name.clone()).with_states(self.states.clone())
+    pub fn context_for(&self, call_id: impl Into<SharedStr>) -> ToolContext {
+        ToolContext::new(call_id, self.name.clone()).with_states(self.states.clone())
     }
 
     /// Coerces (when `lenient`) and validates arguments against the advertised schema.
@@ -119,7 +129,8 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 #[derive(Default)]
 struct Inner {
     order: Vec<String>,
-    map: HashMap<String, Arc<ToolEntry>>,
+    /// Keyed by registered names (not by what callers send), so a fast hasher is safe here.
+    map: HashMap<String, Arc<ToolEntry>, foldhash::fast::RandomState>,
 }
 
 /// Named tools, in registration order: it resolves names and validates arguments; calls run
@@ -444,10 +455,13 @@ impl std::future::Future for GuardedCall {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Outcome> {
         let this = self.get_mut();
-        match this.watch.clone() {
-            Some(w) => w.enter(|| this.step(cx)),
-            None => this.step(cx),
+        if this.watch.is_none() {
+            return this.step(cx);
         }
+        let mut watch = this.watch.take();
+        let polled = crate::blocking::BlockingWatch::enter_in(&mut watch, || this.step(cx));
+        this.watch = watch;
+        polled
     }
 }
 
@@ -481,7 +495,8 @@ fn panic_outcome(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> Outcome
 }
 
 /// Fills `meta` (tool, call id, duration, coercions), writes a default message, and applies the
-/// output budget of `spec`.
+/// output budget of `spec`. The tool's name is `spec`'s, or the name `call` asked for (at most
+/// 80 characters) when no tool answered.
 pub fn finish(
     mut out: Outcome,
     spec: Option<&ToolSpec>,
@@ -489,21 +504,50 @@ pub fn finish(
     start: Instant,
     coerced: Vec<Coercion>,
 ) -> Outcome {
-    finish_in_place(&mut out, spec, call, start, coerced);
+    let tool = spec.map_or_else(
+        || called_name(&call.name),
+        |s| SharedStr::from(s.name.as_str()),
+    );
+    let names = CallNames {
+        tool,
+        call_id: SharedStr::from(call.id.as_str()),
+    };
+    finish_in_place(&mut out, spec, names, start, coerced);
     out
 }
 
+/// The names an envelope's meta carries: the tool that answered and the call's id. Shared
+/// strings, so that the runtime hands the ones its tool's context got to the envelope without
+/// copying them.
+#[derive(Debug, Clone, Default)]
+pub struct CallNames {
+    /// The tool that answered (`meta.tool`).
+    pub tool: SharedStr,
+    /// The call's id (`meta.call_id`).
+    pub call_id: SharedStr,
+}
+
+/// The name a call asked for, as the envelope of a call no tool answered carries it: its first
+/// 80 characters.
+pub fn called_name(name: &str) -> SharedStr {
+    if name.chars().nth(80).is_none() {
+        SharedStr::from(name)
+    } else {
+        SharedStr::from(name.chars().take(80).collect::<String>())
+    }
+}
+
 /// [`finish`] on an envelope in place (an envelope is large: the runtime does not move it
-/// through here).
+/// through here), with the names already made.
 pub fn finish_in_place(
     out: &mut Outcome,
     spec: Option<&ToolSpec>,
-    call: &ToolCall,
+    names: CallNames,
     start: Instant,
     coerced: Vec<Coercion>,
 ) {
-    out.meta.tool = spec.map_or_else(|| call.name.chars().take(80).collect(), |s| s.name.clone());
-    out.meta.call_id = call.id.clone();
+    out.meta.tool = names.tool;
+    out.meta.call_id = names.call_id;
     out.meta.duration_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     if out.meta.attempt == 0 {
         out.meta.attempt = 1;

@@ -3,6 +3,7 @@
 
 use crate::envelope::Outcome;
 use crate::error::ToolError;
+use crate::shared_str::SharedStr;
 use crate::spec::ToolSpec;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -60,10 +61,10 @@ pub trait Invoker: Send + Sync {
 /// What a tool receives besides its arguments.
 #[derive(Clone)]
 pub struct ToolContext {
-    /// The id of this call.
-    pub call_id: String,
-    /// The tool's name.
-    pub tool: String,
+    /// The id of this call (shared with the envelope's `meta.call_id`: cloning it is cheap).
+    pub call_id: SharedStr,
+    /// The tool's name (shared with the registry's entry and `meta.tool`).
+    pub tool: SharedStr,
     /// The conversation or session this call belongs to, if any.
     pub session_id: Option<String>,
     /// The agent step (model turn) this call belongs to.
@@ -91,20 +92,20 @@ impl fmt::Debug for ToolContext {
 
 impl Default for ToolContext {
     fn default() -> Self {
-        ToolContext::new("call-0", "")
+        ToolContext::new("call-0", SharedStr::default())
     }
 }
 
 impl ToolContext {
     /// A context for one call, not approved, with a fresh cancellation token.
-    pub fn new(call_id: impl Into<String>, tool: impl Into<String>) -> Self {
+    pub fn new(call_id: impl Into<SharedStr>, tool: impl Into<SharedStr>) -> Self {
         ToolContext::for_call(call_id, tool, CancellationToken::new())
     }
 
     /// A context for call `call_id` of `tool` that watches `cancel` (no other token is made).
     pub fn for_call(
-        call_id: impl Into<String>,
-        tool: impl Into<String>,
+        call_id: impl Into<SharedStr>,
+        tool: impl Into<SharedStr>,
         cancel: CancellationToken,
     ) -> Self {
         ToolContext {

@@ -74,13 +74,13 @@ impl Drop for CallScope {
 }
 
 fn send(ctx: &ToolContext, msg: Outgoing) -> bool {
-    let tx = hub().get(&ctx.call_id).cloned();
+    let tx = hub().get(ctx.call_id.as_str()).cloned();
     tx.is_some_and(|tx| tx.send(msg).is_ok())
 }
 
 /// Whether `ctx` belongs to a call an MCP client made (so the functions below reach a client).
 pub fn in_mcp_call(ctx: &ToolContext) -> bool {
-    hub().contains_key(&ctx.call_id)
+    hub().contains_key(ctx.call_id.as_str())
 }
 
 /// Reports progress of the call (`progress` should grow with every report; `total` if known).
@@ -110,7 +110,7 @@ pub fn log(ctx: &ToolContext, level: &str, data: Value) -> bool {
         ctx,
         Outgoing::Log {
             level: level.to_string(),
-            logger: Some(ctx.tool.clone()),
+            logger: Some(ctx.tool.to_string()),
             data,
         },
     )

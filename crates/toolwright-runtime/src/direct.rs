@@ -41,8 +41,8 @@ impl Direct {
                     && !fallback::has_fallback(req)))
     }
 
-    /// The call of `req` (one [`Direct::takes`]).
-    pub(crate) fn call(&self, req: Request) -> DirectCall {
+    /// The call of `req` (one [`Direct::takes`]), which started at `start`.
+    pub(crate) fn call(&self, req: Request, start: std::time::Instant) -> DirectCall {
         if !self.policies {
             // Only the tool, with panics caught.
             return DirectCall::first(service::run_inline(req), None, None, self);
@@ -55,8 +55,10 @@ impl Direct {
         } else {
             (req, None)
         };
-        // As the deadline policy does.
-        let deadline = Deadline::arm(&mut first, self.default_timeout);
+        // As the deadline policy does, counting from the call's start (no second clock read);
+        // a kept request holds the token the deadline cancels (no copy of it for the deadline).
+        let start = tokio::time::Instant::from_std(start);
+        let deadline = Deadline::arm_from(&mut first, self.default_timeout, start, kept.is_some());
         if deadline.host_cancelled() {
             return DirectCall {
                 state: State::Slow(Box::pin(std::future::ready(timeout::cancelled_outcome()))),
@@ -132,7 +134,12 @@ impl First {
         Box::pin(async move {
             let mut this = self;
             let out = match this.deadline.take() {
-                Some(deadline) => deadline.wait(Pin::new(&mut this.attempt)).await,
+                Some(mut deadline) => {
+                    if let Some(kept) = &this.kept {
+                        deadline.use_token(&kept.cancel);
+                    }
+                    deadline.wait(Pin::new(&mut this.attempt)).await
+                }
                 None => (&mut this.attempt).await,
             };
             match this.answered(out) {
@@ -160,21 +167,36 @@ impl Future for DirectCall {
                         "a finished call was polled again",
                     )));
                 }
-                State::First(first) => {
-                    let polled = Pin::new(&mut first.attempt).poll(cx);
-                    let State::First(first) = std::mem::replace(&mut this.state, State::Done)
-                    else {
-                        continue;
-                    };
-                    match polled {
-                        Poll::Ready(out) => match first.answered(out) {
+                State::First(first) => match Pin::new(&mut first.attempt).poll(cx) {
+                    Poll::Ready(out) => {
+                        // Most calls end here: the first attempt is dropped where it is (an
+                        // attempt is a few hundred bytes: it is not moved out to be dropped).
+                        if !first
+                            .kept
+                            .as_ref()
+                            .is_some_and(|req| retry::again(req, &out))
+                        {
+                            this.state = State::Done;
+                            return Poll::Ready(out);
+                        }
+                        let State::First(first) = std::mem::replace(&mut this.state, State::Done)
+                        else {
+                            continue;
+                        };
+                        match first.answered(out) {
                             Ok(out) => return Poll::Ready(out),
                             Err(retries) => this.state = State::Slow(retries),
-                        },
-                        // Polled again at once by the wait: its timer and wakers are set then.
-                        Poll::Pending => this.state = State::Slow(first.waiting()),
+                        }
                     }
-                }
+                    // Polled again at once by the wait: its timer and wakers are set then.
+                    Poll::Pending => {
+                        let State::First(first) = std::mem::replace(&mut this.state, State::Done)
+                        else {
+                            continue;
+                        };
+                        this.state = State::Slow(first.waiting());
+                    }
+                },
             }
         }
     }

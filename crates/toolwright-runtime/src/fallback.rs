@@ -116,7 +116,7 @@ impl Service for Fallback {
                 return out;
             }
             fout.meta.fallback_from = Some(from.clone());
-            fout.meta.tool = to.clone();
+            fout.meta.tool = toolwright_core::SharedStr::from(to.as_str());
             fout.meta.retries = fout.meta.retries.saturating_add(out.meta.retries);
             let said = if fout.message.is_empty() {
                 String::new()

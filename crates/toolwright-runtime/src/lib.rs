@@ -90,8 +90,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::{
-    DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, ToolCall, ToolContext, ToolError,
-    finish, finish_in_place,
+    CallNames, DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, SharedStr, ToolCall,
+    ToolContext, ToolError, finish, finish_in_place,
 };
 use tracing::Instrument;
 
@@ -279,6 +279,7 @@ impl RuntimeBuilder {
                 budgets: Budgets::new(),
                 metrics: Metrics::new(),
                 events,
+                subscribed: std::sync::atomic::AtomicBool::new(false),
                 concurrency: self.concurrency,
                 store: self.store,
                 next_id: AtomicU64::new(1),
@@ -299,6 +300,9 @@ struct Inner {
     budgets: Budgets,
     metrics: Metrics,
     events: broadcast::Sender<ToolEvent>,
+    /// Someone called [`Runtime::subscribe`]: until then no call asks the channel (a lock)
+    /// whether anyone listens.
+    subscribed: std::sync::atomic::AtomicBool,
     concurrency: usize,
     store: Arc<dyn IdempotencyStore>,
     next_id: AtomicU64,
@@ -391,7 +395,9 @@ impl Runtime {
 
     /// Started/finished events of every call from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<ToolEvent> {
-        self.inner.events.subscribe()
+        let rx = self.inner.events.subscribe();
+        self.inner.subscribed.store(true, Ordering::Release);
+        rx
     }
 
     /// Calls running now (tools called by tools included): what a graceful shutdown waits for.
@@ -451,9 +457,9 @@ impl Runtime {
             call.id = format!("call-{n}");
         }
         let entry = self.inner.registry.get(&call.name);
-        let called = entry.clone();
         // Events are built only when someone listens: no copies on the hot path otherwise.
-        let listening = self.inner.events.receiver_count() > 0;
+        let listening =
+            self.inner.subscribed.load(Ordering::Acquire) && self.inner.events.receiver_count() > 0;
         let label = listening.then(|| {
             entry
                 .as_ref()
@@ -485,9 +491,9 @@ impl Runtime {
         // (The call's future is made in each branch: a local holding it would be kept in this
         // future's state beside it.)
         let out = if span.is_disabled() {
-            self.run(call, entry, opts, depth, start).await
+            self.run(call, entry.as_ref(), opts, depth, start).await
         } else {
-            self.run(call, entry, opts, depth, start)
+            self.run(call, entry.as_ref(), opts, depth, start)
                 .instrument(span.clone())
                 .await
         };
@@ -499,7 +505,7 @@ impl Runtime {
             span.record("otel.status_code", "error");
         }
         // Names the model made up share one series, so they cannot blow up the label set.
-        let known = match called {
+        let known = match entry {
             Some(e) if e.spec().name == out.meta.tool => Some(e),
             _ => self.inner.registry.get(&out.meta.tool),
         };
@@ -515,8 +521,8 @@ impl Runtime {
         }
         if let Some(display_label) = label {
             let _ = self.inner.events.send(ToolEvent::Finished {
-                call_id: out.meta.call_id.clone(),
-                tool: out.meta.tool.clone(),
+                call_id: out.meta.call_id.to_string(),
+                tool: out.meta.tool.to_string(),
                 display_label,
                 duration_ms: out.meta.duration_ms,
                 status: out.status(),
@@ -531,7 +537,7 @@ impl Runtime {
     async fn run(
         &self,
         mut call: ToolCall,
-        entry: Option<Arc<toolwright_core::ToolEntry>>,
+        entry: Option<&Arc<toolwright_core::ToolEntry>>,
         opts: &CallOptions,
         depth: u32,
         start: Instant,
@@ -555,9 +561,17 @@ impl Runtime {
             let e = ToolError::cancelled("The call was cancelled by the host before it started.");
             return finish(Outcome::from_error(e), None, &call, start, Vec::new());
         }
+        // Registered since the caller looked (rare): held here.
+        let resolved;
         let entry = match entry {
             Some(e) => Ok(e),
-            None => inner.registry.resolve(&call.name),
+            None => match inner.registry.resolve(&call.name) {
+                Ok(e) => {
+                    resolved = e;
+                    Ok(&resolved)
+                }
+                Err(e) => Err(e),
+            },
         };
         let max = entry
             .as_ref()
@@ -579,25 +593,33 @@ impl Runtime {
         } else {
             budget::Attempt { number: 1, max }
         };
-        let (out, coerced) = match &entry {
-            Err(e) => (Outcome::from_error(e.clone()), Vec::new()),
+        // The call's id, shared by the tool's context and the envelope (one copy per call).
+        let call_id = SharedStr::from(call.id.as_str());
+        let mut coerced = Vec::new();
+        let mut out = match &entry {
+            Err(e) => Outcome::from_error(e.clone()),
             Ok(entry) => match entry.prepare(arguments, !opts.strict) {
-                Err(e) => (Outcome::from_error(e), Vec::new()),
-                Ok((args, coerced)) => (
-                    self.dispatch(&call, entry, args, opts, depth).await,
-                    coerced,
-                ),
+                Err(e) => Outcome::from_error(e),
+                Ok((args, conversions)) => {
+                    coerced = conversions;
+                    self.dispatch(&call, call_id.clone(), entry, args, opts, (depth, start))
+                        .await
+                }
             },
         };
-        let answered_by = out
+        // A fallback that answered names itself in `meta.tool`; its spec sets the budget.
+        let fallback_entry = out
             .meta
             .fallback_from
             .is_some()
-            .then(|| out.meta.tool.clone());
-        let fallback_spec = answered_by.as_deref().and_then(|t| inner.registry.get(t));
-        let spec = fallback_spec.as_ref().map(|e| e.spec()).or(spec);
-        let mut out = out;
-        finish_in_place(&mut out, spec, &call, start, coerced);
+            .then(|| inner.registry.get(&out.meta.tool))
+            .flatten();
+        let (spec, tool) = match (&fallback_entry, &entry) {
+            (Some(f), _) => (Some(f.spec()), f.name().clone()),
+            (None, Ok(e)) => (spec, e.name().clone()),
+            (None, Err(_)) => (spec, toolwright_core::called_name(&call.name)),
+        };
+        finish_in_place(&mut out, spec, CallNames { tool, call_id }, start, coerced);
         if tracked {
             inner
                 .budgets
@@ -613,14 +635,16 @@ impl Runtime {
 impl Runtime {
     /// The future of one validated call: the direct path when every policy above the retries
     /// lets it straight through, else the policy stack. (Sync, so the request is not kept in the
-    /// call's future beside what it became.)
+    /// call's future beside what it became.) `depth` is how deep tools called tools; `start`,
+    /// when the call started (the direct path's deadline counts from it).
     fn dispatch(
         &self,
         call: &Arc<ToolCall>,
+        call_id: SharedStr,
         entry: &Arc<toolwright_core::ToolEntry>,
         args: serde_json::Value,
         opts: &CallOptions,
-        depth: u32,
+        (depth, start): (u32, Instant),
     ) -> futures::future::Either<direct::DirectCall, BoxFuture<'static, Outcome>> {
         let inner = &self.inner;
         // A host's token, or the request's own one, which the deadline may cancel.
@@ -628,7 +652,7 @@ impl Runtime {
             Some(host) => (host.clone(), false),
             None => (CancellationToken::new(), true),
         };
-        let mut req = Request::with_cancel(call.clone(), entry.clone(), args, cancel);
+        let mut req = Request::named(call.clone(), call_id, entry.clone(), Arc::new(args), cancel);
         req.own_cancel = own_cancel;
         req.session_id = opts.session_id.clone();
         req.step = opts.step;
@@ -636,7 +660,9 @@ impl Runtime {
         req.caller = opts.caller.clone();
         req.invoker = inner.invokers.get(depth as usize).cloned();
         match &inner.direct {
-            Some(direct) if direct.takes(&req) => futures::future::Either::Left(direct.call(req)),
+            Some(direct) if direct.takes(&req) => {
+                futures::future::Either::Left(direct.call(req, start))
+            }
             _ => futures::future::Either::Right(inner.stack.call(req)),
         }
     }

@@ -13,7 +13,9 @@ use std::fmt;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::blocking::BlockingWatch;
-use toolwright_core::{GuardedCall, Invoker, Outcome, ToolCall, ToolContext, ToolEntry, ToolError};
+use toolwright_core::{
+    GuardedCall, Invoker, Outcome, SharedStr, ToolCall, ToolContext, ToolEntry, ToolError,
+};
 
 /// One call after name resolution and argument validation, on its way through the policies.
 ///
@@ -23,6 +25,8 @@ pub struct Request {
     /// The call's id and name as the model wrote them (its arguments are in `args`), shared
     /// with the runtime and with retries of the same call.
     pub call: Arc<ToolCall>,
+    /// The call's id as the tool's context and the envelope carry it (shared, not copied).
+    pub(crate) call_id: SharedStr,
     /// The tool that runs (a fallback replaces it).
     pub entry: Arc<ToolEntry>,
     /// The validated (and possibly coerced) arguments, shared: a policy that may run the call
@@ -94,14 +98,27 @@ impl Request {
         args: impl Into<Arc<Value>>,
         cancel: CancellationToken,
     ) -> Self {
-        let mut call = call.into();
+        let call = call.into();
+        let call_id = SharedStr::from(call.id.as_str());
+        Request::named(call, call_id, entry, args.into(), cancel)
+    }
+
+    /// [`Request::with_cancel`] with the call's id already shared.
+    pub(crate) fn named(
+        mut call: Arc<ToolCall>,
+        call_id: SharedStr,
+        entry: Arc<ToolEntry>,
+        args: Arc<Value>,
+        cancel: CancellationToken,
+    ) -> Self {
         if !call.arguments.is_null() {
             Arc::make_mut(&mut call).arguments = Value::Null;
         }
         Request {
             call,
+            call_id,
             entry,
-            args: args.into(),
+            args,
             session_id: None,
             step: 0,
             approved: false,
@@ -129,6 +146,7 @@ impl Request {
     pub(crate) fn share(&self) -> Request {
         Request {
             call: self.call.clone(),
+            call_id: self.call_id.clone(),
             entry: self.entry.clone(),
             args: self.args.clone(),
             session_id: self.session_id.clone(),
@@ -154,7 +172,7 @@ impl Request {
         Option<BlockingWatch>,
     ) {
         let Request {
-            call,
+            call_id,
             entry,
             args,
             session_id,
@@ -165,7 +183,7 @@ impl Request {
             watch,
             ..
         } = self;
-        let mut ctx = ToolContext::for_call(call.id.clone(), entry.spec().name.clone(), cancel)
+        let mut ctx = ToolContext::for_call(call_id, entry.name().clone(), cancel)
             .with_states(entry.states.clone());
         ctx.session_id = session_id;
         ctx.step = step;
@@ -179,8 +197,8 @@ impl Request {
     /// The context the tool receives.
     pub fn context(&self) -> ToolContext {
         let mut ctx = ToolContext::for_call(
-            self.call.id.clone(),
-            self.entry.spec().name.clone(),
+            self.call_id.clone(),
+            self.entry.name().clone(),
             self.cancel.clone(),
         )
         .with_states(self.entry.states.clone());

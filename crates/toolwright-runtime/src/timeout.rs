@@ -71,7 +71,9 @@ impl Service for Timeout {
 /// boxed layers).
 pub(crate) struct Deadline {
     host: Option<CancellationToken>,
-    token: CancellationToken,
+    /// The token cancelled at the deadline. `None` only on the direct path, when the request
+    /// kept for retries holds the same token: [`Deadline::use_token`] gives it before waiting.
+    token: Option<CancellationToken>,
     entry: Arc<toolwright_core::ToolEntry>,
     watch: BlockingWatch,
     deadline: tokio::time::Instant,
@@ -84,15 +86,27 @@ impl Deadline {
     /// child of the host's (cancelled by the host or by us); sync bodies it starts are counted
     /// on the attempt's watch.
     pub(crate) fn arm(req: &mut Request, default: Duration) -> Deadline {
+        Deadline::arm_from(req, default, tokio::time::Instant::now(), false)
+    }
+
+    /// [`Deadline::arm`] counting from `start`; when `token_kept`, the request's own token is
+    /// not copied (the caller keeps a request that holds it and gives it with
+    /// [`Deadline::use_token`] before [`Deadline::wait`]).
+    pub(crate) fn arm_from(
+        req: &mut Request,
+        default: Duration,
+        start: tokio::time::Instant,
+        token_kept: bool,
+    ) -> Deadline {
         let limit = deadline_for(req.entry.spec(), default);
-        let deadline = tokio::time::Instant::now() + limit;
+        let deadline = start + limit;
         let (host, token) = if req.own_cancel {
-            (None, req.cancel.clone())
+            (None, (!token_kept).then(|| req.cancel.clone()))
         } else {
             let host = req.cancel.clone();
             let token = host.child_token();
             req.cancel = token.clone();
-            (Some(host), token)
+            (Some(host), Some(token))
         };
         let watch = BlockingWatch::new();
         req.watch = Some(watch.clone());
@@ -103,6 +117,13 @@ impl Deadline {
             watch,
             deadline,
             limit,
+        }
+    }
+
+    /// The token to cancel at the deadline, when [`Deadline::arm_from`] did not copy it.
+    pub(crate) fn use_token(&mut self, token: &CancellationToken) {
+        if self.token.is_none() {
+            self.token = Some(token.clone());
         }
     }
 
@@ -153,12 +174,16 @@ impl Deadline {
         tokio::select! {
             biased;
             () = host_cancelled => {
-                token.cancel();
+                if let Some(t) = &token {
+                    t.cancel();
+                }
                 cancelled_outcome()
             }
             out = fut => out,
             () = tokio::time::sleep_until(deadline) => {
-                token.cancel();
+                if let Some(t) = &token {
+                    t.cancel();
+                }
                 timed_out(&entry.spec().name, limit, &watch)
             }
         }

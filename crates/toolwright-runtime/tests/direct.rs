@@ -268,3 +268,75 @@ async fn a_host_cancel_answers_alike_on_both_paths() {
     assert_eq!(seen[0].0["error"]["code"], "CANCELLED");
     assert_eq!(seen[0].1, 1);
 }
+
+/// A tool that never answers; each attempt counts itself, and counts again once its
+/// cancellation token is cancelled (seen by a task that outlives the dropped attempt).
+fn watching(
+    name: &str,
+    effects: SideEffects,
+    runs: &Arc<AtomicU32>,
+    cancelled: &Arc<AtomicU32>,
+) -> FnTool {
+    let (r, c) = (runs.clone(), cancelled.clone());
+    FnTool::new(spec(name, effects, 30), move |_, ctx| {
+        r.fetch_add(1, Ordering::SeqCst);
+        let (c, token) = (c.clone(), ctx.cancel.clone());
+        tokio::spawn(async move {
+            token.cancelled().await;
+            c.fetch_add(1, Ordering::SeqCst);
+        });
+        async {
+            std::future::pending::<()>().await;
+            Ok(ToolOutput::Data(Value::Null))
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_deadline_cancels_every_attempts_token_on_both_paths() {
+    // A read may run again (the direct path keeps its request, whose token the deadline
+    // cancels); a write may not (the deadline holds its own copy of the token).
+    for (name, effects) in [
+        ("read_hangs", SideEffects::Read),
+        ("write_hangs", SideEffects::Write),
+    ] {
+        let mut seen = Vec::new();
+        for isolate in [false, true] {
+            let (runs, cancelled) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+            let reg = Registry::new();
+            reg.register(watching(name, effects, &runs, &cancelled))
+                .unwrap();
+            let rt = Runtime::builder(Arc::new(reg))
+                .isolate_tools(isolate)
+                .retry_policy(RetryPolicy {
+                    max_retries: 2,
+                    base_delay: Duration::from_millis(1),
+                    max_delay: Duration::from_millis(5),
+                })
+                .build();
+            let out = rt
+                .invoke(
+                    ToolCall::new("c1", name, json!({})),
+                    &CallOptions::default(),
+                )
+                .await;
+            assert_eq!(out.error_code(), Some(toolwright_core::ErrorCode::Timeout));
+            let runs = runs.load(Ordering::SeqCst);
+            for _ in 0..400 {
+                if cancelled.load(Ordering::SeqCst) >= runs {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            seen.push((runs, cancelled.load(Ordering::SeqCst)));
+        }
+        assert_eq!(seen[0], seen[1], "direct path vs stack for `{name}`");
+        let (runs, cancelled) = seen[0];
+        assert_eq!(
+            cancelled, runs,
+            "every attempt of `{name}` was cancelled at its deadline"
+        );
+        let expected_runs = if effects == SideEffects::Read { 2 } else { 1 };
+        assert_eq!(runs, expected_runs, "`{name}`");
+    }
+}

@@ -1,0 +1,219 @@
+//! [`SharedStr`]: an immutable string that is cheap to clone, for the names every call carries
+//! (the tool's name and the call id in [`crate::ToolContext`] and [`crate::Meta`]).
+//!
+//! A call hands its tool name and id to the tool's context and to the envelope's meta; as
+//! `String`s each hand-off was an allocation and a copy. A `SharedStr` is a reference-counted
+//! `str`: a clone is a reference count, and the empty string allocates nothing. It
+//! reads like a `&str` (`Deref<Target = str>`), compares with `str`, `&str` and `String`, and
+//! serializes as a plain JSON string.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// An immutable, cheaply cloned string: a shared `Arc<str>` (the empty string is no
+/// allocation). The size of a `&str`.
+///
+/// ```
+/// use toolwright_core::SharedStr;
+/// let name = SharedStr::from("search");
+/// let copy = name.clone(); // no allocation
+/// assert_eq!(copy, "search");
+/// assert_eq!(copy.len(), 6);
+/// assert_eq!(serde_json::to_string(&copy).unwrap(), "\"search\"");
+/// let owned: String = copy.into();
+/// assert_eq!(owned, "search");
+/// ```
+#[derive(Clone, Default)]
+pub struct SharedStr(Option<Arc<str>>);
+
+impl SharedStr {
+    /// The string.
+    pub fn as_str(&self) -> &str {
+        self.0.as_deref().unwrap_or("")
+    }
+}
+
+impl Deref for SharedStr {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for SharedStr {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for SharedStr {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for SharedStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for SharedStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for SharedStr {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SharedStr {}
+
+impl PartialOrd for SharedStr {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SharedStr {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl Hash for SharedStr {
+    /// Hashes as the `str` does, so a map keyed by `SharedStr` is looked up with a `&str`.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl PartialEq<str> for SharedStr {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for SharedStr {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for SharedStr {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<SharedStr> for str {
+    fn eq(&self, other: &SharedStr) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<SharedStr> for &str {
+    fn eq(&self, other: &SharedStr) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<SharedStr> for String {
+    fn eq(&self, other: &SharedStr) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl From<&str> for SharedStr {
+    fn from(s: &str) -> Self {
+        SharedStr((!s.is_empty()).then(|| Arc::from(s)))
+    }
+}
+
+impl From<String> for SharedStr {
+    fn from(s: String) -> Self {
+        SharedStr((!s.is_empty()).then(|| Arc::from(s)))
+    }
+}
+
+impl From<&String> for SharedStr {
+    fn from(s: &String) -> Self {
+        SharedStr::from(s.as_str())
+    }
+}
+
+impl From<Arc<str>> for SharedStr {
+    fn from(s: Arc<str>) -> Self {
+        SharedStr(Some(s))
+    }
+}
+
+impl From<&SharedStr> for SharedStr {
+    fn from(s: &SharedStr) -> Self {
+        s.clone()
+    }
+}
+
+impl From<SharedStr> for String {
+    fn from(s: SharedStr) -> Self {
+        s.as_str().to_owned()
+    }
+}
+
+impl Serialize for SharedStr {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedStr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(SharedStr::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_compares_and_hashes_like_the_str() {
+        let a = SharedStr::from(String::from("tool_a"));
+        let b = SharedStr::from("tool_a");
+        assert_eq!(a, b);
+        assert_eq!(a, "tool_a");
+        assert_eq!("tool_a", a);
+        assert_eq!(String::from("tool_a"), b);
+        assert!(a.starts_with("tool"));
+        let mut set = std::collections::HashSet::new();
+        set.insert(a.clone());
+        assert!(set.contains("tool_a"));
+        assert_eq!(format!("{a} {b:?}"), "tool_a \"tool_a\"");
+        assert!(SharedStr::default().is_empty());
+        assert_eq!(SharedStr::from(""), SharedStr::default());
+        assert_eq!(
+            std::mem::size_of::<SharedStr>(),
+            std::mem::size_of::<&str>()
+        );
+        let (a, b) = (SharedStr::from("a"), SharedStr::from("b"));
+        assert!(a < b);
+    }
+
+    #[test]
+    fn round_trips_as_a_json_string() {
+        let s = SharedStr::from("call \"1\"");
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(json, r#""call \"1\"""#);
+        let back: SharedStr = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, s);
+        assert!(serde_json::from_str::<SharedStr>("1").is_err());
+    }
+}
