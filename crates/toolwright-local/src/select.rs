@@ -124,15 +124,16 @@ impl Default for NoToolRule {
 pub const DEFAULT_WORDS_FLOOR: usize = 6;
 
 /// `[bias, similarity, lexical, words, action_missing]` of [`NoToolRule::default`] (see there
-/// for provenance). Refitted when the router started embedding requests without their quoted
-/// spans (the evidence changed; `toolwright eval --dataset crates/toolwright-eval/data/mcp
-/// --routing-only` prints the fit). On the dev set it refuses 81.0% of the out-of-scope requests
-/// and 5.0% of the in-scope ones, and the provider calls the right tool for 71.0% of the
-/// in-scope ones (the rule it replaces: 71.4%, 2.7%, 71.3%). Fitted on one half of the servers
-/// and measured on the other: 81.0% / 6.2% and 71.4% / 4.7%, so expect about 76% out of scope
-/// and 5–6% in scope on tools it was not fitted on.
+/// for provenance).
+/// On the dev set it refuses 66.7% of the out-of-scope requests and 5.0% of the in-scope ones
+/// (the similarity floor it replaces, 0.21: 42.9% and 5.0%); fitted on one half of the servers
+/// and measured on the other, 76.2% / 3.1% and 61.9% / 4.1%. With the server names and the
+/// quoted values kept out of the request's embedding, the same rule refuses 71.4% and 2.7%
+/// there. Refitted on that evidence it would refuse 81.0% and 5.0%, but it also refused one of
+/// the README's demo queries ("Who are the admins in engineering?", a short request whose
+/// tool is described in other words), so this rule stays the default.
 pub const DEFAULT_NO_TOOL_RULE: [f32; 5] =
-    [5.728_766, -5.914_189_3, -1.964_326_4, -0.395_154, 3.127_247];
+    [5.366_602, -5.673_201, -1.740_01, -0.425_661_74, 2.978_941_4];
 
 impl NoToolRule {
     /// The similarity floor alone: no tool fits when the best similarity is under `floor`.
