@@ -587,18 +587,19 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.map_or_else(|| json!({}), Value::Object);
-        let name = request.name.to_string();
+        // Borrowed: the call's own copy is the only one made.
+        let name: &str = &request.name;
         let approve = self.shared.options.approve_all;
         // The arguments move into the call; a copy is kept only when an approval could be
         // asked for and the call then run again.
         let again = (!approve && self.can_elicit(&context)).then(|| args.clone());
-        let mut out = self.run_call(&name, args, approve, &context).await;
+        // Boxed: rmcp moves the handler's future (sized for its largest state) into a task of
+        // its own; the call's state machine (the runtime's included) stays put on the heap.
+        let mut out = Box::pin(self.run_call(name, args, approve, &context)).await;
         if out.status() == Status::NeedsConfirmation
             && let Some(args) = again
         {
-            out = self
-                .confirm_by_elicitation(&name, args, out, &context)
-                .await;
+            out = Box::pin(self.confirm_by_elicitation(name, args, out, &context)).await;
         }
         Ok(CallToolResponse::Complete(to_call_result(out)))
     }
