@@ -283,6 +283,10 @@ impl McpServer {
 
     /// Runs one call through the runtime while forwarding the tool's notifications; cancelled
     /// with `ct`.
+    ///
+    /// The call is polled first and the tool's messages are taken as they come, in the same
+    /// task: a call that sends none (most calls) costs no second future, and no timer unless
+    /// the client asked for progress.
     async fn run_call(
         &self,
         name: &str,
@@ -294,14 +298,16 @@ impl McpServer {
         let call = ToolCall::new(format!("mcp-{n}"), name, args);
         let (scope, rx) = CallScope::open(&call.id);
         let opts = self.call_options(approved, context);
-        let runtime = self.runtime().clone();
-        let ct = context.ct.clone();
+        let runtime = self.runtime();
+        let ct = &context.ct;
         let work = async move {
             let out = tokio::select! {
+                // The call first: one that finishes on its first poll never waits on the token.
+                biased;
                 out = runtime.invoke(call, &opts) => out,
                 () = ct.cancelled() => Outcome::from_error(ToolError::cancelled("The client cancelled the call.")),
             };
-            // Closing the scope ends the forwarder once the tool's last messages are sent.
+            // Closing the scope ends the forwarding once the tool's last messages are sent.
             drop(scope);
             out
         };
@@ -309,14 +315,12 @@ impl McpServer {
             .meta
             .get_progress_token()
             .and_then(|t| serde_json::to_value(t).ok());
-        let forward = forward(
-            rx,
-            &context.peer,
+        let fwd = Forwarder {
+            peer: &context.peer,
             token,
-            &self.session.min_log,
-            self.shared.options.heartbeat,
-        );
-        let (out, ()) = tokio::join!(work, forward);
+            min_log: &self.session.min_log,
+        };
+        let out = fwd.run(work, rx, self.shared.options.heartbeat).await;
         if out.status() != Status::Error {
             self.session.step.fetch_add(1, Ordering::Relaxed);
         }
@@ -412,48 +416,94 @@ async fn send_client_request(peer: &Peer<RoleServer>, request: Value) -> Result<
     serde_json::to_value(result).map_err(|e| e.to_string())
 }
 
-/// Delivers a call's messages to the client, in order, until the call's scope closes.
-async fn forward(
-    mut rx: mpsc::UnboundedReceiver<Outgoing>,
-    peer: &Peer<RoleServer>,
+/// Delivers a call's messages to the client, and the heartbeat while a client that asked for
+/// progress hears nothing from the tool.
+struct Forwarder<'a> {
+    peer: &'a Peer<RoleServer>,
     token: Option<Value>,
-    min_log: &AtomicU8,
-    heartbeat: Option<Duration>,
-) {
-    let start = Instant::now();
-    let mut tool_reported = false;
-    let mut last_beat = 0.0_f64;
-    let period = heartbeat.unwrap_or(Duration::from_secs(3600));
-    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    loop {
-        let msg = tokio::select! {
-            m = rx.recv() => match m { Some(m) => m, None => break },
-            _ = ticker.tick(), if heartbeat.is_some() && token.is_some() && !tool_reported => {
-                let secs = start.elapsed().as_secs_f64().floor();
-                if secs > last_beat {
-                    last_beat = secs;
-                    send_progress(peer, token.as_ref(), secs, None, Some(format!("running for {secs:.0} s"))).await;
+    min_log: &'a AtomicU8,
+}
+
+/// A message on its way to the client.
+type Sending<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>>;
+
+impl Forwarder<'_> {
+    /// Runs `work` to its end while delivering the messages from `rx` in order (one at a time:
+    /// the next waits until the previous one is sent, and the call keeps running meanwhile),
+    /// then the messages still queued once the work is done, before its outcome.
+    ///
+    /// The work is polled first: a call that sends nothing costs no allocation and no timer
+    /// (the heartbeat's timer exists only when the client asked for progress).
+    async fn run(
+        &self,
+        work: impl std::future::Future<Output = Outcome>,
+        mut rx: mpsc::UnboundedReceiver<Outgoing>,
+        heartbeat: Option<Duration>,
+    ) -> Outcome {
+        let start = Instant::now();
+        let mut ticker = match (&self.token, heartbeat) {
+            (Some(_), Some(period)) => Some(tokio::time::interval_at(
+                tokio::time::Instant::now() + period,
+                period,
+            )),
+            _ => None,
+        };
+        let mut tool_reported = false;
+        let mut last_beat = 0.0_f64;
+        let mut open = true;
+        let mut sending: Option<Sending<'_>> = None;
+        let mut work = std::pin::pin!(work);
+        let out = loop {
+            tokio::select! {
+                biased;
+                out = &mut work => break out,
+                () = async { if let Some(s) = sending.as_mut() { s.await } }, if sending.is_some() => {
+                    sending = None;
                 }
-                continue;
+                m = rx.recv(), if open && sending.is_none() => match m {
+                    Some(m) => {
+                        tool_reported |= matches!(m, Outgoing::Progress { .. });
+                        sending = Some(Box::pin(self.deliver(m)));
+                    }
+                    None => open = false,
+                },
+                () = tick(&mut ticker), if ticker.is_some() && !tool_reported && sending.is_none() => {
+                    let secs = start.elapsed().as_secs_f64().floor();
+                    if secs > last_beat {
+                        last_beat = secs;
+                        let message = Some(format!("running for {secs:.0} s"));
+                        sending = Some(Box::pin(send_progress(self.peer, self.token.as_ref(), secs, None, message)));
+                    }
+                }
             }
         };
+        if let Some(s) = sending {
+            s.await;
+        }
+        // The channel ends once the scope is closed and no tool still holds a sender.
+        while let Some(m) = rx.recv().await {
+            self.deliver(m).await;
+        }
+        out
+    }
+
+    /// Sends one message of the tool to the client.
+    async fn deliver(&self, msg: Outgoing) {
+        let peer = self.peer;
         match msg {
             Outgoing::Progress {
                 progress,
                 total,
                 message,
-            } => {
-                tool_reported = true;
-                send_progress(peer, token.as_ref(), progress, total, message).await;
-            }
+            } => send_progress(peer, self.token.as_ref(), progress, total, message).await,
             Outgoing::Log {
                 level,
                 logger,
                 data,
             } => {
                 let rank = level_rank(&level).unwrap_or(1);
-                if rank < min_log.load(Ordering::Relaxed) {
-                    continue;
+                if rank < self.min_log.load(Ordering::Relaxed) {
+                    return;
                 }
                 let level = if level_rank(&level).is_some() {
                     level
@@ -475,6 +525,16 @@ async fn forward(
                 let _ = reply.send(result);
             }
         }
+    }
+}
+
+/// The next tick of the heartbeat's timer; never without one.
+async fn tick(ticker: &mut Option<tokio::time::Interval>) {
+    match ticker {
+        Some(t) => {
+            t.tick().await;
+        }
+        None => std::future::pending().await,
     }
 }
 
@@ -527,18 +587,19 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.map_or_else(|| json!({}), Value::Object);
-        let name = request.name.to_string();
+        // Borrowed: the call's own copy is the only one made.
+        let name: &str = &request.name;
         let approve = self.shared.options.approve_all;
         // The arguments move into the call; a copy is kept only when an approval could be
         // asked for and the call then run again.
         let again = (!approve && self.can_elicit(&context)).then(|| args.clone());
-        let mut out = self.run_call(&name, args, approve, &context).await;
+        // Boxed: rmcp moves the handler's future (sized for its largest state) into a task of
+        // its own; the call's state machine (the runtime's included) stays put on the heap.
+        let mut out = Box::pin(self.run_call(name, args, approve, &context)).await;
         if out.status() == Status::NeedsConfirmation
             && let Some(args) = again
         {
-            out = self
-                .confirm_by_elicitation(&name, args, out, &context)
-                .await;
+            out = Box::pin(self.confirm_by_elicitation(name, args, out, &context)).await;
         }
         Ok(CallToolResponse::Complete(to_call_result(out)))
     }
