@@ -535,11 +535,10 @@ impl Router {
     /// "add 'go to Goa' to my tasks" is embedded as "add to my tasks"); the lexical scorer always
     /// reads the whole query. On by default: a quoted span is a value (a title, a message, a
     /// search string) whose words pull a mean-pooled embedding away from what the request asks.
-    /// Measured with all-MiniLM-L6-v2: on the MCP dev set (78 of 342 requests quote something)
-    /// hybrid recall@1 / @5 went from 0.713 / 0.937 to 0.733 / 0.943; on the pooled BFCL
-    /// functions, never used to choose it (262 of 1,911 requests quote something), recall@1
-    /// stayed 0.613 and recall@5 went from 0.842 to 0.844. Cutting the spans out of the
-    /// lexical query too was worse on BFCL (BM25 recall@5 on `live_simple` 0.566 to 0.547).
+    /// Measured with all-MiniLM-L6-v2 (`crates/toolwright-eval/README.md`): on the MCP dev set
+    /// (78 of 342 requests quote something) hybrid recall@1 / @5 went from 0.713 / 0.937 to
+    /// 0.733 / 0.943; on a pooled public benchmark never used to choose it, recall@5 went from
+    /// 0.842 to 0.844. Cutting the spans out of the lexical query too lost recall there.
     pub fn with_quoted_out_of_dense(mut self, on: bool) -> Router {
         self.quoted_out_of_dense = on;
         self
@@ -604,17 +603,13 @@ impl Router {
         } else {
             query
         };
-        let unquoted;
-        let dense_query = if self.quoted_out_of_dense {
-            unquoted = crate::values::without_quoted(query);
-            unquoted.as_str()
-        } else {
-            query
-        };
         let n = self.specs.len();
         let dense_q = match (self.kind, &self.dense) {
             (ScorerKind::Bm25, _) | (_, None) => None,
-            (_, Some(d)) => d.embed_query(dense_query).map(|q| (d, q)),
+            (_, Some(d)) if self.quoted_out_of_dense => d
+                .embed_query(&crate::values::without_quoted(query))
+                .map(|q| (d, q)),
+            (_, Some(d)) => d.embed_query(query).map(|q| (d, q)),
         };
         let similarity = match &dense_q {
             Some((d, q)) => {
