@@ -1,0 +1,47 @@
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+//! Dumps, for every request of a shared-toolset dataset, what a "no tool fits" rule could read:
+//! the hybrid router's similarities and scaled lexical scores for every tool (the request
+//! embedded as the router embeds it), and the evidence of its first 3 candidates. For offline
+//! analysis of out-of-scope features.
+//!
+//! `cargo run --release -p toolwright-eval --features embed --example no_tool_features [DIR] > out.json`
+
+mod common;
+
+use serde_json::json;
+use toolwright_agent::Ranker;
+use toolwright_agent::routing::CatalogRanker;
+use toolwright_catalog::ScorerKind;
+use toolwright_local::select::evidence;
+
+fn main() -> Result<(), String> {
+    let ds = common::load_dataset()?;
+    let setup = toolwright_local::routing::build_router(
+        ds.specs.clone(),
+        Some(ScorerKind::Hybrid),
+        &mut |_, _| {},
+    )
+    .map_err(|e| e.to_string())?;
+    let ranker = CatalogRanker::from_router(setup.router);
+    let router = ranker.router();
+    let scale = router.lexical_scale();
+    let reqs: Vec<_> = ds
+        .requests
+        .iter()
+        .map(|r| {
+            let s = router.scores(&r.query);
+            let ranked = ranker.rank(&r.query, 3);
+            let e = evidence(&ranked, &r.query);
+            let lex: Vec<f32> = s.lexical.iter().map(|l| l / scale).collect();
+            json!({
+                "id": r.id, "server": r.server, "query": r.query, "oos": r.out_of_scope(),
+                "right": r.right_tools(),
+                "top": ranked.iter().map(|c| &c.name).collect::<Vec<_>>(),
+                "sims": s.similarity, "lex": lex, "fused": s.fused, "evidence": e,
+            })
+        })
+        .collect();
+    let names: Vec<&str> = ds.specs.iter().map(|s| s.name.as_str()).collect();
+    println!("{}", json!({"tools": names, "requests": reqs}));
+    Ok(())
+}
