@@ -31,13 +31,24 @@ fn main() -> Result<(), String> {
         .map(|r| {
             let s = router.scores(&r.query);
             let ranked = ranker.rank(&r.query, 3);
-            let e = evidence(&ranked, &r.query);
+            let e = evidence(&ranked, &r.query, &ds.specs);
+            let names_value: Vec<bool> = ranked
+                .iter()
+                .map(|c| {
+                    ds.specs.iter().find(|s| s.name == c.name).is_some_and(|s| {
+                        !toolwright_local::narrow::narrow_for_query(s, &r.query)
+                            .1
+                            .restricted
+                            .is_empty()
+                    })
+                })
+                .collect();
             let lex: Vec<f32> = s.lexical.iter().map(|l| l / scale).collect();
             json!({
                 "id": r.id, "server": r.server, "query": r.query, "oos": r.out_of_scope(),
                 "right": r.right_tools(),
                 "top": ranked.iter().map(|c| &c.name).collect::<Vec<_>>(),
-                "sims": s.similarity, "lex": lex, "fused": s.fused, "evidence": e,
+                "sims": s.similarity, "lex": lex, "fused": s.fused, "evidence": e, "names_value": names_value,
             })
         })
         .collect();

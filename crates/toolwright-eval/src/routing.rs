@@ -132,10 +132,25 @@ pub fn calibrate_floor(points: &[(bool, f32)], max_in_scope: f64) -> Option<Refu
 /// How many features a "no tool fits" rule reads.
 pub const NO_TOOL_FEATURES: usize = 4;
 
-/// One request's "no tool fits" features, as the local provider's rule reads them: `(out of
-/// scope?, [best similarity, lexical evidence, content words (from the rule's floor up), action
-/// missing (0 or 1)])`.
-pub type NoToolPoint = (bool, [f32; NO_TOOL_FEATURES]);
+/// One request's "no tool fits" evidence, as the local provider's rule reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoToolPoint {
+    /// No tool fits the request.
+    pub out_of_scope: bool,
+    /// `[best similarity, lexical evidence, content words (from the rule's floor up), action
+    /// missing (0 or 1)]`.
+    pub x: [f32; NO_TOOL_FEATURES],
+    /// The request names an allowed value of the first candidate's parameters: the provider
+    /// calls a tool whatever the rule's score (`NoToolRule::value_named_fits`).
+    pub value_named: bool,
+}
+
+impl NoToolPoint {
+    /// Whether `rule` refuses this request.
+    fn refused(&self, rule: &[f32; NO_TOOL_FEATURES + 1]) -> bool {
+        !self.value_named && rule_score(rule, &self.x) > 0.0
+    }
+}
 
 /// A linear "no tool fits" rule `[bias, similarity, lexical, words, action missing]` and its
 /// refusal rates.
@@ -160,12 +175,12 @@ fn rule_score(rule: &[f32; NO_TOOL_FEATURES + 1], x: &[f32; NO_TOOL_FEATURES]) -
 
 /// The refusal rates of `rule` over `points`.
 pub fn no_tool_rates(points: &[NoToolPoint], rule: [f32; NO_TOOL_FEATURES + 1]) -> NoToolRates {
-    let count = |oos: bool| points.iter().filter(|(o, _)| *o == oos).count();
+    let count = |oos: bool| points.iter().filter(|p| p.out_of_scope == oos).count();
     let refused = |oos: bool| {
         let n = count(oos);
         let r = points
             .iter()
-            .filter(|(o, x)| *o == oos && rule_score(&rule, x) > 0.0)
+            .filter(|p| p.out_of_scope == oos && p.refused(&rule))
             .count();
         if n == 0 { 0.0 } else { r as f64 / n as f64 }
     };
@@ -186,11 +201,11 @@ pub fn router_first_right(
     first_right: &[bool],
     rule: [f32; NO_TOOL_FEATURES + 1],
 ) -> f64 {
-    let in_scope = points.iter().filter(|(o, _)| !*o).count();
+    let in_scope = points.iter().filter(|p| !p.out_of_scope).count();
     let kept = points
         .iter()
         .zip(first_right)
-        .filter(|((o, x), right)| !*o && **right && rule_score(&rule, x) <= 0.0)
+        .filter(|(p, right)| !p.out_of_scope && **right && !p.refused(&rule))
         .count();
     if in_scope == 0 {
         0.0
@@ -200,18 +215,17 @@ pub fn router_first_right(
 }
 
 /// Fits a "no tool fits" rule on `points`: a class-balanced logistic regression (L2 penalty 1,
-/// features standardized, gradient descent), then its bias shifted so that at most
-/// `max_in_scope` of the in-scope requests are refused. `None` without both kinds of request.
-pub fn fit_no_tool(
-    points: &[NoToolPoint],
-    max_in_scope: f64,
-) -> Option<[f32; NO_TOOL_FEATURES + 1]> {
+/// features standardized, gradient descent) on the requests that name no allowed value (the
+/// others always get a tool), then its bias shifted so that at most `max_in_scope` of all the
+/// in-scope requests are refused. `None` without both kinds of request.
+pub fn fit_no_tool(all: &[NoToolPoint], max_in_scope: f64) -> Option<[f32; NO_TOOL_FEATURES + 1]> {
+    let points: Vec<&NoToolPoint> = all.iter().filter(|p| !p.value_named).collect();
     let n = points.len() as f64;
-    let n_pos = points.iter().filter(|(o, _)| *o).count() as f64;
+    let n_pos = points.iter().filter(|p| p.out_of_scope).count() as f64;
     if n_pos == 0.0 || n_pos == n {
         return None;
     }
-    let xs: Vec<Vec4> = points.iter().map(|(_, x)| x.map(f64::from)).collect();
+    let xs: Vec<Vec4> = points.iter().map(|p| p.x.map(f64::from)).collect();
     let mean = xs.iter().fold(ZERO, |m, x| add(m, x.map(|v| v / n)));
     let var = xs
         .iter()
@@ -222,9 +236,13 @@ pub fn fit_no_tool(
     let (mut w, mut b) = (ZERO, 0.0f64);
     for _ in 0..20_000 {
         let (mut gw, mut gb) = (ZERO, 0.0f64);
-        for ((oos, _), z) in points.iter().zip(&zs) {
+        for (point, z) in points.iter().zip(&zs) {
             let p = 1.0 / (1.0 + (-(b + dot(w, *z))).exp());
-            let (y, cw) = if *oos { (1.0, w_pos) } else { (0.0, w_neg) };
+            let (y, cw) = if point.out_of_scope {
+                (1.0, w_pos)
+            } else {
+                (0.0, w_neg)
+            };
             let g = cw * (p - y);
             gw = add(gw, z.map(|v| g * v));
             gb += g;
@@ -243,11 +261,12 @@ pub fn fit_no_tool(
     }
     let mut ins: Vec<f32> = points
         .iter()
-        .filter(|(o, _)| !*o)
-        .map(|(_, x)| rule_score(&rule, x))
+        .filter(|p| !p.out_of_scope)
+        .map(|p| rule_score(&rule, &p.x))
         .collect();
     ins.sort_by(|a, b| b.total_cmp(a));
-    let k = (max_in_scope * ins.len() as f64).floor() as usize;
+    let in_scope = all.iter().filter(|p| !p.out_of_scope).count();
+    let k = (max_in_scope * in_scope as f64).floor() as usize;
     if let (Some(t), [bias, ..]) = (ins.get(k), &mut rule) {
         // Strictly above the (k+1)-th in-scope score refuses; the margin keeps rounding from
         // refusing that one too.
@@ -288,7 +307,7 @@ fn dot(a: Vec4, b: Vec4) -> f64 {
 pub fn split_by_server(points: &[(NoToolPoint, &str)]) -> (Vec<NoToolPoint>, Vec<NoToolPoint>) {
     let mut servers: Vec<&str> = points
         .iter()
-        .filter(|(p, _)| !p.0)
+        .filter(|(p, _)| !p.out_of_scope)
         .map(|(_, s)| *s)
         .collect();
     servers.sort_unstable();
@@ -296,7 +315,7 @@ pub fn split_by_server(points: &[(NoToolPoint, &str)]) -> (Vec<NoToolPoint>, Vec
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let mut oos = 0usize;
     for (p, s) in points {
-        let first = if p.0 {
+        let first = if p.out_of_scope {
             oos += 1;
             oos % 2 == 1
         } else {
@@ -348,12 +367,17 @@ mod tests {
     #[test]
     fn the_no_tool_fit_separates_and_keeps_the_budget() {
         // Out of scope: low similarity and little lexical evidence.
+        let point = |out_of_scope, x| NoToolPoint {
+            out_of_scope,
+            x,
+            value_named: false,
+        };
         let mut pts: Vec<NoToolPoint> = Vec::new();
         for i in 0..40 {
             let f = i as f32 / 40.0;
-            pts.push((false, [0.35 + 0.4 * f, 1.0 + f, 6.0, 0.0]));
+            pts.push(point(false, [0.35 + 0.4 * f, 1.0 + f, 6.0, 0.0]));
             if i % 4 == 0 {
-                pts.push((true, [0.05 + 0.3 * f, 0.2 * f, 5.0, f.round()]));
+                pts.push(point(true, [0.05 + 0.3 * f, 0.2 * f, 5.0, f.round()]));
             }
         }
         let rule = fit_no_tool(&pts, 0.05).unwrap();
@@ -362,10 +386,31 @@ mod tests {
         assert!(r.refused_out_of_scope >= 0.9, "{r:?}");
         assert!(rule[1] < 0.0 && rule[2] < 0.0, "{rule:?}");
         assert!(fit_no_tool(&pts[..1], 0.05).is_none());
+        // Requests that name an allowed value are never refused, and count in the budget: with
+        // as many of them as the others, the rule may refuse twice as many of the others.
+        let named: Vec<NoToolPoint> = pts
+            .iter()
+            .filter(|p| !p.out_of_scope)
+            .map(|p| NoToolPoint {
+                value_named: true,
+                x: [0.0, 0.0, 6.0, 1.0],
+                ..*p
+            })
+            .collect();
+        let mut with_named = pts.clone();
+        with_named.extend(named);
+        let rule2 = fit_no_tool(&with_named, 0.05).unwrap();
+        let r2 = no_tool_rates(&with_named, rule2);
+        assert!(r2.refused_in_scope <= 0.05, "{r2:?}");
+        assert!(
+            with_named
+                .iter()
+                .all(|p| !p.value_named || !p.refused(&rule2))
+        );
         let (a, b) = split_by_server(&[
-            ((false, [0.0; NO_TOOL_FEATURES]), "x"),
-            ((false, [0.0; NO_TOOL_FEATURES]), "y"),
-            ((true, [0.0; NO_TOOL_FEATURES]), "none"),
+            (point(false, [0.0; NO_TOOL_FEATURES]), "x"),
+            (point(false, [0.0; NO_TOOL_FEATURES]), "y"),
+            (point(true, [0.0; NO_TOOL_FEATURES]), "none"),
         ]);
         assert_eq!((a.len(), b.len()), (2, 1));
     }

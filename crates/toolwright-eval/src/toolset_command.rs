@@ -204,24 +204,26 @@ mod dense {
         ranker: &CatalogRanker,
         requests: &'r [Request],
     ) -> Vec<(crate::routing::NoToolPoint, &'r str, bool)> {
+        let specs = ranker.router().specs();
         requests
             .iter()
             .filter_map(|r| {
                 let ranked = ranker.rank(&r.query, 3);
-                let e = evidence(&ranked, &r.query)?;
+                let e = evidence(&ranked, &r.query, specs)?;
                 let first_right = ranked
                     .first()
                     .is_some_and(|c| r.right_tools().contains(&c.name.as_str()));
                 Some((
-                    (
-                        r.out_of_scope(),
-                        [
+                    crate::routing::NoToolPoint {
+                        out_of_scope: r.out_of_scope(),
+                        x: [
                             e.similarity,
                             e.lexical,
                             e.words.max(DEFAULT_WORDS_FLOOR) as f32,
                             f32::from(u8::from(e.action_missing)),
                         ],
-                    ),
+                        value_named: e.value_named,
+                    },
                     r.server.as_str(),
                     first_right,
                 ))

@@ -379,6 +379,7 @@ impl LocalProvider {
                 match choose(
                     &usable,
                     query,
+                    turn.tools,
                     passes.selection,
                     passes.no_tool,
                     self.config.close_ratio,
