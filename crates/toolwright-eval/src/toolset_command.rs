@@ -48,6 +48,9 @@ pub struct NoToolReport {
     /// The right-tool rate of a provider that calls the router's first candidate unless the
     /// default rule refuses (the local provider's default policy): `[default, fitted]`.
     pub router_first_right: [f64; 2],
+    /// Requests that name an allowed value of the first candidate's parameters, which every
+    /// rule lets through: `[in scope, out of scope]`.
+    pub value_named: [usize; 2],
 }
 
 fn select(requests: &[Request], args: &EvalArgs) -> Vec<Request> {
@@ -167,6 +170,10 @@ pub fn summary_text(r: &ToolsetReport) -> String {
             pct(n.router_first_right[0]),
             pct(n.router_first_right[1])
         ));
+        s.push_str(&format!(
+            "  never refused: requests naming an allowed value of the first candidate's parameters, {} in scope and {} out of scope\n",
+            n.value_named[0], n.value_named[1]
+        ));
     }
     if let Some(n) = &r.note {
         s.push_str(&format!("\n{n}\n"));
@@ -250,6 +257,11 @@ mod dense {
                 router_first_right(&all, &first_right, DEFAULT_NO_TOOL_RULE),
                 fitted.map_or(0.0, |r| router_first_right(&all, &first_right, r)),
             ],
+            value_named: [false, true].map(|oos| {
+                all.iter()
+                    .filter(|p| p.value_named && p.out_of_scope == oos)
+                    .count()
+            }),
         }
     }
 
