@@ -278,7 +278,7 @@ pub fn registry() -> Result<Registry, RegistryError> {
 pub async fn runtime_call(rt: &Runtime, tool: &str, args: &str, opts: &CallOptions) -> String {
     let arguments: Value = serde_json::from_str(args).unwrap_or(Value::Null);
     let out = rt.invoke(ToolCall::new("c1", tool, arguments), opts).await;
-    serde_json::to_string(&out).unwrap_or_default()
+    out.to_json_string().unwrap_or_default()
 }
 
 /// A runtime over [`registry`].
