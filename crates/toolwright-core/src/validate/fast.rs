@@ -1,0 +1,593 @@
+//! A quick check for the valid case of the schemas tools usually advertise (what schemars
+//! derives from a Rust type: objects of typed properties with bounds, lengths, string enums and
+//! local `$ref`s), run before the compiled `jsonschema` validator.
+//!
+//! It answers only what it knows for certain: [`Verdict::Valid`] when the value satisfies every
+//! keyword of the schema, [`Verdict::Invalid`] when it breaks one it models exactly, and
+//! [`Verdict::Unknown`] for anything else (a keyword it does not model, a `$ref` that is not a
+//! local pointer, a number it cannot compare exactly). Only `Valid` skips the full validator;
+//! everything else goes through `jsonschema`, which also writes the report of every field
+//! error. So the set of accepted arguments is the full validator's: this check can only make
+//! the common, valid call cheaper (it allocates nothing).
+
+use serde_json::{Map, Number, Value};
+
+/// How deep `$ref`s and nested schemas are followed when the plan is built; deeper (or
+/// recursive) parts are [`Node::Unknown`].
+const MAX_DEPTH: usize = 24;
+/// The draft the validator compiles with; a schema that names another is not planned.
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// What the quick check knows about a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Satisfies every keyword of the schema.
+    Valid,
+    /// Breaks a keyword the check models exactly.
+    Invalid,
+    /// Not decided here: the full validator decides.
+    Unknown,
+}
+
+use Verdict::{Invalid, Unknown, Valid};
+
+impl Verdict {
+    /// Both hold (keywords of one schema).
+    fn and(self, other: Verdict) -> Verdict {
+        match (self, other) {
+            (Invalid, _) | (_, Invalid) => Invalid,
+            (Valid, Valid) => Valid,
+            _ => Unknown,
+        }
+    }
+
+    fn of(ok: bool) -> Verdict {
+        if ok { Valid } else { Invalid }
+    }
+}
+
+// Instance types, as bits.
+const T_NULL: u8 = 1;
+const T_BOOL: u8 = 2;
+const T_OBJECT: u8 = 4;
+const T_ARRAY: u8 = 8;
+const T_NUMBER: u8 = 16;
+const T_INTEGER: u8 = 32;
+const T_STRING: u8 = 64;
+
+/// One schema, planned.
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// `true` or `{}`: anything.
+    Any,
+    /// `false`: nothing.
+    Nothing,
+    /// Not modelled.
+    Unknown,
+    /// Keywords that all have to hold.
+    Checks(Box<Checks>),
+}
+
+/// The modelled keywords of one schema object.
+#[derive(Debug, Default)]
+pub(crate) struct Checks {
+    /// The schema has a keyword the plan does not model: [`Verdict::Unknown`] whatever the value.
+    partial: bool,
+    types: Option<u8>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    /// `enum` / `const` made of strings only.
+    strings: Option<Vec<String>>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    exclusive_minimum: Option<f64>,
+    exclusive_maximum: Option<f64>,
+    /// (name, schema, required).
+    properties: Vec<(String, Node, bool)>,
+    /// Required names that are not among `properties` (looked up one by one).
+    required_elsewhere: Vec<String>,
+    /// Required names that are among `properties` (counted while they are checked).
+    required_listed: usize,
+    additional: Option<Node>,
+    items: Option<Node>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    reference: Option<Node>,
+    all_of: Vec<Node>,
+    any_of: Vec<Node>,
+    one_of: Vec<Node>,
+}
+
+/// Keywords that never constrain a value (annotations), or that are containers read through
+/// `$ref` only.
+const ANNOTATIONS: [&str; 10] = [
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "$defs",
+    "definitions",
+];
+
+/// The `format`s schemars writes for Rust numbers: the validator knows none of them, so they
+/// are annotations.
+const NUMBER_FORMATS: [&str; 14] = [
+    "int8", "int16", "int32", "int64", "int128", "int", "uint8", "uint16", "uint32", "uint64",
+    "uint128", "uint", "float", "double",
+];
+
+/// The plan of `root`, or `None` when the root itself is not modelled (another draft, `$id`s).
+pub(crate) fn plan(root: &Value) -> Option<Node> {
+    if let Some(s) = root.get("$schema")
+        && s.as_str() != Some(DRAFT_2020_12)
+    {
+        return None;
+    }
+    let node = Planner { root }.node(root, 0);
+    match node {
+        Node::Unknown => None,
+        n => Some(n),
+    }
+}
+
+struct Planner<'a> {
+    root: &'a Value,
+}
+
+impl Planner<'_> {
+    fn node(&self, schema: &Value, depth: usize) -> Node {
+        if depth > MAX_DEPTH {
+            return Node::Unknown;
+        }
+        match schema {
+            Value::Bool(true) => Node::Any,
+            Value::Bool(false) => Node::Nothing,
+            Value::Object(map) if map.is_empty() => Node::Any,
+            Value::Object(map) => self.checks(map, depth),
+            _ => Node::Unknown,
+        }
+    }
+
+    fn nodes(&self, v: &Value, depth: usize) -> Option<Vec<Node>> {
+        let list = v.as_array()?;
+        if list.is_empty() {
+            return None;
+        }
+        Some(list.iter().map(|s| self.node(s, depth + 1)).collect())
+    }
+
+    fn checks(&self, map: &Map<String, Value>, depth: usize) -> Node {
+        let mut c = Checks::default();
+        let mut required: Vec<&str> = Vec::new();
+        for (key, v) in map {
+            let known = match key.as_str() {
+                k if ANNOTATIONS.contains(&k) => true,
+                "$schema" => depth == 0,
+                "format" => v.as_str().is_some_and(|f| NUMBER_FORMATS.contains(&f)),
+                "type" => types(v).map(|t| c.types = Some(t)).is_some(),
+                "minLength" => v.as_u64().map(|n| c.min_length = Some(n)).is_some(),
+                "maxLength" => v.as_u64().map(|n| c.max_length = Some(n)).is_some(),
+                "minItems" => v.as_u64().map(|n| c.min_items = Some(n)).is_some(),
+                "maxItems" => v.as_u64().map(|n| c.max_items = Some(n)).is_some(),
+                "minimum" => exact(v).map(|n| c.minimum = Some(n)).is_some(),
+                "maximum" => exact(v).map(|n| c.maximum = Some(n)).is_some(),
+                "exclusiveMinimum" => exact(v).map(|n| c.exclusive_minimum = Some(n)).is_some(),
+                "exclusiveMaximum" => exact(v).map(|n| c.exclusive_maximum = Some(n)).is_some(),
+                "enum" => strings(v).map(|s| c.strings = Some(s)).is_some(),
+                "const" => v.as_str().map(|s| c.strings = Some(vec![s.to_string()])).is_some(),
+                "required" => match v.as_array() {
+                    Some(names) if names.iter().all(Value::is_string) => {
+                        required = names.iter().filter_map(Value::as_str).collect();
+                        true
+                    }
+                    _ => false,
+                },
+                "properties" => match v.as_object() {
+                    Some(props) => {
+                        c.properties = props
+                            .iter()
+                            .map(|(k, s)| (k.clone(), self.node(s, depth + 1), false))
+                            .collect();
+                        true
+                    }
+                    None => false,
+                },
+                "additionalProperties" => {
+                    c.additional = Some(self.node(v, depth + 1));
+                    true
+                }
+                "items" => {
+                    c.items = Some(self.node(v, depth + 1));
+                    true
+                }
+                "$ref" => match v.as_str().and_then(|r| self.local(r)) {
+                    Some(target) => {
+                        c.reference = Some(self.node(target, depth + 1));
+                        true
+                    }
+                    None => false,
+                },
+                "allOf" => self.nodes(v, depth).map(|n| c.all_of = n).is_some(),
+                "anyOf" => self.nodes(v, depth).map(|n| c.any_of = n).is_some(),
+                "oneOf" => self.nodes(v, depth).map(|n| c.one_of = n).is_some(),
+                _ => false,
+            };
+            if !known {
+                c.partial = true;
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for name in required {
+            if !seen.insert(name) {
+                continue;
+            }
+            match c.properties.iter_mut().find(|(k, _, _)| k == name) {
+                Some(p) => {
+                    p.2 = true;
+                    c.required_listed += 1;
+                }
+                None => c.required_elsewhere.push(name.to_string()),
+            }
+        }
+        Node::Checks(Box::new(c))
+    }
+
+    /// The target of a local JSON pointer reference (`#/$defs/Name`).
+    fn local(&self, r: &str) -> Option<&Value> {
+        let pointer = r.strip_prefix('#')?;
+        if pointer.contains('%') {
+            return None;
+        }
+        self.root.pointer(pointer)
+    }
+}
+
+fn types(v: &Value) -> Option<u8> {
+    let one = |t: &str| match t {
+        "null" => Some(T_NULL),
+        "boolean" => Some(T_BOOL),
+        "object" => Some(T_OBJECT),
+        "array" => Some(T_ARRAY),
+        "number" => Some(T_NUMBER),
+        "integer" => Some(T_INTEGER),
+        "string" => Some(T_STRING),
+        _ => None,
+    };
+    match v {
+        Value::String(t) => one(t),
+        Value::Array(ts) if !ts.is_empty() => ts
+            .iter()
+            .try_fold(0u8, |acc, t| Some(acc | one(t.as_str()?)?)),
+        _ => None,
+    }
+}
+
+fn strings(v: &Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|s| s.as_str().map(str::to_string))
+        .collect()
+}
+
+/// Integers beyond this are not all exact as `f64`.
+const EXACT: u64 = 1 << 53;
+
+/// `n` as an `f64` that is exactly its value, when there is one.
+fn exact_number(n: &Number) -> Option<f64> {
+    if let Some(u) = n.as_u64() {
+        return (u <= EXACT).then_some(u as f64);
+    }
+    if let Some(i) = n.as_i64() {
+        return (i.unsigned_abs() <= EXACT).then_some(i as f64);
+    }
+    n.as_f64().filter(|f| f.is_finite())
+}
+
+fn exact(v: &Value) -> Option<f64> {
+    exact_number(v.as_number()?)
+}
+
+impl Node {
+    /// What the plan knows about `v`.
+    pub(crate) fn check(&self, v: &Value) -> Verdict {
+        match self {
+            Node::Any => Valid,
+            Node::Nothing => Invalid,
+            Node::Unknown => Unknown,
+            Node::Checks(c) => c.check(v),
+        }
+    }
+}
+
+impl Checks {
+    fn check(&self, v: &Value) -> Verdict {
+        // An unmodelled keyword may also change what a modelled one means (`patternProperties`
+        // widens `additionalProperties`, `prefixItems` narrows `items`): no verdict at all.
+        if self.partial {
+            return Unknown;
+        }
+        let mut verdict = Valid;
+        if let Some(t) = self.types {
+            verdict = verdict.and(type_matches(t, v));
+        }
+        if verdict == Invalid {
+            return Invalid;
+        }
+        verdict = verdict.and(match v {
+            Value::String(s) => self.check_string(s),
+            Value::Number(n) => self.check_number(n),
+            Value::Object(m) => self.check_object(m),
+            Value::Array(a) => self.check_array(a),
+            _ => Valid,
+        });
+        if self.strings.is_some() && !v.is_string() {
+            // An enum of strings holds no other kind of value.
+            return Invalid;
+        }
+        if verdict == Invalid {
+            return Invalid;
+        }
+        if let Some(r) = &self.reference {
+            verdict = verdict.and(r.check(v));
+        }
+        for n in &self.all_of {
+            verdict = verdict.and(n.check(v));
+        }
+        if !self.any_of.is_empty() {
+            verdict = verdict.and(any_of(&self.any_of, v));
+        }
+        if !self.one_of.is_empty() {
+            verdict = verdict.and(one_of(&self.one_of, v));
+        }
+        verdict
+    }
+
+    fn check_string(&self, s: &str) -> Verdict {
+        let mut ok = true;
+        if let Some(allowed) = &self.strings {
+            ok &= allowed.iter().any(|a| a == s);
+        }
+        if self.min_length.is_some() || self.max_length.is_some() {
+            // Lengths count code points, as the validator does.
+            let n = s.chars().count() as u64;
+            ok &= self.min_length.is_none_or(|m| n >= m);
+            ok &= self.max_length.is_none_or(|m| n <= m);
+        }
+        Verdict::of(ok)
+    }
+
+    fn check_number(&self, n: &Number) -> Verdict {
+        let bounded = self.minimum.is_some()
+            || self.maximum.is_some()
+            || self.exclusive_minimum.is_some()
+            || self.exclusive_maximum.is_some();
+        if !bounded {
+            return Valid;
+        }
+        let Some(x) = exact_number(n) else {
+            return Unknown;
+        };
+        Verdict::of(
+            self.minimum.is_none_or(|m| x >= m)
+                && self.maximum.is_none_or(|m| x <= m)
+                && self.exclusive_minimum.is_none_or(|m| x > m)
+                && self.exclusive_maximum.is_none_or(|m| x < m),
+        )
+    }
+
+    fn check_object(&self, m: &Map<String, Value>) -> Verdict {
+        let mut verdict = Valid;
+        let mut required_seen = 0usize;
+        for (k, v) in m {
+            match self.properties.iter().find(|(name, _, _)| name == k) {
+                Some((_, schema, required)) => {
+                    required_seen += usize::from(*required);
+                    verdict = verdict.and(schema.check(v));
+                }
+                None => {
+                    if let Some(extra) = &self.additional {
+                        verdict = verdict.and(extra.check(v));
+                    }
+                }
+            }
+            if verdict == Invalid {
+                return Invalid;
+            }
+        }
+        if required_seen < self.required_listed
+            || self.required_elsewhere.iter().any(|r| !m.contains_key(r))
+        {
+            return Invalid;
+        }
+        verdict
+    }
+
+    fn check_array(&self, a: &[Value]) -> Verdict {
+        let n = a.len() as u64;
+        if self.min_items.is_some_and(|m| n < m) || self.max_items.is_some_and(|m| n > m) {
+            return Invalid;
+        }
+        let mut verdict = Valid;
+        if let Some(items) = &self.items {
+            for v in a {
+                verdict = verdict.and(items.check(v));
+                if verdict == Invalid {
+                    return Invalid;
+                }
+            }
+        }
+        verdict
+    }
+}
+
+fn type_matches(t: u8, v: &Value) -> Verdict {
+    let ok = match v {
+        Value::Null => t & T_NULL != 0,
+        Value::Bool(_) => t & T_BOOL != 0,
+        Value::Object(_) => t & T_OBJECT != 0,
+        Value::Array(_) => t & T_ARRAY != 0,
+        Value::String(_) => t & T_STRING != 0,
+        Value::Number(n) => {
+            if t & T_NUMBER != 0 || ((n.is_i64() || n.is_u64()) && t & T_INTEGER != 0) {
+                true
+            } else if t & T_INTEGER != 0 {
+                // A float with no fraction counts as an integer: the validator decides.
+                match n.as_f64() {
+                    Some(f) if f.is_finite() && f.fract() != 0.0 => false,
+                    _ => return Unknown,
+                }
+            } else {
+                false
+            }
+        }
+    };
+    Verdict::of(ok)
+}
+
+fn any_of(nodes: &[Node], v: &Value) -> Verdict {
+    let mut all_invalid = true;
+    for n in nodes {
+        match n.check(v) {
+            Valid => return Valid,
+            Unknown => all_invalid = false,
+            Invalid => {}
+        }
+    }
+    if all_invalid { Invalid } else { Unknown }
+}
+
+fn one_of(nodes: &[Node], v: &Value) -> Verdict {
+    let (mut valid, mut unknown) = (0usize, 0usize);
+    for n in nodes {
+        match n.check(v) {
+            Valid => valid += 1,
+            Unknown => unknown += 1,
+            Invalid => {}
+        }
+    }
+    match (valid, unknown) {
+        (1, 0) => Valid,
+        (v, _) if v > 1 => Invalid,
+        (0, 0) => Invalid,
+        _ => Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn schemas() -> Vec<Value> {
+        vec![
+            json!({"type": "object", "properties": {
+                    "name": {"type": "string", "maxLength": 3, "minLength": 1},
+                    "count": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 10},
+                    "ratio": {"type": "number", "format": "double", "minimum": 0.0, "maximum": 1.0},
+                    "on": {"type": "boolean"},
+                    "mode": {"$ref": "#/$defs/Mode", "description": "The mode"},
+                    "tag": {"type": ["string", "null"], "enum": ["a", "b", null]},
+                    "opt": {"anyOf": [{"$ref": "#/$defs/Inner"}, {"type": "null"}]},
+                    "list": {"type": "array", "items": {"type": "integer", "exclusiveMinimum": 0},
+                             "maxItems": 2}},
+                "required": ["name", "count", "mode", "elsewhere"],
+                "additionalProperties": false,
+                "$defs": {
+                    "Mode": {"oneOf": [{"type": "string", "const": "fast"},
+                                       {"type": "string", "const": "slow"},
+                                       {"type": "string", "enum": ["slow", "both"]}]},
+                    "Inner": {"type": "object", "properties": {"x": {"type": "number",
+                        "exclusiveMaximum": 5}}, "additionalProperties": {"type": "boolean"}}
+                }
+            }),
+            json!({"type": "object", "properties": {"p": {"type": "string", "pattern": "^a"},
+                   "q": {"allOf": [{"minimum": 2}, {"maximum": 4.5}]}}, "required": ["q"]}),
+            json!({"type": "object", "properties": {"self": {"$ref": "#"}}, "maxProperties": 3}),
+            json!(true),
+            json!(false),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            prop_oneof![-3i64..12, Just(i64::MIN), Just((1 << 53) + 1)].prop_map(Value::from),
+            prop_oneof![Just(u64::MAX), 0u64..3].prop_map(Value::from),
+            prop_oneof![-1.0f64..12.0, Just(2.0), Just(0.5), Just(4.5), Just(5.0)]
+                .prop_map(Value::from),
+            prop::sample::select(vec![
+                "", "a", "ab", "abcd", "fast", "slow", "both", "é", "ééé", "éééé", "b",
+            ])
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(
+                    (
+                        prop::sample::select(vec![
+                            "name", "count", "ratio", "on", "mode", "tag", "opt", "list", "x",
+                            "y", "elsewhere", "p", "q", "self",
+                        ]),
+                        inner
+                    ),
+                    0..7
+                )
+                .prop_map(|kv| Value::Object(
+                    kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The quick check never disagrees with the full validator: `Valid` only on what it
+        /// accepts, `Invalid` only on what it rejects.
+        #[test]
+        fn the_quick_check_agrees_with_the_validator(v in value()) {
+            for schema in schemas() {
+                let full = super::super::compile(&schema).unwrap();
+                let Some(plan) = plan(&schema) else { continue };
+                match plan.check(&v) {
+                    Valid => prop_assert!(full.is_valid(&v), "{schema} accepted {v}"),
+                    Invalid => prop_assert!(!full.is_valid(&v), "{schema} rejected {v}"),
+                    Unknown => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_derived_schema_is_decided_and_others_are_left_to_the_validator() {
+        let s = &schemas()[0];
+        let p = plan(s).unwrap();
+        let ok = json!({"name": "ab", "count": 3, "mode": "fast", "elsewhere": 1});
+        // `additionalProperties: false` and `elsewhere` is not a property: never valid.
+        assert_eq!(p.check(&ok), Invalid);
+        let mut s2 = s.clone();
+        s2["additionalProperties"] = json!(true);
+        let p2 = plan(&s2).unwrap();
+        assert_eq!(p2.check(&ok), Valid);
+        // `oneOf`: exactly one branch.
+        let with_mode = |m: &str| json!({"name": "ab", "count": 3, "mode": m, "elsewhere": 1});
+        assert_eq!(p2.check(&with_mode("both")), Valid);
+        assert_eq!(p2.check(&with_mode("slow")), Invalid);
+        assert_eq!(p2.check(&with_mode("none")), Invalid);
+        assert_eq!(p2.check(&json!({"name": "ab", "count": 3.0, "mode": "fast", "elsewhere": 1})), Unknown);
+        assert_eq!(p2.check(&json!({"name": "abcd", "count": 3, "mode": "fast", "elsewhere": 1})), Invalid);
+        // A pattern is not modelled: at best unknown.
+        let p3 = plan(&schemas()[1]).unwrap();
+        assert_eq!(p3.check(&json!({"p": "abc", "q": 3})), Unknown);
+        assert_eq!(p3.check(&json!({"q": 3})), Valid);
+        assert_eq!(p3.check(&json!({"q": 5})), Invalid);
+        // Another draft is not planned.
+        assert!(plan(&json!({"$schema": "http://json-schema.org/draft-07/schema#"})).is_none());
+    }
+}
