@@ -104,7 +104,9 @@ impl ArgValidator {
     /// validator: the schema's root is one the quick check models (its parts may still be
     /// left to the compiled validator).
     pub fn has_quick_check(&self) -> bool {
-        self.quick.get_or_init(|| fast::plan(&self.schema)).is_some()
+        self.quick
+            .get_or_init(|| fast::plan(&self.schema))
+            .is_some()
     }
 
     /// The compiled schema (compiled on first use).

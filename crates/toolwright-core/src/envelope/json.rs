@@ -183,8 +183,11 @@ mod tests {
         prop_oneof![
             "[a-z_. ]{0,12}",
             any::<String>(),
-            prop::collection::vec(prop::sample::select(vec!['"', '\\', '\n', '\u{0}', 'a', 'é', '\u{7f}']), 0..8)
-                .prop_map(|v| v.into_iter().collect()),
+            prop::collection::vec(
+                prop::sample::select(vec!['"', '\\', '\n', '\u{0}', 'a', 'é', '\u{7f}']),
+                0..8
+            )
+            .prop_map(|v| v.into_iter().collect()),
         ]
     }
 

@@ -96,6 +96,10 @@ pub(crate) struct Checks {
     all_of: Vec<Node>,
     any_of: Vec<Node>,
     one_of: Vec<Node>,
+    /// Which groups of keywords are present (set once planned): the check skips the others.
+    has_string: bool,
+    has_number: bool,
+    has_combinators: bool,
 }
 
 /// Keywords that never constrain a value (annotations), or that are containers read through
@@ -178,7 +182,10 @@ impl Planner<'_> {
                 "exclusiveMinimum" => exact(v).map(|n| c.exclusive_minimum = Some(n)).is_some(),
                 "exclusiveMaximum" => exact(v).map(|n| c.exclusive_maximum = Some(n)).is_some(),
                 "enum" => strings(v).map(|s| c.strings = Some(s)).is_some(),
-                "const" => v.as_str().map(|s| c.strings = Some(vec![s.to_string()])).is_some(),
+                "const" => v
+                    .as_str()
+                    .map(|s| c.strings = Some(vec![s.to_string()]))
+                    .is_some(),
                 "required" => match v.as_array() {
                     Some(names) if names.iter().all(Value::is_string) => {
                         required = names.iter().filter_map(Value::as_str).collect();
@@ -233,7 +240,7 @@ impl Planner<'_> {
                 None => c.required_elsewhere.push(name.to_string()),
             }
         }
-        Node::Checks(Box::new(c))
+        simplify(c)
     }
 
     /// The target of a local JSON pointer reference (`#/$defs/Name`).
@@ -243,6 +250,96 @@ impl Planner<'_> {
             return None;
         }
         self.root.pointer(pointer)
+    }
+}
+
+/// The planned node of `c`, in its cheapest equivalent form: a schema that is only a `$ref`
+/// is its target; a `oneOf` of string constants with no value in two branches is one set of
+/// strings (the usual derived enum).
+fn simplify(mut c: Checks) -> Node {
+    if !c.partial && c.is_only_reference() {
+        if let Some(target) = c.reference.take() {
+            return target;
+        }
+    }
+    if !c.partial && !c.one_of.is_empty() && c.one_of.len() > 1 {
+        let mut set: Vec<String> = Vec::new();
+        let mut disjoint = true;
+        for branch in &c.one_of {
+            match branch.string_set() {
+                Some(values) => {
+                    for v in values {
+                        if set.contains(v) {
+                            disjoint = false;
+                        }
+                        set.push(v.clone());
+                    }
+                }
+                None => disjoint = false,
+            }
+        }
+        if disjoint && c.strings.is_none() && c.types.is_none_or(|t| t & T_STRING != 0) {
+            c.one_of.clear();
+            c.types = Some(T_STRING);
+            c.strings = Some(set);
+        }
+    }
+    c.has_string = c.strings.is_some() || c.min_length.is_some() || c.max_length.is_some();
+    c.has_number = c.minimum.is_some()
+        || c.maximum.is_some()
+        || c.exclusive_minimum.is_some()
+        || c.exclusive_maximum.is_some();
+    c.has_combinators = c.reference.is_some()
+        || !c.all_of.is_empty()
+        || !c.any_of.is_empty()
+        || !c.one_of.is_empty();
+    Node::Checks(Box::new(c))
+}
+
+impl Checks {
+    /// Only a `$ref` (and annotations).
+    fn is_only_reference(&self) -> bool {
+        self.reference.is_some()
+            && self.types.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && self.strings.is_none()
+            && self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.exclusive_minimum.is_none()
+            && self.exclusive_maximum.is_none()
+            && self.properties.is_empty()
+            && self.required_elsewhere.is_empty()
+            && self.required_listed == 0
+            && self.additional.is_none()
+            && self.items.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+            && self.all_of.is_empty()
+            && self.any_of.is_empty()
+            && self.one_of.is_empty()
+    }
+}
+
+impl Node {
+    /// The strings this node accepts when it accepts exactly a set of strings (`const` or
+    /// `enum` of strings, typed `string` or untyped, nothing else).
+    fn string_set(&self) -> Option<&Vec<String>> {
+        let Node::Checks(c) = self else { return None };
+        let only = !c.partial
+            && c.types.is_none_or(|t| t & T_STRING != 0)
+            && c.min_length.is_none()
+            && c.max_length.is_none()
+            && !c.has_number
+            && c.properties.is_empty()
+            && c.required_elsewhere.is_empty()
+            && c.required_listed == 0
+            && c.additional.is_none()
+            && c.items.is_none()
+            && c.min_items.is_none()
+            && c.max_items.is_none()
+            && !c.has_combinators;
+        if only { c.strings.as_ref() } else { None }
     }
 }
 
@@ -310,26 +407,24 @@ impl Checks {
         if self.partial {
             return Unknown;
         }
-        let mut verdict = Valid;
-        if let Some(t) = self.types {
-            verdict = verdict.and(type_matches(t, v));
-        }
+        let mut verdict = match self.types {
+            Some(t) => type_matches(t, v),
+            None => Valid,
+        };
         if verdict == Invalid {
             return Invalid;
         }
         verdict = verdict.and(match v {
-            Value::String(s) => self.check_string(s),
-            Value::Number(n) => self.check_number(n),
+            Value::String(s) if self.has_string => self.check_string(s),
+            // An enum of strings holds no other kind of value.
+            _ if self.strings.is_some() && !v.is_string() => Invalid,
+            Value::Number(n) if self.has_number => self.check_number(n),
             Value::Object(m) => self.check_object(m),
             Value::Array(a) => self.check_array(a),
             _ => Valid,
         });
-        if self.strings.is_some() && !v.is_string() {
-            // An enum of strings holds no other kind of value.
-            return Invalid;
-        }
-        if verdict == Invalid {
-            return Invalid;
+        if verdict == Invalid || !self.has_combinators {
+            return verdict;
         }
         if let Some(r) = &self.reference {
             verdict = verdict.and(r.check(v));
@@ -361,13 +456,6 @@ impl Checks {
     }
 
     fn check_number(&self, n: &Number) -> Verdict {
-        let bounded = self.minimum.is_some()
-            || self.maximum.is_some()
-            || self.exclusive_minimum.is_some()
-            || self.exclusive_maximum.is_some();
-        if !bounded {
-            return Valid;
-        }
         let Some(x) = exact_number(n) else {
             return Unknown;
         };
@@ -382,8 +470,14 @@ impl Checks {
     fn check_object(&self, m: &Map<String, Value>) -> Verdict {
         let mut verdict = Valid;
         let mut required_seen = 0usize;
-        for (k, v) in m {
-            match self.properties.iter().find(|(name, _, _)| name == k) {
+        for (i, (k, v)) in m.iter().enumerate() {
+            // Arguments usually come in the schema's order: the property at the same place is
+            // tried first.
+            let found = match self.properties.get(i) {
+                Some(p) if p.0 == *k => Some(p),
+                _ => self.properties.iter().find(|(name, _, _)| name == k),
+            };
+            match found {
                 Some((_, schema, required)) => {
                     required_seen += usize::from(*required);
                     verdict = verdict.and(schema.check(v));
@@ -508,6 +602,11 @@ mod tests {
             json!({"type": "object", "properties": {"p": {"type": "string", "pattern": "^a"},
                    "q": {"allOf": [{"minimum": 2}, {"maximum": 4.5}]}}, "required": ["q"]}),
             json!({"type": "object", "properties": {"self": {"$ref": "#"}}, "maxProperties": 3}),
+            // A derived enum: planned as one set of strings.
+            json!({"type": "object", "properties": {"m": {"$ref": "#/$defs/M"}},
+                   "required": ["m"], "additionalProperties": false,
+                   "$defs": {"M": {"oneOf": [{"type": "string", "const": "fast"}, {"const": "slow"},
+                                             {"type": "string", "enum": ["a", "b"]}]}}}),
             json!(true),
             json!(false),
         ]
@@ -522,7 +621,7 @@ mod tests {
             prop_oneof![-1.0f64..12.0, Just(2.0), Just(0.5), Just(4.5), Just(5.0)]
                 .prop_map(Value::from),
             prop::sample::select(vec![
-                "", "a", "ab", "abcd", "fast", "slow", "both", "é", "ééé", "éééé", "b",
+                "", "a", "ab", "abcd", "fast", "slow", "both", "é", "ééé", "éééé", "b", "c",
             ])
             .prop_map(Value::from),
         ];
@@ -532,8 +631,21 @@ mod tests {
                 prop::collection::vec(
                     (
                         prop::sample::select(vec![
-                            "name", "count", "ratio", "on", "mode", "tag", "opt", "list", "x",
-                            "y", "elsewhere", "p", "q", "self",
+                            "name",
+                            "count",
+                            "ratio",
+                            "on",
+                            "mode",
+                            "tag",
+                            "opt",
+                            "list",
+                            "x",
+                            "y",
+                            "elsewhere",
+                            "p",
+                            "q",
+                            "self",
+                            "m",
                         ]),
                         inner
                     ),
@@ -580,13 +692,23 @@ mod tests {
         assert_eq!(p2.check(&with_mode("both")), Valid);
         assert_eq!(p2.check(&with_mode("slow")), Invalid);
         assert_eq!(p2.check(&with_mode("none")), Invalid);
-        assert_eq!(p2.check(&json!({"name": "ab", "count": 3.0, "mode": "fast", "elsewhere": 1})), Unknown);
-        assert_eq!(p2.check(&json!({"name": "abcd", "count": 3, "mode": "fast", "elsewhere": 1})), Invalid);
+        assert_eq!(
+            p2.check(&json!({"name": "ab", "count": 3.0, "mode": "fast", "elsewhere": 1})),
+            Unknown
+        );
+        assert_eq!(
+            p2.check(&json!({"name": "abcd", "count": 3, "mode": "fast", "elsewhere": 1})),
+            Invalid
+        );
         // A pattern is not modelled: at best unknown.
         let p3 = plan(&schemas()[1]).unwrap();
         assert_eq!(p3.check(&json!({"p": "abc", "q": 3})), Unknown);
         assert_eq!(p3.check(&json!({"q": 3})), Valid);
         assert_eq!(p3.check(&json!({"q": 5})), Invalid);
+        let p4 = plan(&schemas()[3]).unwrap();
+        assert_eq!(p4.check(&json!({"m": "slow"})), Valid);
+        assert_eq!(p4.check(&json!({"m": "c"})), Invalid);
+        assert_eq!(p4.check(&json!({"m": 1})), Invalid);
         // Another draft is not planned.
         assert!(plan(&json!({"$schema": "http://json-schema.org/draft-07/schema#"})).is_none());
     }
