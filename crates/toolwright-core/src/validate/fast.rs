@@ -64,8 +64,36 @@ pub(crate) enum Node {
     Nothing,
     /// Not modelled.
     Unknown,
+    /// A scalar of one type with its bounds (most properties): checked without the general
+    /// keyword walk.
+    Leaf(Leaf),
     /// Keywords that all have to hold.
     Checks(Box<Checks>),
+}
+
+/// A scalar schema: one type (or that type or `null`), and the keywords of that type.
+#[derive(Debug)]
+pub(crate) struct Leaf {
+    null_ok: bool,
+    kind: LeafKind,
+}
+
+#[derive(Debug)]
+enum LeafKind {
+    Bool,
+    Str {
+        min_length: u64,
+        max_length: u64,
+        set: Option<Box<[String]>>,
+    },
+    /// Bounds as exact `f64`s (infinite when absent).
+    Number {
+        integer: bool,
+        minimum: f64,
+        maximum: f64,
+        exclusive_minimum: f64,
+        exclusive_maximum: f64,
+    },
 }
 
 /// The modelled keywords of one schema object.
@@ -293,7 +321,102 @@ fn simplify(mut c: Checks) -> Node {
         || !c.all_of.is_empty()
         || !c.any_of.is_empty()
         || !c.one_of.is_empty();
-    Node::Checks(Box::new(c))
+    leaf(&mut c).unwrap_or_else(|| Node::Checks(Box::new(c)))
+}
+
+/// `c` as a [`Leaf`], when it is one.
+fn leaf(c: &mut Checks) -> Option<Node> {
+    let structural = c.partial
+        || c.has_combinators
+        || !c.properties.is_empty()
+        || !c.required_elsewhere.is_empty()
+        || c.required_listed != 0
+        || c.additional.is_some()
+        || c.items.is_some()
+        || c.min_items.is_some()
+        || c.max_items.is_some();
+    if structural {
+        return None;
+    }
+    let t = c.types?;
+    let null_ok = t & T_NULL != 0;
+    let kind = match t & !T_NULL {
+        T_BOOL if c.strings.is_none() => LeafKind::Bool,
+        T_STRING => LeafKind::Str {
+            min_length: c.min_length.unwrap_or(0),
+            max_length: c.max_length.unwrap_or(u64::MAX),
+            set: c.strings.take().map(Vec::into_boxed_slice),
+        },
+        n if c.strings.is_none()
+            && (n == T_NUMBER || n == T_INTEGER || n == T_NUMBER | T_INTEGER) =>
+        {
+            LeafKind::Number {
+                integer: n == T_INTEGER,
+                minimum: c.minimum.unwrap_or(f64::NEG_INFINITY),
+                maximum: c.maximum.unwrap_or(f64::INFINITY),
+                exclusive_minimum: c.exclusive_minimum.unwrap_or(f64::NEG_INFINITY),
+                exclusive_maximum: c.exclusive_maximum.unwrap_or(f64::INFINITY),
+            }
+        }
+        _ => return None,
+    };
+    Some(Node::Leaf(Leaf { null_ok, kind }))
+}
+
+impl Leaf {
+    #[inline]
+    fn check(&self, v: &Value) -> Verdict {
+        match (&self.kind, v) {
+            (_, Value::Null) => Verdict::of(self.null_ok),
+            (LeafKind::Bool, Value::Bool(_)) => Valid,
+            (
+                LeafKind::Str {
+                    min_length,
+                    max_length,
+                    set,
+                },
+                Value::String(s),
+            ) => {
+                if let Some(set) = set
+                    && !set.iter().any(|a| a == s)
+                {
+                    return Invalid;
+                }
+                // Lengths count code points (between a quarter of the bytes and all of them):
+                // counted only when the byte length does not settle it.
+                let bytes = s.len() as u64;
+                if bytes <= *max_length && bytes >= min_length.saturating_mul(4) {
+                    return Valid;
+                }
+                let n = s.chars().count() as u64;
+                Verdict::of(n >= *min_length && n <= *max_length)
+            }
+            (
+                LeafKind::Number {
+                    integer,
+                    minimum,
+                    maximum,
+                    exclusive_minimum,
+                    exclusive_maximum,
+                },
+                Value::Number(n),
+            ) => {
+                if *integer && !(n.is_i64() || n.is_u64()) {
+                    return type_matches(T_INTEGER, v);
+                }
+                let Some(x) = exact_number(n) else {
+                    return Unknown;
+                };
+                Verdict::of(
+                    x >= *minimum
+                        && x <= *maximum
+                        && x > *exclusive_minimum
+                        && x < *exclusive_maximum,
+                )
+            }
+            _ => Invalid,
+        }
+    }
 }
 
 impl Checks {
@@ -324,8 +447,20 @@ impl Checks {
 impl Node {
     /// The strings this node accepts when it accepts exactly a set of strings (`const` or
     /// `enum` of strings, typed `string` or untyped, nothing else).
-    fn string_set(&self) -> Option<&Vec<String>> {
-        let Node::Checks(c) = self else { return None };
+    fn string_set(&self) -> Option<&[String]> {
+        let c = match self {
+            Node::Leaf(Leaf {
+                null_ok: false,
+                kind:
+                    LeafKind::Str {
+                        min_length: 0,
+                        max_length: u64::MAX,
+                        set: Some(set),
+                    },
+            }) => return Some(set),
+            Node::Checks(c) => c,
+            _ => return None,
+        };
         let only = !c.partial
             && c.types.is_none_or(|t| t & T_STRING != 0)
             && c.min_length.is_none()
@@ -339,7 +474,7 @@ impl Node {
             && c.min_items.is_none()
             && c.max_items.is_none()
             && !c.has_combinators;
-        if only { c.strings.as_ref() } else { None }
+        if only { c.strings.as_deref() } else { None }
     }
 }
 
@@ -395,6 +530,7 @@ impl Node {
             Node::Any => Valid,
             Node::Nothing => Invalid,
             Node::Unknown => Unknown,
+            Node::Leaf(l) => l.check(v),
             Node::Checks(c) => c.check(v),
         }
     }
@@ -584,6 +720,8 @@ mod tests {
                     "count": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 10},
                     "ratio": {"type": "number", "format": "double", "minimum": 0.0, "maximum": 1.0},
                     "on": {"type": "boolean"},
+                    "n": {"type": ["integer", "null"], "maximum": 5, "minimum": -2},
+                    "s": {"type": "string", "minLength": 2},
                     "mode": {"$ref": "#/$defs/Mode", "description": "The mode"},
                     "tag": {"type": ["string", "null"], "enum": ["a", "b", null]},
                     "opt": {"anyOf": [{"$ref": "#/$defs/Inner"}, {"type": "null"}]},
