@@ -596,6 +596,35 @@ mod tests {
                     .validate(&serde_json::from_str(&args).unwrap())
                     .is_ok()
             );
+            // The derived schemas are the kind the quick check models (the rows measure it).
+            assert!(entry.validator.has_quick_check(), "{size:?}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_call_still_reports_every_field() {
+        let rt = runtime().unwrap();
+        let args = r#"{"name": 5, "count": 2000, "ratio": 0.5, "enabled": true, "mode": "fsat"}"#;
+        let out: Value = serde_json::from_str(&block(runtime_call(
+            &rt,
+            "noop_small",
+            args,
+            &CallOptions {
+                strict: true,
+                ..CallOptions::default()
+            },
+        )))
+        .unwrap();
+        assert_eq!(out["status"], "error", "{out}");
+        assert_eq!(out["error"]["code"], "VALIDATION_ERROR", "{out}");
+        let paths: Vec<&str> = out["error"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["path"].as_str())
+            .collect();
+        for p in ["/name", "/count", "/mode"] {
+            assert!(paths.contains(&p), "{p} missing: {out}");
         }
     }
 

@@ -103,10 +103,25 @@ fn write_meta(out: &mut Vec<u8>, meta: &Meta) -> serde_json::Result<()> {
     Ok(())
 }
 
+/// The bytes serde_json writes as they are in a string (all but control characters, `"` and
+/// `\`). (Indexed by bytes: every index is below 256.)
+#[allow(clippy::indexing_slicing)]
+static PLAIN: [bool; 256] = {
+    let mut t = [true; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = false;
+        b += 1;
+    }
+    t[b'"' as usize] = false;
+    t[b'\\' as usize] = false;
+    t
+};
+
 /// `s` as a JSON string: copied whole between quotes when nothing in it needs escaping (the
 /// usual names, ids and sentences), else escaped by serde_json.
 fn write_str(out: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    if s.bytes().all(|b| PLAIN.get(usize::from(b)) == Some(&true)) {
         out.reserve(s.len() + 2);
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
