@@ -30,7 +30,11 @@ fn main() {
     let mut last = String::new();
     rt.block_on(async {
         if compile_full {
-            let rt = if path == "minimal" { &minimal } else { &runtime };
+            let rt = if path == "minimal" {
+                &minimal
+            } else {
+                &runtime
+            };
             let _ = runtime_call(rt, name, r#"{"not": "valid"}"#, &copts).await;
         }
         for _ in 0..n {

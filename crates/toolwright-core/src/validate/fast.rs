@@ -159,7 +159,12 @@ pub(crate) fn plan(root: &Value) -> Option<Node> {
     {
         return None;
     }
-    let node = Planner { root }.node(root, 0);
+    let planner = Planner {
+        root,
+        budget: std::cell::Cell::new(MAX_NODES),
+        expanding: std::cell::RefCell::new(Vec::new()),
+    };
+    let node = planner.node(root, 0);
     match node {
         Node::Unknown => None,
         n => Some(n),
@@ -168,13 +173,23 @@ pub(crate) fn plan(root: &Value) -> Option<Node> {
 
 struct Planner<'a> {
     root: &'a Value,
+    /// Nodes still allowed: a schema whose `$ref`s fan out (a chain of definitions each used
+    /// twice) is planned up to this size, the rest left to the validator.
+    budget: std::cell::Cell<usize>,
+    /// The `$ref`s being expanded: a recursive one is left to the validator.
+    expanding: std::cell::RefCell<Vec<String>>,
 }
+
+/// At most this many nodes are planned for one schema.
+const MAX_NODES: usize = 4096;
 
 impl Planner<'_> {
     fn node(&self, schema: &Value, depth: usize) -> Node {
-        if depth > MAX_DEPTH {
+        let left = self.budget.get();
+        if depth > MAX_DEPTH || left == 0 {
             return Node::Unknown;
         }
+        self.budget.set(left - 1);
         match schema {
             Value::Bool(true) => Node::Any,
             Value::Bool(false) => Node::Nothing,
@@ -239,12 +254,14 @@ impl Planner<'_> {
                     c.items = Some(self.node(v, depth + 1));
                     true
                 }
-                "$ref" => match v.as_str().and_then(|r| self.local(r)) {
-                    Some(target) => {
+                "$ref" => match v.as_str().and_then(|r| Some((r, self.local(r)?))) {
+                    Some((r, target)) if !self.expanding.borrow().iter().any(|e| e == r) => {
+                        self.expanding.borrow_mut().push(r.to_string());
                         c.reference = Some(self.node(target, depth + 1));
+                        self.expanding.borrow_mut().pop();
                         true
                     }
-                    None => false,
+                    _ => false,
                 },
                 "allOf" => self.nodes(v, depth).map(|n| c.all_of = n).is_some(),
                 "anyOf" => self.nodes(v, depth).map(|n| c.any_of = n).is_some(),
@@ -339,7 +356,8 @@ fn leaf(c: &mut Checks) -> Option<Node> {
         return None;
     }
     let t = c.types?;
-    let null_ok = t & T_NULL != 0;
+    // An enum of strings holds no `null`, whatever the type allows.
+    let null_ok = t & T_NULL != 0 && c.strings.is_none();
     let kind = match t & !T_NULL {
         T_BOOL if c.strings.is_none() => LeafKind::Bool,
         T_STRING => LeafKind::Str {
@@ -745,6 +763,18 @@ mod tests {
                    "required": ["m"], "additionalProperties": false,
                    "$defs": {"M": {"oneOf": [{"type": "string", "const": "fast"}, {"const": "slow"},
                                              {"type": "string", "enum": ["a", "b"]}]}}}),
+            // Nullable by type, but the enum has no null.
+            json!({"type": "object", "properties": {"e": {"type": ["string", "null"], "enum": ["a", "b"]},
+                   "f": {"type": ["integer", "null"], "minimum": 0}}}),
+            // Definitions that fan out, and recursion through two `$ref`s.
+            json!({"type": "object", "properties": {"t": {"$ref": "#/$defs/T"}, "d": {"$ref": "#/$defs/D0"}},
+                   "$defs": {
+                       "T": {"type": "object", "properties": {"l": {"$ref": "#/$defs/T"}, "r": {"$ref": "#/$defs/T"},
+                             "x": {"type": "integer"}}},
+                       "D0": {"type": "array", "items": {"anyOf": [{"$ref": "#/$defs/D1"}, {"$ref": "#/$defs/D1"}]}},
+                       "D1": {"type": "array", "items": {"anyOf": [{"$ref": "#/$defs/D2"}, {"$ref": "#/$defs/D2"}]}},
+                       "D2": {"type": "array", "items": {"anyOf": [{"$ref": "#/$defs/D3"}, {"$ref": "#/$defs/D3"}]}},
+                       "D3": {"type": "array", "items": {"type": "string", "maxLength": 2}}}}),
             json!(true),
             json!(false),
         ]
@@ -847,6 +877,33 @@ mod tests {
         assert_eq!(p4.check(&json!({"m": "slow"})), Valid);
         assert_eq!(p4.check(&json!({"m": "c"})), Invalid);
         assert_eq!(p4.check(&json!({"m": 1})), Invalid);
+        let p5 = plan(&schemas()[4]).unwrap();
+        assert_eq!(p5.check(&json!({"e": null})), Invalid);
+        assert_eq!(p5.check(&json!({"e": "a", "f": null})), Valid);
+        let p6 = plan(&schemas()[5]).unwrap();
+        assert_eq!(p6.check(&json!({"d": [[[["ab"]]]]})), Valid);
+        assert_eq!(p6.check(&json!({"d": [[[["abc"]]]]})), Invalid);
+        // The recursive definition is left to the validator past its first level.
+        assert_eq!(p6.check(&json!({"t": {"x": 1}})), Valid);
+        assert_eq!(p6.check(&json!({"t": {"l": {"x": 1}}})), Unknown);
+        // A chain of definitions each used twice: planned within the node budget.
+        let mut defs = serde_json::Map::new();
+        for i in 0..40 {
+            defs.insert(
+                format!("N{i}"),
+                json!({"anyOf": [{"$ref": format!("#/$defs/N{}", i + 1)},
+                                 {"$ref": format!("#/$defs/N{}", i + 1)}]}),
+            );
+        }
+        defs.insert("N40".into(), json!({"type": "integer"}));
+        let wide = json!({"$ref": "#/$defs/N0", "$defs": defs});
+        let started = std::time::Instant::now();
+        let p7 = plan(&wide).unwrap();
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "hang guard"
+        );
+        assert_ne!(p7.check(&json!("x")), Valid);
         // Another draft is not planned.
         assert!(plan(&json!({"$schema": "http://json-schema.org/draft-07/schema#"})).is_none());
     }
