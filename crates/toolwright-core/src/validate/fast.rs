@@ -302,10 +302,11 @@ impl Planner<'_> {
 /// is its target; a `oneOf` of string constants with no value in two branches is one set of
 /// strings (the usual derived enum).
 fn simplify(mut c: Checks) -> Node {
-    if !c.partial && c.is_only_reference() {
-        if let Some(target) = c.reference.take() {
-            return target;
-        }
+    if !c.partial
+        && c.is_only_reference()
+        && let Some(target) = c.reference.take()
+    {
+        return target;
     }
     if !c.partial && !c.one_of.is_empty() && c.one_of.len() > 1 {
         let mut set: Vec<String> = Vec::new();
