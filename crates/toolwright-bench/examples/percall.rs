@@ -20,10 +20,23 @@ fn main() {
     let minimal = minimal_runtime().unwrap();
     let runtime = runtime().unwrap();
     let copts = toolwright_runtime::CallOptions::default();
+    // Diagnostic: `PERCALL_COMPILE_FULL=1` makes one invalid call of the tool first, which
+    // compiles its full (jsonschema) validator in the middle of a call, as the first call did
+    // before valid arguments were recognised without it: the heap then looks as it did then
+    // (glibc's per-call costs depend on what sits near the top of the heap).
+    let compile_full = std::env::var_os("PERCALL_COMPILE_FULL").is_some();
     let args = size.args_json();
     let name = size.tool_name();
     let mut last = String::new();
     rt.block_on(async {
+        if compile_full {
+            let rt = if path == "minimal" {
+                &minimal
+            } else {
+                &runtime
+            };
+            let _ = runtime_call(rt, name, r#"{"not": "valid"}"#, &copts).await;
+        }
         for _ in 0..n {
             last = match path.as_str() {
                 "bare" => bare_call(size, &args).await,

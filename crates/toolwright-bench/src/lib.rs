@@ -278,7 +278,7 @@ pub fn registry() -> Result<Registry, RegistryError> {
 pub async fn runtime_call(rt: &Runtime, tool: &str, args: &str, opts: &CallOptions) -> String {
     let arguments: Value = serde_json::from_str(args).unwrap_or(Value::Null);
     let out = rt.invoke(ToolCall::new("c1", tool, arguments), opts).await;
-    serde_json::to_string(&out).unwrap_or_default()
+    out.to_json_string().unwrap_or_default()
 }
 
 /// A runtime over [`registry`].
@@ -596,6 +596,109 @@ mod tests {
                     .validate(&serde_json::from_str(&args).unwrap())
                     .is_ok()
             );
+            // The derived schemas are the kind the quick check models (the rows measure it).
+            assert!(entry.validator.has_quick_check(), "{size:?}");
+        }
+    }
+
+    /// A leaf of `v` (found by walking with `path`) replaced by `with`, a key dropped or one
+    /// added: the arguments a model gets slightly wrong.
+    fn mutate(v: &mut Value, path: &[usize], how: u8, with: Value) {
+        let Some((&first, rest)) = path.split_first() else {
+            return;
+        };
+        match v {
+            Value::Object(m) if !m.is_empty() => {
+                let key = m.keys().nth(first % m.len()).cloned().unwrap_or_default();
+                let child = m.get_mut(&key).unwrap();
+                if rest.is_empty() || !(child.is_object() || child.is_array()) {
+                    match how % 3 {
+                        0 => *child = with,
+                        1 => {
+                            m.shift_remove(&key);
+                        }
+                        _ => {
+                            m.insert(format!("{key}_x"), with);
+                        }
+                    }
+                } else {
+                    mutate(child, rest, how, with);
+                }
+            }
+            Value::Array(a) if !a.is_empty() => {
+                let n = first % a.len();
+                mutate(&mut a[n], rest, how, with);
+            }
+            _ => *v = with,
+        }
+    }
+
+    fn scalar() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            (-5i64..2000).prop_map(Value::from),
+            prop_oneof![Just(0.5f64), Just(1.5), Just(-0.1), Just(3.0), Just(1e300)]
+                .prop_map(Value::from),
+            "[a-z]{0,3}|fast|slow|paid|card|x{100,101}".prop_map(Value::from),
+            Just(json!({})),
+            Just(json!([])),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(600))]
+        /// On the workloads' own derived schemas, the runtime's validation (with its quick
+        /// check) accepts exactly what jsonschema accepts.
+        #[test]
+        fn validation_accepts_exactly_what_jsonschema_accepts(
+            path in proptest::collection::vec(0usize..12, 1..4),
+            how in 0u8..3,
+            with in scalar(),
+            medium in proptest::bool::ANY,
+        ) {
+            let reg = registry().unwrap();
+            let size = if medium { Size::Medium } else { Size::Small };
+            let entry = reg.get(size.tool_name()).unwrap();
+            let full = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(&entry.spec().parameters)
+                .unwrap();
+            let mut args: Value = serde_json::from_str(&size.args_json()).unwrap();
+            mutate(&mut args, &path, how, with);
+            proptest::prop_assert_eq!(
+                entry.validator.validate(&args).is_ok(),
+                full.is_valid(&args),
+                "{}", args
+            );
+        }
+    }
+
+    #[test]
+    fn an_invalid_call_still_reports_every_field() {
+        let rt = runtime().unwrap();
+        let args = r#"{"name": 5, "count": 2000, "ratio": 0.5, "enabled": true, "mode": "fsat"}"#;
+        let out: Value = serde_json::from_str(&block(runtime_call(
+            &rt,
+            "noop_small",
+            args,
+            &CallOptions {
+                strict: true,
+                ..CallOptions::default()
+            },
+        )))
+        .unwrap();
+        assert_eq!(out["status"], "error", "{out}");
+        assert_eq!(out["error"]["code"], "VALIDATION_ERROR", "{out}");
+        let paths: Vec<&str> = out["error"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["path"].as_str())
+            .collect();
+        for p in ["/name", "/count", "/mode"] {
+            assert!(paths.contains(&p), "{p} missing: {out}");
         }
     }
 

@@ -105,6 +105,9 @@ thread_local! {
     /// The watch of the attempt being polled on this thread: moved in for each poll of the
     /// attempt's future and moved back out after it (no reference count changes per poll).
     static CURRENT: std::cell::Cell<Option<BlockingWatch>> = const { std::cell::Cell::new(None) };
+    /// Whether the attempt being polled wants a watch made when a blocking body starts and
+    /// none is in scope yet ([`BlockingWatch::enter_lazily`]).
+    static LAZY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Puts the watch back where it came from, and the one it replaced back in scope, when a poll
@@ -112,12 +115,14 @@ thread_local! {
 struct Restore<'a> {
     slot: &'a mut Option<BlockingWatch>,
     prev: Option<BlockingWatch>,
+    prev_lazy: bool,
 }
 
 impl Drop for Restore<'_> {
     fn drop(&mut self) {
         let prev = self.prev.take();
         *self.slot = CURRENT.with(|c| c.replace(prev));
+        LAZY.with(|l| l.set(self.prev_lazy));
     }
 }
 
@@ -159,15 +164,34 @@ impl BlockingWatch {
     /// watch pays no reference count per poll. Scopes nest: the watch in scope before is in
     /// scope again after.
     pub fn enter_in<R>(slot: &mut Option<BlockingWatch>, f: impl FnOnce() -> R) -> R {
+        BlockingWatch::enter_with(slot, false, f)
+    }
+
+    /// [`BlockingWatch::enter_in`] for a slot that may stay empty: a watch is made (and left in
+    /// `slot` after `f`) only when a blocking body starts during `f`, so an attempt that runs
+    /// none costs no allocation.
+    pub fn enter_lazily<R>(slot: &mut Option<BlockingWatch>, f: impl FnOnce() -> R) -> R {
+        BlockingWatch::enter_with(slot, true, f)
+    }
+
+    fn enter_with<R>(slot: &mut Option<BlockingWatch>, lazy: bool, f: impl FnOnce() -> R) -> R {
         let prev = CURRENT.with(|c| c.replace(slot.take()));
-        let _restore = Restore { slot, prev };
+        let prev_lazy = LAZY.with(|l| l.replace(lazy));
+        let _restore = Restore {
+            slot,
+            prev,
+            prev_lazy,
+        };
         f()
     }
 
     /// The watch in scope, if any.
     pub fn current() -> Option<BlockingWatch> {
         CURRENT.with(|c| {
-            let w = c.take();
+            let w = match c.take() {
+                None if LAZY.with(std::cell::Cell::get) => Some(BlockingWatch::new()),
+                w => w,
+            };
             let copy = w.clone();
             c.set(w);
             copy
@@ -286,6 +310,30 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         assert_eq!(watch.running(), 0);
+    }
+
+    #[test]
+    fn a_lazy_scope_makes_its_watch_only_when_asked() {
+        let mut slot = None;
+        BlockingWatch::enter_lazily(&mut slot, || {});
+        assert!(slot.is_none(), "nothing started: no watch");
+        BlockingWatch::enter_lazily(&mut slot, || {
+            let made = BlockingWatch::current().unwrap();
+            // The same one for the rest of the scope.
+            assert!(Arc::ptr_eq(&made.0, &BlockingWatch::current().unwrap().0));
+            // A scope inside (another call's attempt) does not make one.
+            BlockingWatch::enter_in(&mut None, || assert!(BlockingWatch::current().is_none()));
+            assert!(Arc::ptr_eq(&made.0, &BlockingWatch::current().unwrap().0));
+        });
+        let made = slot.clone().unwrap();
+        // Kept by the slot and put back in scope by the next poll.
+        BlockingWatch::enter_lazily(&mut slot, || {
+            assert!(Arc::ptr_eq(&made.0, &BlockingWatch::current().unwrap().0));
+        });
+        assert!(
+            BlockingWatch::current().is_none(),
+            "no watch outside a scope"
+        );
     }
 
     #[test]

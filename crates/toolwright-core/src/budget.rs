@@ -35,6 +35,17 @@ fn serialized_len(v: &Value, limit: usize) -> usize {
 
 /// Whether `v` serialized fits in `limit` bytes.
 fn fits_in(v: &Value, limit: usize) -> bool {
+    // A scalar's serialized length has a small bound (a number is at most 24 bytes, a string's
+    // every byte at most a six-byte escape): most results are settled without serializing.
+    let bound = match v {
+        Value::Null | Value::Bool(_) => Some(5),
+        Value::Number(_) => Some(24),
+        Value::String(s) => Some(s.len().saturating_mul(6).saturating_add(2)),
+        Value::Array(_) | Value::Object(_) => None,
+    };
+    if bound.is_some_and(|b| b <= limit) {
+        return true;
+    }
     serialized_len(v, limit) <= limit
 }
 
@@ -288,6 +299,24 @@ pub fn apply_output_budget_in_place(outcome: &mut Outcome, limit: usize) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_scalar_bounds_hold() {
+        let scalars = [
+            json!(null),
+            json!(false),
+            json!(-1.7976931348623157e308),
+            json!(i64::MIN),
+            json!(u64::MAX),
+            json!(-2.2250738585072014e-308),
+            json!("\u{0}\u{1f}\"\\é"),
+        ];
+        for v in scalars {
+            let n = serde_json::to_string(&v).unwrap().len();
+            assert!(fits_in(&v, n), "{v}");
+            assert!(!fits_in(&v, n - 1), "{v}");
+        }
+    }
 
     #[test]
     fn the_counted_length_is_the_serialized_length() {

@@ -5,6 +5,8 @@ use crate::shared_str::SharedStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod json;
+
 /// The overall result of a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -386,6 +386,8 @@ async fn settle(
 pub struct GuardedCall {
     entry: Arc<ToolEntry>,
     watch: Option<crate::blocking::BlockingWatch>,
+    /// The watch is made when a blocking body starts ([`GuardedCall::watch_lazily`]).
+    lazy: bool,
     state: Guarded,
 }
 
@@ -415,8 +417,24 @@ impl GuardedCall {
         GuardedCall {
             entry,
             watch,
+            lazy: false,
             state: Guarded::NotStarted(args, ctx),
         }
+    }
+
+    /// Counts the sync bodies the call starts on a watch made only when the first one starts
+    /// (most calls start none: no allocation); [`GuardedCall::watch`] gives it to whoever has
+    /// to read it (a deadline).
+    #[must_use]
+    pub fn watch_lazily(mut self) -> Self {
+        self.lazy = true;
+        self
+    }
+
+    /// The call's watch: the one it was made with, the one made when a sync body started, or
+    /// (for a call watched lazily that started none yet) a new one it counts on from now.
+    pub fn watch(&mut self) -> crate::blocking::BlockingWatch {
+        self.watch.get_or_insert_with(Default::default).clone()
     }
 
     fn step(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Outcome> {
@@ -455,11 +473,15 @@ impl std::future::Future for GuardedCall {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Outcome> {
         let this = self.get_mut();
-        if this.watch.is_none() {
+        if this.watch.is_none() && !this.lazy {
             return this.step(cx);
         }
         let mut watch = this.watch.take();
-        let polled = crate::blocking::BlockingWatch::enter_in(&mut watch, || this.step(cx));
+        let polled = if this.lazy {
+            crate::blocking::BlockingWatch::enter_lazily(&mut watch, || this.step(cx))
+        } else {
+            crate::blocking::BlockingWatch::enter_in(&mut watch, || this.step(cx))
+        };
         this.watch = watch;
         polled
     }

@@ -7,6 +7,8 @@ use crate::suggest::closest;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 
+mod fast;
+
 /// At most this many field errors are reported for one call; the rest are counted.
 pub const MAX_FIELD_ERRORS: usize = 20;
 /// How deep coercion follows the schema (guards against recursive `$ref`s).
@@ -31,9 +33,16 @@ const MAX_SCHEMA_DEPTH: usize = 32;
 /// registration, and then dropped; it is compiled again on the first call and kept. A server
 /// holding a thousand tools of which a few are called pays the memory of the few (about 4 KiB
 /// per compiled schema here).
+///
+/// Valid arguments of the usual schemas (what schemars derives from a Rust type) are recognised
+/// by a quick check planned from the schema, which never accepts what the compiled validator
+/// rejects; anything it cannot decide, and every failure with its report, goes through the
+/// compiled validator.
 pub struct ArgValidator {
     schema: Value,
     compiled: std::sync::OnceLock<Result<jsonschema::Validator, SchemaError>>,
+    /// The quick check (planned on first use; `None` when the schema's root is not modelled).
+    quick: std::sync::OnceLock<Option<fast::Node>>,
 }
 
 /// A schema that does not compile as JSON Schema draft 2020-12.
@@ -78,7 +87,26 @@ impl ArgValidator {
         Ok(ArgValidator {
             schema: schema.clone(),
             compiled: std::sync::OnceLock::new(),
+            quick: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Whether the quick check knows `args` to be valid (then the compiled validator is not
+    /// run).
+    fn quickly_valid(&self, args: &Value) -> bool {
+        self.quick
+            .get_or_init(|| fast::plan(&self.schema))
+            .as_ref()
+            .is_some_and(|plan| plan.check(args) == fast::Verdict::Valid)
+    }
+
+    /// Whether valid arguments of this schema can be recognised without the compiled
+    /// validator: the schema's root is one the quick check models (its parts may still be
+    /// left to the compiled validator).
+    pub fn has_quick_check(&self) -> bool {
+        self.quick
+            .get_or_init(|| fast::plan(&self.schema))
+            .is_some()
     }
 
     /// The compiled schema (compiled on first use).
@@ -100,7 +128,7 @@ impl ArgValidator {
     /// A `VALIDATION_ERROR` with every violation in `fields`.
     pub fn check(&self, args: Value, lenient: bool) -> Result<(Value, Vec<Coercion>), ToolError> {
         // Valid arguments (the common case) are checked once, not once more after coercion.
-        if self.compiled()?.is_valid(&args) {
+        if self.quickly_valid(&args) || self.compiled()?.is_valid(&args) {
             return Ok((args, Vec::new()));
         }
         let (args, coerced) = if lenient {
@@ -121,6 +149,9 @@ impl ArgValidator {
     /// # Errors
     /// A `VALIDATION_ERROR` with every violation in `fields`.
     pub fn validate(&self, args: &Value) -> Result<(), ToolError> {
+        if self.quickly_valid(args) {
+            return Ok(());
+        }
         let compiled = self.compiled()?;
         if compiled.is_valid(args) {
             return Ok(());
@@ -897,9 +928,12 @@ mod tests {
             v.compiled.get().is_none(),
             "not compiled before the first call"
         );
+        // Valid arguments of a schema the quick check models do not need the compiled
+        // validator; the first call that fails compiles it for the report.
         assert!(v.validate(&json!({"a": 1})).is_ok());
-        assert!(v.compiled.get().is_some());
+        assert!(v.compiled.get().is_none());
         assert!(v.validate(&json!({"a": "x"})).is_err());
+        assert!(v.compiled.get().is_some());
     }
 
     #[test]

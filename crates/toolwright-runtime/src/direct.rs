@@ -58,13 +58,22 @@ impl Direct {
         // As the deadline policy does, counting from the call's start (no second clock read);
         // a kept request holds the token the deadline cancels (no copy of it for the deadline).
         let start = tokio::time::Instant::from_std(start);
-        let deadline = Deadline::arm_from(&mut first, self.default_timeout, start, kept.is_some());
+        // The attempt makes its blocking watch only when a sync body starts (most start none);
+        // the deadline is given it before it waits.
+        let deadline = Deadline::arm_from(
+            &mut first,
+            self.default_timeout,
+            start,
+            kept.is_some(),
+            true,
+        );
         if deadline.host_cancelled() {
             return DirectCall {
                 state: State::Slow(Box::pin(std::future::ready(timeout::cancelled_outcome()))),
             };
         }
-        DirectCall::first(service::run_inline(first), Some(deadline), kept, self)
+        let attempt = service::run_inline(first).watch_lazily();
+        DirectCall::first(attempt, Some(deadline), kept, self)
     }
 }
 
@@ -138,6 +147,7 @@ impl First {
                     if let Some(kept) = &this.kept {
                         deadline.use_token(&kept.cancel);
                     }
+                    deadline.use_watch(this.attempt.watch());
                     deadline.wait(Pin::new(&mut this.attempt)).await
                 }
                 None => (&mut this.attempt).await,

@@ -75,7 +75,9 @@ pub(crate) struct Deadline {
     /// kept for retries holds the same token: [`Deadline::use_token`] gives it before waiting.
     token: Option<CancellationToken>,
     entry: Arc<toolwright_core::ToolEntry>,
-    watch: BlockingWatch,
+    /// The attempt's watch. `None` only on the direct path, whose attempt makes its watch when
+    /// a sync body starts: [`Deadline::use_watch`] gives it before waiting.
+    watch: Option<BlockingWatch>,
     deadline: tokio::time::Instant,
     limit: Duration,
 }
@@ -86,17 +88,20 @@ impl Deadline {
     /// child of the host's (cancelled by the host or by us); sync bodies it starts are counted
     /// on the attempt's watch.
     pub(crate) fn arm(req: &mut Request, default: Duration) -> Deadline {
-        Deadline::arm_from(req, default, tokio::time::Instant::now(), false)
+        Deadline::arm_from(req, default, tokio::time::Instant::now(), false, false)
     }
 
     /// [`Deadline::arm`] counting from `start`; when `token_kept`, the request's own token is
     /// not copied (the caller keeps a request that holds it and gives it with
-    /// [`Deadline::use_token`] before [`Deadline::wait`]).
+    /// [`Deadline::use_token`] before [`Deadline::wait`]); when `lazy_watch`, no watch is made
+    /// (the caller's attempt makes one when a sync body starts, and the caller gives it with
+    /// [`Deadline::use_watch`] before [`Deadline::wait`]).
     pub(crate) fn arm_from(
         req: &mut Request,
         default: Duration,
         start: tokio::time::Instant,
         token_kept: bool,
+        lazy_watch: bool,
     ) -> Deadline {
         let limit = deadline_for(req.entry.spec(), default);
         let deadline = start + limit;
@@ -108,8 +113,8 @@ impl Deadline {
             req.cancel = token.clone();
             (Some(host), Some(token))
         };
-        let watch = BlockingWatch::new();
-        req.watch = Some(watch.clone());
+        let watch = (!lazy_watch).then(BlockingWatch::new);
+        req.watch.clone_from(&watch);
         Deadline {
             host,
             token,
@@ -117,6 +122,13 @@ impl Deadline {
             watch,
             deadline,
             limit,
+        }
+    }
+
+    /// The attempt's watch, when [`Deadline::arm_from`] made none.
+    pub(crate) fn use_watch(&mut self, watch: BlockingWatch) {
+        if self.watch.is_none() {
+            self.watch = Some(watch);
         }
     }
 
@@ -184,7 +196,7 @@ impl Deadline {
                 if let Some(t) = &token {
                     t.cancel();
                 }
-                timed_out(&entry.spec().name, limit, &watch)
+                timed_out(&entry.spec().name, limit, watch.as_ref())
             }
         }
     }
@@ -193,9 +205,9 @@ impl Deadline {
 /// The `TIMEOUT` answer. When a sync body of the call is still running (it cannot be
 /// cancelled), the answer says so: `meta.still_running`, not retryable, so neither the runtime
 /// nor the model starts the work a second time while the first may still take effect.
-fn timed_out(name: &str, limit: Duration, watch: &BlockingWatch) -> Outcome {
+fn timed_out(name: &str, limit: Duration, watch: Option<&BlockingWatch>) -> Outcome {
     let ms = limit.as_millis();
-    if watch.running() == 0 {
+    if watch.is_none_or(|w| w.running() == 0) {
         tracing::warn!(tool = %name, limit_ms = ms as u64, "tool timed out");
         return Outcome::from_error(
             ToolError::timeout(format!(
