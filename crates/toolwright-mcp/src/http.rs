@@ -1,5 +1,6 @@
-//! The Streamable HTTP server (feature `http-server`): rmcp's `StreamableHttpService` mounted in
-//! axum, with bearer-token auth, Host/Origin allow-lists against DNS rebinding, and bounds on
+//! The Streamable HTTP server (feature `http-server`): rmcp's `StreamableHttpService`, called
+//! straight from our accept loop for the MCP path (the operator endpoints are an axum router),
+//! with bearer-token auth, Host/Origin allow-lists against DNS rebinding, and bounds on
 //! everything a client can hold: a request body limit (an over-long declared `Content-Length`
 //! answers 413 before any byte of the body is read), a body read timeout, a header read timeout
 //! and a connection cap with load shedding (`http_conn.rs`), and MCP sessions with an idle TTL
