@@ -8,6 +8,7 @@
 //! ```text
 //! cargo run --release -p toolwright-mcp --features http-server --example rmcp_floor -- \
 //!     --http 127.0.0.1:0 [--stateless --json-response] [--workers 1]
+//! cargo run --release -p toolwright-mcp --features http-server --example rmcp_floor -- --stdio
 //! ```
 //!
 //! The transport settings follow `toolwright serve --http` for each benchmark pairing: sessions
@@ -17,7 +18,9 @@
 //! default: one current-thread runtime; `N > 1` a multi-thread runtime), TCP_NODELAY like
 //! toolwright's accept loop. It is served with `axum::serve` (no connection cap, header or body
 //! timeouts, bearer-token guard: that is part of what toolwright adds). The URL is printed on
-//! stderr: `rmcp floor MCP server on http://…/mcp`.
+//! stderr: `rmcp floor MCP server on http://…/mcp`. `--stdio` serves the same tool over
+//! stdin/stdout instead (rmcp's `stdio()` transport, as `toolwright serve --stdio`), until stdin
+//! closes; `bench/mcp_callgrind.sh` drives it that way.
 
 use axum::serve::ListenerExt;
 use rmcp::handler::server::tool::ToolRouter;
@@ -26,7 +29,7 @@ use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -162,10 +165,11 @@ impl ServerHandler for Floor {
     }
 }
 
-/// Command line: `--http ADDR`, `--stateless`, `--json-response`, `--workers N`.
+/// Command line: `--http ADDR`, `--stateless`, `--json-response`, `--workers N`, `--stdio`.
 #[derive(Debug)]
 struct Opts {
     addr: SocketAddr,
+    stdio: bool,
     stateless: bool,
     json_response: bool,
     workers: usize,
@@ -174,6 +178,7 @@ struct Opts {
 fn parse_opts() -> Result<Opts, String> {
     let mut o = Opts {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        stdio: false,
         stateless: false,
         json_response: false,
         workers: 1,
@@ -185,6 +190,7 @@ fn parse_opts() -> Result<Opts, String> {
                 let v = it.next().ok_or("--http needs ADDR")?;
                 o.addr = v.parse().map_err(|e| format!("--http {v}: {e}"))?;
             }
+            "--stdio" => o.stdio = true,
             "--stateless" => o.stateless = true,
             "--json-response" => o.json_response = true,
             "--workers" => {
@@ -200,7 +206,19 @@ fn parse_opts() -> Result<Opts, String> {
     Ok(o)
 }
 
+/// Serves over stdin/stdout until the client closes stdin.
+async fn serve_stdio(table: Arc<RatesTable>) -> Result<(), String> {
+    let running = Floor::new(table)
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| e.to_string())?;
+    running.waiting().await.map(drop).map_err(|e| e.to_string())
+}
+
 async fn serve(opts: Opts, table: Arc<RatesTable>) -> Result<(), String> {
+    if opts.stdio {
+        return serve_stdio(table).await;
+    }
     // As `toolwright_mcp::bind_http` configures rmcp for loopback, from the same defaults
     // (allow-lists, body limit), and the same modes.
     let defaults = toolwright_mcp::HttpOptions::new(opts.addr);

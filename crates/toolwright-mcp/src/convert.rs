@@ -38,7 +38,13 @@ pub(crate) fn raw_blocks(out: &Outcome) -> Option<&Vec<Value>> {
 /// The text rendering of an envelope sent next to `structuredContent` (compact JSON, as the MCP
 /// specification recommends for clients that only read text).
 pub fn envelope_text(out: &Outcome) -> String {
-    serde_json::to_string(out).unwrap_or_else(|_| out.message.clone())
+    // Room for a typical envelope up front (serde_json starts at 128 bytes and doubles).
+    let mut buf = Vec::with_capacity(1024);
+    match serde_json::to_writer(&mut buf, out) {
+        // serde_json writes valid UTF-8 only.
+        Ok(()) => String::from_utf8(buf).unwrap_or_else(|_| out.message.clone()),
+        Err(_) => out.message.clone(),
+    }
 }
 
 /// The MCP `tools/list` entry of `spec`: the schema passed through unchanged as `inputSchema`,

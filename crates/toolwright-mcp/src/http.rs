@@ -1,5 +1,6 @@
-//! The Streamable HTTP server (feature `http-server`): rmcp's `StreamableHttpService` mounted in
-//! axum, with bearer-token auth, Host/Origin allow-lists against DNS rebinding, and bounds on
+//! The Streamable HTTP server (feature `http-server`): rmcp's `StreamableHttpService`, called
+//! straight from our accept loop for the MCP path (the operator endpoints are an axum router),
+//! with bearer-token auth, Host/Origin allow-lists against DNS rebinding, and bounds on
 //! everything a client can hold: a request body limit (an over-long declared `Content-Length`
 //! answers 413 before any byte of the body is read), a body read timeout, a header read timeout
 //! and a connection cap with load shedding (`http_conn.rs`), and MCP sessions with an idle TTL
@@ -11,14 +12,13 @@
 //! and is cut at its deadline (408).
 
 use crate::error::McpError;
-use crate::http_conn::{ConnLimits, ConnState};
+use crate::http_conn::{ConnLimits, ConnState, RespBody};
 use crate::server::McpServer;
 use crate::sessions::{BoundedSessions, SessionLimits};
 use axum::Router;
-use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use hyper::body::Incoming;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::future::Future;
@@ -130,7 +130,7 @@ impl HttpOptions {
 /// A bound HTTP MCP server, ready to [`run`](HttpServer::run).
 pub struct HttpServer {
     listener: tokio::net::TcpListener,
-    router: Router,
+    app: Arc<App>,
     ct: CancellationToken,
     local: SocketAddr,
     path: String,
@@ -215,7 +215,7 @@ impl HttpServer {
             ct.cancel();
             signal.cancel();
         });
-        crate::http_conn::serve(self.listener, self.router, self.connections, stop.clone()).await;
+        crate::http_conn::serve(self.listener, self.app, self.connections, stop.clone()).await;
         stop.cancel();
         if let Some(s) = sweeper {
             let _ = s.await;
@@ -263,30 +263,27 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
         .with_cancellation_token(ct.clone())
         .with_legacy_session_mode(!options.stateless)
         .with_json_response(options.stateless && options.json_response);
-    let (router, sessions) = if options.stateless {
+    let (mcp, sessions) = if options.stateless {
         let service = StreamableHttpService::new(
             move || Ok(server.stateless_request()),
             Arc::new(NeverSessionManager::default()),
             config,
         );
-        (Router::new().route_service(&options.path, service), None)
+        (Mcp::Stateless(service), None)
     } else {
         let sessions = Arc::new(BoundedSessions::new(options.sessions));
         let service =
             StreamableHttpService::new(move || Ok(server.new_session()), sessions.clone(), config);
-        (
-            Router::new().route_service(&options.path, service),
-            Some(sessions),
-        )
+        (Mcp::Sessions(service), Some(sessions))
     };
     let closing = Arc::new(AtomicBool::new(false));
-    let guard = Arc::new(Guard {
+    let guard = Guard {
         token: options.token.clone(),
         max_body: options.max_body_bytes,
         body_timeout: options.body_timeout,
         sessions: sessions.clone(),
         closing: closing.clone(),
-    });
+    };
     let draining = Arc::new(AtomicBool::new(false));
     let ops = Arc::new(crate::ops::Ops {
         runtime: runtime.clone(),
@@ -295,15 +292,18 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
         metrics: options.metrics.clone(),
         draining: draining.clone(),
     });
-    // The operator endpoints have their own checks: the guard is for /mcp only.
-    let router = router
-        .layer(axum::middleware::from_fn_with_state(guard, guard_request))
-        .merge(crate::ops::router(ops));
+    // The operator endpoints have their own checks: the guard is for the MCP path only.
+    let app = Arc::new(App {
+        path: options.path.clone(),
+        guard,
+        mcp,
+        ops: crate::ops::router(ops),
+    });
     let listener = tokio::net::TcpListener::bind(options.addr).await?;
     let local = listener.local_addr()?;
     Ok(HttpServer {
         listener,
-        router,
+        app,
         ct,
         local,
         path: options.path,
@@ -316,7 +316,76 @@ pub async fn bind_http(server: McpServer, options: HttpOptions) -> Result<HttpSe
     })
 }
 
-/// What [`guard_request`] checks against.
+/// The MCP endpoint's rmcp service, in the server's mode.
+enum Mcp {
+    Stateless(StreamableHttpService<McpServer, NeverSessionManager>),
+    Sessions(StreamableHttpService<McpServer, BoundedSessions>),
+}
+
+/// Everything the HTTP endpoint answers: the MCP path (the guard, then rmcp's service, called
+/// directly: no router, middleware or per-request copy of rmcp's service and its settings on
+/// the way) and the operator endpoints (an axum router).
+pub(crate) struct App {
+    path: String,
+    guard: Guard,
+    mcp: Mcp,
+    ops: Router,
+}
+
+impl App {
+    /// Answers one request that came on `conn`.
+    pub(crate) async fn serve(
+        &self,
+        req: hyper::Request<Incoming>,
+        conn: &ConnState,
+    ) -> hyper::Response<RespBody> {
+        if req.uri().path() != self.path {
+            return match tower::ServiceExt::oneshot(self.ops.clone(), req).await {
+                Ok(resp) => resp.map(RespBody::Axum),
+                Err(never) => match never {},
+            };
+        }
+        if let Some(refused) = self.guard.check(&req, conn) {
+            return refused.map(RespBody::Axum);
+        }
+        // The body streams on to rmcp, which enforces the size limit as it reads (413); here
+        // it is only cut at the body deadline (408). No copy, and no timer unless the body has
+        // to be waited for.
+        let timed_out = Arc::new(AtomicBool::new(false));
+        let (parts, body) = req.into_parts();
+        let body = DeadlineBody {
+            inner: body,
+            deadline: tokio::time::Instant::now() + self.guard.body_timeout,
+            sleep: None,
+            timed_out: timed_out.clone(),
+        };
+        let req = hyper::Request::from_parts(parts, body);
+        let mut resp = match &self.mcp {
+            Mcp::Stateless(service) => service.handle(req).await,
+            Mcp::Sessions(service) => service.handle(req).await,
+        };
+        if timed_out.load(Ordering::Acquire) {
+            return (
+                StatusCode::REQUEST_TIMEOUT,
+                [(header::CONNECTION, "close")],
+                format!(
+                    "Request Timeout: the body did not arrive within {} s",
+                    self.guard.body_timeout.as_secs()
+                ),
+            )
+                .into_response()
+                .map(RespBody::Axum);
+        }
+        if resp.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            // The rest of the body was not read: the connection cannot carry another request.
+            resp.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        resp.map(RespBody::Mcp)
+    }
+}
+
+/// What every MCP request is checked against before rmcp sees it.
 struct Guard {
     token: Option<String>,
     max_body: usize,
@@ -326,87 +395,61 @@ struct Guard {
     closing: Arc<AtomicBool>,
 }
 
-/// The checks every request passes before rmcp sees it (see the module docs for the order).
-async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
-    if guard.closing.load(Ordering::Acquire) {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            [(header::CONNECTION, "close"), (header::RETRY_AFTER, "1")],
-            "Service Unavailable: this replica is shutting down; retry (another replica answers)",
-        )
-            .into_response();
-    }
-    if let Some(expected) = &guard.token {
-        if !bearer_matches(&req, expected) {
-            return unauthorized();
+impl Guard {
+    /// The checks before the body is read (see the module docs for the order): the answer
+    /// when the request is refused.
+    fn check<B>(&self, req: &hyper::Request<B>, conn: &ConnState) -> Option<Response> {
+        if self.closing.load(Ordering::Acquire) {
+            return Some(
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [(header::CONNECTION, "close"), (header::RETRY_AFTER, "1")],
+                    "Service Unavailable: this replica is shutting down; retry (another replica \
+                     answers)",
+                )
+                    .into_response(),
+            );
         }
-        if let Some(conn) = req.extensions().get::<Arc<ConnState>>() {
+        if let Some(expected) = &self.token {
+            if !bearer_matches(req, expected) {
+                return Some(unauthorized());
+            }
             conn.mark_authenticated();
         }
-    }
-    let declared = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > guard.max_body as u64) {
-        return too_large(guard.max_body);
-    }
-    if let Some(sessions) = &guard.sessions {
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if declared.is_some_and(|n| n > self.max_body as u64) {
+            return Some(too_large(self.max_body));
+        }
+        let sessions = self.sessions.as_ref()?;
         let session = req
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok());
         match (req.method(), session) {
             (&Method::POST, None) if sessions.len() >= sessions.limits().max => {
-                return too_many_sessions(sessions.limits());
+                Some(too_many_sessions(sessions.limits()))
             }
-            (&Method::DELETE, Some(id)) if !sessions.contains(id) => {
-                return (
+            (&Method::DELETE, Some(id)) if !sessions.contains(id) => Some(
+                (
                     StatusCode::NOT_FOUND,
                     [(header::CONNECTION, "close")],
                     "Not Found: no MCP session has this Mcp-Session-Id",
                 )
-                    .into_response();
-            }
-            _ => {}
+                    .into_response(),
+            ),
+            _ => None,
         }
     }
-    // The body streams on to rmcp, which enforces the size limit as it reads (413); here it is
-    // only cut at the body deadline (408). No copy, and no timer unless the body has to be
-    // waited for.
-    let timed_out = Arc::new(AtomicBool::new(false));
-    let (parts, body) = req.into_parts();
-    let body = axum::body::Body::new(DeadlineBody {
-        inner: body,
-        deadline: tokio::time::Instant::now() + guard.body_timeout,
-        sleep: None,
-        timed_out: timed_out.clone(),
-    });
-    let mut resp = next.run(Request::from_parts(parts, body)).await;
-    if timed_out.load(Ordering::Acquire) {
-        return (
-            StatusCode::REQUEST_TIMEOUT,
-            [(header::CONNECTION, "close")],
-            format!(
-                "Request Timeout: the body did not arrive within {} s",
-                guard.body_timeout.as_secs()
-            ),
-        )
-            .into_response();
-    }
-    if resp.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        // The rest of the body was not read: the connection cannot carry another request.
-        resp.headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    }
-    resp
 }
 
 /// A request body cut at a deadline: past it, the next read fails and `timed_out` is set. The
 /// timer is armed only when a read has to wait (a body already received costs no timer).
 struct DeadlineBody {
-    inner: axum::body::Body,
+    inner: Incoming,
     deadline: tokio::time::Instant,
     sleep: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
     timed_out: Arc<AtomicBool>,
@@ -423,7 +466,7 @@ impl http_body::Body for DeadlineBody {
         use std::task::Poll;
         let this = &mut *self;
         if let Poll::Ready(frame) = std::pin::Pin::new(&mut this.inner).poll_frame(cx) {
-            return Poll::Ready(frame);
+            return Poll::Ready(frame.map(|f| f.map_err(axum::Error::new)));
         }
         let deadline = this.deadline;
         let sleep = this
@@ -445,7 +488,7 @@ impl http_body::Body for DeadlineBody {
     }
 }
 
-pub(crate) fn bearer_matches(req: &Request, expected: &str) -> bool {
+pub(crate) fn bearer_matches<B>(req: &hyper::Request<B>, expected: &str) -> bool {
     req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

@@ -8,8 +8,8 @@
 //! half-open connections (a slowloris, thousands of idle sockets) cannot lock out a client
 //! whose requests are being answered, and an authenticated client gets in by displacing them.
 
-use axum::Router;
-use axum::body::Body;
+use crate::http::App;
+use axum::body::{Body, Bytes};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::collections::HashMap;
@@ -118,14 +118,53 @@ impl Drop for Active {
     }
 }
 
+/// A response body: rmcp's (the MCP endpoint) or axum's (refusals, the operator endpoints).
+pub(crate) enum RespBody {
+    /// rmcp's answer, as it comes (a JSON body or an SSE stream).
+    Mcp(http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>),
+    /// Anything else.
+    Axum(Body),
+}
+
+impl http_body::Body for RespBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        match self.get_mut() {
+            RespBody::Mcp(b) => Pin::new(b)
+                .poll_frame(cx)
+                .map(|f| f.map(|f| f.map_err(|never| match never {}))),
+            RespBody::Axum(b) => Pin::new(b).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            RespBody::Mcp(b) => b.is_end_stream(),
+            RespBody::Axum(b) => b.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self {
+            RespBody::Mcp(b) => b.size_hint(),
+            RespBody::Axum(b) => b.size_hint(),
+        }
+    }
+}
+
 /// A response body that keeps its request counted as active while it streams (SSE).
 struct TrackedBody {
-    inner: Body,
+    inner: RespBody,
     _active: Active,
 }
 
 impl http_body::Body for TrackedBody {
-    type Data = axum::body::Bytes;
+    type Data = Bytes;
     type Error = axum::Error;
 
     fn poll_frame(
@@ -148,7 +187,7 @@ impl http_body::Body for TrackedBody {
 /// `limits.drain` to finish.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
-    router: Router,
+    app: Arc<App>,
     limits: ConnLimits,
     shutdown: CancellationToken,
 ) {
@@ -178,10 +217,10 @@ pub(crate) async fn serve(
             continue;
         };
         let conns = conns.clone();
-        let router = router.clone();
+        let app = app.clone();
         let shutdown = shutdown.clone();
         tasks.spawn(async move {
-            serve_one(tcp, router, state, limits, shutdown).await;
+            serve_one(tcp, app, state, limits, shutdown).await;
             conns.remove(id);
         });
     }
@@ -207,26 +246,21 @@ async fn refuse(mut tcp: tokio::net::TcpStream) {
 
 async fn serve_one(
     tcp: tokio::net::TcpStream,
-    router: Router,
+    app: Arc<App>,
     state: Arc<ConnState>,
     limits: ConnLimits,
     shutdown: CancellationToken,
 ) {
     let conn = state.clone();
-    let svc = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
-        req.extensions_mut().insert(conn.clone());
+    let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
         let active = Active::new(conn.clone());
-        let router = router.clone();
+        let app = app.clone();
         async move {
-            let resp = tower::ServiceExt::oneshot(router, req).await;
-            resp.map(|r| {
-                r.map(|inner| {
-                    Body::new(TrackedBody {
-                        inner,
-                        _active: active,
-                    })
-                })
-            })
+            let resp = app.serve(req, &active.0).await;
+            Ok::<_, std::convert::Infallible>(resp.map(|inner| TrackedBody {
+                inner,
+                _active: active,
+            }))
         }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();

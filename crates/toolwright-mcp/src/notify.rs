@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use toolwright_core::{ToolContext, ToolError};
 
@@ -41,29 +41,26 @@ pub(crate) enum Outgoing {
     },
 }
 
-type Hub = Mutex<HashMap<String, mpsc::UnboundedSender<Outgoing>>>;
+type Hub = Mutex<HashMap<Arc<str>, mpsc::UnboundedSender<Outgoing>>>;
 
 static HUB: LazyLock<Hub> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
-fn hub() -> std::sync::MutexGuard<'static, HashMap<String, mpsc::UnboundedSender<Outgoing>>> {
+fn hub() -> std::sync::MutexGuard<'static, HashMap<Arc<str>, mpsc::UnboundedSender<Outgoing>>> {
     HUB.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Registers a call; messages for it arrive on the receiver until the scope is dropped.
 pub(crate) struct CallScope {
-    call_id: String,
+    /// The hub's key (one copy of the id, shared with the hub).
+    call_id: Arc<str>,
 }
 
 impl CallScope {
     pub(crate) fn open(call_id: &str) -> (CallScope, mpsc::UnboundedReceiver<Outgoing>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        hub().insert(call_id.to_string(), tx);
-        (
-            CallScope {
-                call_id: call_id.to_string(),
-            },
-            rx,
-        )
+        let call_id: Arc<str> = Arc::from(call_id);
+        hub().insert(call_id.clone(), tx);
+        (CallScope { call_id }, rx)
     }
 }
 

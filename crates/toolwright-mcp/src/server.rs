@@ -276,7 +276,10 @@ impl McpServer {
             session_id: (!self.session.anonymous).then(|| self.session.id.clone()),
             step: self.session.step.load(Ordering::Relaxed),
             strict: false,
-            cancel: Some(context.ct.child_token()),
+            // The request's own token, not a child of it: the runtime never cancels a host's
+            // token (its deadline cancels a child it makes), so only the client's cancellation
+            // reaches it.
+            cancel: Some(context.ct.clone()),
             caller: caller_of(context),
         }
     }
