@@ -96,6 +96,10 @@ struct Session {
     /// derived idempotency keys are then the same on every replica, and no retry budget
     /// applies).
     anonymous: bool,
+    /// Cancelled when the client's input ends (set by [`serve_io`]): what waits for the client
+    /// (an approval asked through elicitation) stops waiting then, instead of holding the
+    /// session open until rmcp's drain deadline.
+    input_closed: std::sync::OnceLock<tokio_util::sync::CancellationToken>,
 }
 
 static SESSIONS: AtomicU64 = AtomicU64::new(1);
@@ -109,6 +113,7 @@ impl Session {
             min_log: AtomicU8::new(0),
             step: AtomicU32::new(0),
             anonymous: false,
+            input_closed: std::sync::OnceLock::new(),
         })
     }
 
@@ -118,6 +123,7 @@ impl Session {
             min_log: AtomicU8::new(0),
             step: AtomicU32::new(0),
             anonymous: true,
+            input_closed: std::sync::OnceLock::new(),
         })
     }
 }
@@ -367,7 +373,15 @@ impl McpServer {
                 }
             }
         });
-        match send_client_request(&context.peer, request).await {
+        let asked = send_client_request(&context.peer, request);
+        let answer = match self.session.input_closed.get() {
+            Some(closed) => tokio::select! {
+                answer = asked => answer,
+                () = closed.cancelled() => Err("the client closed its input".to_string()),
+            },
+            None => asked.await,
+        };
+        match answer {
             Ok(answer) => {
                 let accepted = answer.get("action").and_then(Value::as_str) == Some("accept")
                     && answer.pointer("/content/approve").and_then(Value::as_bool) == Some(true);
@@ -683,6 +697,8 @@ pub async fn serve_stdio(server: McpServer) -> Result<(), McpError> {
 }
 
 /// Serves `server` over a byte stream (newline-delimited JSON-RPC) until it closes or SIGINT.
+/// When the input ends, an approval still waiting on the client (elicitation) is given up at
+/// once (the call is answered with its preview, and not run), so the session ends promptly.
 ///
 /// # Errors
 /// The MCP handshake failed.
@@ -691,6 +707,13 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
+    let closed = tokio_util::sync::CancellationToken::new();
+    let _ = server.session.input_closed.set(closed.clone());
+    let _closed_on_return = closed.clone().drop_guard();
+    let read = InputEnd {
+        inner: read,
+        closed,
+    };
     let running = server
         .serve((read, write))
         .await
@@ -705,6 +728,33 @@ where
         }
     }
     Ok(())
+}
+
+/// A session's input that cancels `closed` when it ends (end of file or a read error).
+struct InputEnd<R> {
+    inner: R,
+    closed: tokio_util::sync::CancellationToken,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for InputEnd<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let asked = buf.remaining() > 0;
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        let ended = match &polled {
+            std::task::Poll::Ready(Ok(())) => asked && buf.filled().len() == before,
+            std::task::Poll::Ready(Err(_)) => true,
+            std::task::Poll::Pending => false,
+        };
+        if ended {
+            self.closed.cancel();
+        }
+        polled
+    }
 }
 
 /// The caller of an HTTP request: a digest of its bearer token (never the token itself), so

@@ -445,3 +445,64 @@ async fn paginated_tool_list_gives_every_tool_exactly_once() {
     assert_eq!(names, want);
     assert_eq!(tools, server.tool_list());
 }
+
+/// A client that can answer elicitation asks for an approval, then closes its end without
+/// answering: the session ends at once (the approval is given up, the tool does not run),
+/// not after rmcp's drain deadline (5 s) that a pending answer would otherwise hold it to.
+#[tokio::test]
+async fn closing_the_input_gives_up_a_pending_approval() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let reg = Arc::new(Registry::new());
+    let ran = Arc::new(AtomicBool::new(false));
+    let flag = ran.clone();
+    reg.register(FnTool::new(
+        ToolSpec::new(
+            "wipe",
+            "Wipe the disk. Use this when asked to wipe.",
+            json!({"type": "object", "properties": {}}),
+        )
+        .side_effects(SideEffects::Destructive),
+        move |_, _| {
+            let flag = flag.clone();
+            async move {
+                flag.store(true, Ordering::SeqCst);
+                Ok(ToolOutput::Data(json!({"wiped": true})))
+            }
+        },
+    ))
+    .unwrap();
+    let server = McpServer::new(Runtime::new(reg), ServerOptions::default());
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    let session = tokio::spawn(async move { serve_io(server, sr, sw).await });
+    let (mut cr, mut cw) = tokio::io::split(client_end);
+    let frames = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wipe"}}),
+    ];
+    for f in frames {
+        cw.write_all(format!("{f}\n").as_bytes()).await.unwrap();
+    }
+    // Wait for the server's elicitation request, then close without answering.
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("elicitation/create") {
+        let n = tokio::time::timeout(Duration::from_secs(10), cr.read(&mut buf))
+            .await
+            .expect("the server never asked for the approval")
+            .unwrap();
+        assert!(n > 0, "the server closed before asking");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    cw.shutdown().await.unwrap();
+    drop(cw);
+    let ended = tokio::time::timeout(Duration::from_secs(3), session).await;
+    assert!(
+        ended.is_ok(),
+        "the session was still open 3 s after the client closed its input"
+    );
+    assert!(!ran.load(Ordering::SeqCst), "the tool ran without approval");
+}
