@@ -251,30 +251,38 @@ impl rmcp::ClientHandler for Approver {
     }
 }
 
+/// A server with one destructive tool, `wipe`, and the flag it sets when it runs.
+fn wipe_server() -> (McpServer, Arc<AtomicBool>) {
+    let reg = Arc::new(Registry::new());
+    let ran = Arc::new(AtomicBool::new(false));
+    let flag = ran.clone();
+    reg.register(FnTool::new(
+        ToolSpec::new(
+            "wipe",
+            "Wipe the disk. Use this when asked to wipe.",
+            json!({"type": "object", "properties": {}}),
+        )
+        .side_effects(SideEffects::Destructive),
+        move |_, _| {
+            let flag = flag.clone();
+            async move {
+                flag.store(true, Ordering::SeqCst);
+                Ok(ToolOutput::Data(json!({"wiped": true})))
+            }
+        },
+    ))
+    .unwrap();
+    (
+        McpServer::new(Runtime::new(reg), ServerOptions::default()),
+        ran,
+    )
+}
+
 #[tokio::test]
 async fn confirmation_asks_through_elicitation_when_the_client_can() {
     use rmcp::ServiceExt;
     for approve in [true, false] {
-        let reg = Arc::new(Registry::new());
-        let ran = Arc::new(AtomicBool::new(false));
-        let flag = ran.clone();
-        reg.register(FnTool::new(
-            ToolSpec::new(
-                "wipe",
-                "Wipe the disk. Use this when asked to wipe.",
-                json!({"type": "object", "properties": {}}),
-            )
-            .side_effects(SideEffects::Destructive),
-            move |_, _| {
-                let flag = flag.clone();
-                async move {
-                    flag.store(true, Ordering::SeqCst);
-                    Ok(ToolOutput::Data(json!({"wiped": true})))
-                }
-            },
-        ))
-        .unwrap();
-        let server = McpServer::new(Runtime::new(reg), ServerOptions::default());
+        let (server, ran) = wipe_server();
         let (client_end, server_end) = tokio::io::duplex(1 << 16);
         let (sr, sw) = tokio::io::split(server_end);
         tokio::spawn(async move {
@@ -452,26 +460,7 @@ async fn paginated_tool_list_gives_every_tool_exactly_once() {
 #[tokio::test]
 async fn closing_the_input_gives_up_a_pending_approval() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let reg = Arc::new(Registry::new());
-    let ran = Arc::new(AtomicBool::new(false));
-    let flag = ran.clone();
-    reg.register(FnTool::new(
-        ToolSpec::new(
-            "wipe",
-            "Wipe the disk. Use this when asked to wipe.",
-            json!({"type": "object", "properties": {}}),
-        )
-        .side_effects(SideEffects::Destructive),
-        move |_, _| {
-            let flag = flag.clone();
-            async move {
-                flag.store(true, Ordering::SeqCst);
-                Ok(ToolOutput::Data(json!({"wiped": true})))
-            }
-        },
-    ))
-    .unwrap();
-    let server = McpServer::new(Runtime::new(reg), ServerOptions::default());
+    let (server, ran) = wipe_server();
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     let (sr, sw) = tokio::io::split(server_end);
     let session = tokio::spawn(async move { serve_io(server, sr, sw).await });
