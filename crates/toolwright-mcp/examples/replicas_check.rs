@@ -6,6 +6,7 @@
 //! ```text
 //! replicas_check SCENARIO --lb URL [--replica URL]... [--token T] [--admin-token T]
 //!                [--clients 64] [--seconds 5] [--calls 20] [--rate N] [--keys-out FILE]
+//!                [--kill-pid PID --kill-after N]
 //! ```
 //!
 //! Scenarios (each prints one JSON line and exits non-zero when its check fails):
@@ -18,7 +19,9 @@
 //! - `load`: each client makes `--calls` `track_article_view` calls with keys of its own,
 //!   retrying a call with the same key on a transport error, a 5xx or a transient envelope
 //!   until it gets an answer; prints req/s and latency percentiles and writes the keys answered
-//!   `success` to `--keys-out` (the script checks each has exactly one row);
+//!   `success` to `--keys-out` (the script checks each has exactly one row); with `--kill-pid`,
+//!   the driver SIGKILLs that process once `--kill-after` calls have been answered, so the
+//!   kill lands inside the load however fast or slow the machine is;
 //! - `outage`: like `load` for `--seconds` without retries, counting answers by second and
 //!   code; the keys answered `success` go to `--keys-out`, the keys answered
 //!   `DEPENDENCY_UNAVAILABLE` to `--keys-out`.unavailable (the script checks they have no row).
@@ -45,6 +48,8 @@ struct Opts {
     rate: f64,
     keys_out: Option<String>,
     tag: String,
+    kill_pid: Option<u32>,
+    kill_after: u64,
 }
 
 fn parse_opts() -> Result<Opts, String> {
@@ -62,6 +67,8 @@ fn parse_opts() -> Result<Opts, String> {
         rate: 0.0,
         keys_out: None,
         tag: format!("run{}", std::process::id()),
+        kill_pid: None,
+        kill_after: 0,
     };
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -77,6 +84,10 @@ fn parse_opts() -> Result<Opts, String> {
             "--rate" => o.rate = value.parse().map_err(|e| format!("--rate: {e}"))?,
             "--keys-out" => o.keys_out = Some(value),
             "--tag" => o.tag = value,
+            "--kill-pid" => {
+                o.kill_pid = Some(u32::try_from(num(&value)?).map_err(|e| e.to_string())?)
+            }
+            "--kill-after" => o.kill_after = num(&value)?,
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -344,6 +355,7 @@ async fn load_client(
     tag: String,
     client: usize,
     calls: usize,
+    answered: Arc<AtomicU64>,
 ) -> LoadResult {
     let mut r = LoadResult {
         latencies: Vec::with_capacity(calls),
@@ -360,6 +372,7 @@ async fn load_client(
             let t = Instant::now();
             let a = c.call(&lb, "track_article_view", view_args(&key)).await;
             if !transient(&a) {
+                answered.fetch_add(1, Ordering::Relaxed);
                 r.latencies.push(t.elapsed().as_secs_f64() * 1000.0);
                 *r.codes.entry(a.code()).or_default() += 1;
                 if a.code() == "success" {
@@ -381,8 +394,34 @@ async fn load_client(
     r
 }
 
+/// SIGKILLs `pid` once `after` calls have been answered; returns how many had been answered
+/// when the signal went, or `None` when the load ended first.
+fn kill_when(
+    pid: u32,
+    after: u64,
+    answered: Arc<AtomicU64>,
+) -> tokio::task::JoinHandle<Option<u64>> {
+    tokio::spawn(async move {
+        loop {
+            let n = answered.load(Ordering::Relaxed);
+            if n >= after {
+                let killed = std::process::Command::new("kill")
+                    .args(["-9", &pid.to_string()])
+                    .status()
+                    .is_ok_and(|s| s.success());
+                return killed.then_some(n);
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    })
+}
+
 async fn load(o: &Opts) -> Result<Value, String> {
     let started = Instant::now();
+    let answered = Arc::new(AtomicU64::new(0));
+    let killer = o
+        .kill_pid
+        .map(|pid| kill_when(pid, o.kill_after, Arc::clone(&answered)));
     let mut tasks = Vec::new();
     for client in 0..o.clients {
         let c = Client::new(o.token.clone())?;
@@ -392,6 +431,7 @@ async fn load(o: &Opts) -> Result<Value, String> {
             o.tag.clone(),
             client,
             o.calls,
+            Arc::clone(&answered),
         )));
     }
     let mut all = LoadResult {
@@ -416,16 +456,27 @@ async fn load(o: &Opts) -> Result<Value, String> {
         }
     }
     let secs = started.elapsed().as_secs_f64();
+    // A killer still waiting when the load is over never fires: the load ended first.
+    let killed_at = match killer {
+        Some(k) if k.is_finished() => k.await.map_err(|e| e.to_string())?,
+        Some(k) => {
+            k.abort();
+            None
+        }
+        None => None,
+    };
     all.latencies.sort_by(f64::total_cmp);
     write_keys(o.keys_out.as_deref(), &all.done_keys)?;
     let total = o.clients * o.calls;
-    let ok = all.done_keys.len() == total && all.gave_up.is_empty();
+    let ok = all.done_keys.len() == total
+        && all.gave_up.is_empty()
+        && (o.kill_pid.is_none() || killed_at.is_some());
     #[allow(clippy::cast_precision_loss)]
     let rps = all.latencies.len() as f64 / secs;
     Ok(
         json!({"scenario": "load", "ok": ok, "calls": total, "answered": all.latencies.len(),
               "codes": all.codes, "client_retries": all.retries, "gave_up": all.gave_up.len(),
-              "last_transport_error": all.last_transport,
+              "last_transport_error": all.last_transport, "killed_at": killed_at,
               "seconds": secs, "req_per_s": rps,
               "p50_ms": percentile(&all.latencies, 0.5), "p99_ms": percentile(&all.latencies, 0.99)}),
     )
