@@ -35,18 +35,45 @@ fn serialized_len(v: &Value, limit: usize) -> usize {
 
 /// Whether `v` serialized fits in `limit` bytes.
 fn fits_in(v: &Value, limit: usize) -> bool {
-    // A scalar's serialized length has a small bound (a number is at most 24 bytes, a string's
-    // every byte at most a six-byte escape): most results are settled without serializing.
-    let bound = match v {
-        Value::Null | Value::Bool(_) => Some(5),
-        Value::Number(_) => Some(24),
-        Value::String(s) => Some(s.len().saturating_mul(6).saturating_add(2)),
-        Value::Array(_) | Value::Object(_) => None,
-    };
-    if bound.is_some_and(|b| b <= limit) {
+    // An upper bound on the serialized length, from the lengths of the strings and the shape
+    // alone (no byte is escaped or counted): most results are settled without serializing.
+    if length_bound(v, limit, 0).is_some() {
         return true;
     }
     serialized_len(v, limit) <= limit
+}
+
+/// How deep [`length_bound`] walks before it gives up (the exact count then decides).
+const BOUND_DEPTH: usize = 32;
+
+/// An upper bound on the length of `v` serialized, when it is at most `limit` (`None` when the
+/// bound passes `limit` or `v` is deeper than [`BOUND_DEPTH`]). A number is at most 24 bytes, a
+/// string's every byte at most a six-byte escape plus its quotes, and arrays and objects add
+/// their brackets, commas and colons.
+fn length_bound(v: &Value, limit: usize, depth: usize) -> Option<usize> {
+    let string = |s: &str| s.len().saturating_mul(6).saturating_add(2);
+    let n = match v {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 24,
+        Value::String(s) => string(s),
+        Value::Array(items) if depth < BOUND_DEPTH => {
+            let mut n = 2 + items.len();
+            for item in items {
+                n = n.saturating_add(length_bound(item, limit.checked_sub(n)?, depth + 1)?);
+            }
+            n
+        }
+        Value::Object(map) if depth < BOUND_DEPTH => {
+            let mut n = 2 + 2 * map.len();
+            for (k, item) in map {
+                n = n.saturating_add(string(k));
+                n = n.saturating_add(length_bound(item, limit.checked_sub(n)?, depth + 1)?);
+            }
+            n
+        }
+        Value::Array(_) | Value::Object(_) => return None,
+    };
+    (n <= limit).then_some(n)
 }
 
 /// An array found in a result: its serialized size, its JSON pointer and the pointer's tokens.
@@ -384,5 +411,49 @@ mod tests {
         let (cut, t) = truncate_to_budget(&data, 300).unwrap_or_else(|| unreachable!());
         assert!(serde_json::to_string(&cut).map(|s| s.len()).unwrap_or(0) <= 300);
         assert_eq!(t.total, 5000);
+    }
+
+    fn json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            ".{0,12}".prop_map(Value::from),
+            "[\\u{0}-\\u{1f}\"\\\\]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(".{0,6}", inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_length_bound_never_undercounts(v in json(), slack in 0usize..64) {
+            let n = size(&v);
+            if let Some(bound) = length_bound(&v, usize::MAX, 0) {
+                proptest::prop_assert!(bound >= n, "bound {bound} < {n} for {v}");
+            }
+            for limit in [n.saturating_sub(slack + 1), n, n + slack] {
+                proptest::prop_assert_eq!(fits_in(&v, limit), n <= limit, "limit {} for {}", limit, v);
+            }
+        }
+    }
+
+    #[test]
+    fn a_deep_result_is_counted_exactly() {
+        let mut v = json!("x");
+        for _ in 0..100 {
+            v = json!([v]);
+        }
+        assert_eq!(length_bound(&v, usize::MAX, 0), None);
+        let n = size(&v);
+        assert!(fits_in(&v, n) && !fits_in(&v, n - 1));
     }
 }

@@ -60,6 +60,52 @@ impl Outcome {
     }
 }
 
+impl Meta {
+    /// The meta as a JSON tree: what `serde_json::to_value` gives, built directly (the MCP
+    /// server's `structuredContent` holds one per call).
+    ///
+    /// ```
+    /// use toolwright_core::Meta;
+    /// let meta = Meta { attempt: 1, retries: 2, ..Meta::default() };
+    /// assert_eq!(meta.to_json_value(), serde_json::to_value(&meta).unwrap());
+    /// ```
+    pub fn to_json_value(&self) -> serde_json::Value {
+        use serde_json::Value;
+        let rare = |v: serde_json::Result<Value>| v.unwrap_or(Value::Null);
+        let mut m = serde_json::Map::with_capacity(8);
+        m.insert("tool".into(), Value::String(self.tool.as_ref().to_owned()));
+        m.insert(
+            "call_id".into(),
+            Value::String(self.call_id.as_ref().to_owned()),
+        );
+        m.insert("duration_ms".into(), Value::from(self.duration_ms));
+        m.insert("attempt".into(), Value::from(self.attempt));
+        m.insert("attempts_left".into(), Value::from(self.attempts_left));
+        m.insert("replayed".into(), Value::Bool(self.replayed));
+        let truncated = self
+            .truncated
+            .as_ref()
+            .map_or(Value::Null, |t| rare(serde_json::to_value(t)));
+        m.insert("truncated".into(), truncated);
+        if !self.coerced.is_empty() {
+            m.insert("coerced".into(), rare(serde_json::to_value(&self.coerced)));
+        }
+        if let Some(f) = &self.fallback_from {
+            m.insert("fallback_from".into(), Value::String(f.clone()));
+        }
+        if let Some(a) = &self.approval_id {
+            m.insert("approval_id".into(), Value::String(a.clone()));
+        }
+        if self.retries != 0 {
+            m.insert("retries".into(), Value::from(self.retries));
+        }
+        if self.still_running {
+            m.insert("still_running".into(), Value::Bool(true));
+        }
+        Value::Object(m)
+    }
+}
+
 fn write_meta(out: &mut Vec<u8>, meta: &Meta) -> serde_json::Result<()> {
     out.extend_from_slice(b"{\"tool\":");
     write_str(out, &meta.tool)?;
@@ -146,6 +192,10 @@ mod tests {
         let mut buf = b"prefix".to_vec();
         o.write_json(&mut buf).unwrap();
         assert_eq!(&buf[6..], want.as_bytes());
+        assert_eq!(
+            o.meta.to_json_value(),
+            serde_json::to_value(&o.meta).unwrap()
+        );
     }
 
     #[test]
@@ -233,6 +283,7 @@ mod tests {
             o.meta.fallback_from = fallback;
             let want = serde_json::to_string(&o).unwrap();
             prop_assert_eq!(o.to_json_string().unwrap(), want);
+            prop_assert_eq!(o.meta.to_json_value(), serde_json::to_value(&o.meta).unwrap());
         }
     }
 }
