@@ -431,6 +431,11 @@ impl GuardedCall {
         self
     }
 
+    /// The tool this call runs.
+    pub fn entry(&self) -> &Arc<ToolEntry> {
+        &self.entry
+    }
+
     /// The call's watch: the one it was made with, the one made when a sync body started, or
     /// (for a call watched lazily that started none yet) a new one it counts on from now.
     pub fn watch(&mut self) -> crate::blocking::BlockingWatch {

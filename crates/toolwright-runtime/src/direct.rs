@@ -41,45 +41,70 @@ impl Direct {
                     && !fallback::has_fallback(req)))
     }
 
-    /// The call of `req` (one [`Direct::takes`]), which started at `start`.
-    pub(crate) fn call(&self, req: Request, start: std::time::Instant) -> DirectCall {
+    /// Whether a call of `req` (one [`Direct::takes`]) may run again after a transient failure
+    /// of its first attempt, as the retry policy decides.
+    pub(crate) fn reruns(&self, req: &Request) -> bool {
+        self.policies && self.retry.max_retries > 0 && retry::safe_to_rerun(req)
+    }
+
+    /// The call of `req` (one [`Direct::takes`]), which started at `start`; `rerun` is
+    /// [`Direct::reruns`]. Nothing is kept for retries: the caller, which still holds what the
+    /// request was made of, makes it again when the first attempt asks for them
+    /// ([`Direct::retries`]), so a call that succeeds copies no handle for them.
+    pub(crate) fn call(
+        &self,
+        mut req: Request,
+        start: std::time::Instant,
+        rerun: bool,
+    ) -> DirectCall {
         if !self.policies {
             // Only the tool, with panics caught.
-            return DirectCall::first(service::run_inline(req), None, None, self);
+            return DirectCall::first(service::run_inline(req), None, false);
         }
-        // As the retry policy does: the first attempt shares the request's token, and the
-        // request is kept only when the call may run again.
-        let rerun = self.retry.max_retries > 0 && retry::safe_to_rerun(&req);
-        let (mut first, kept) = if rerun {
-            (req.share(), Some(req))
-        } else {
-            (req, None)
-        };
-        // As the deadline policy does, counting from the call's start (no second clock read);
-        // a kept request holds the token the deadline cancels (no copy of it for the deadline).
+        // As the deadline policy does, counting from the call's start (no second clock read).
         let start = tokio::time::Instant::from_std(start);
-        // The attempt makes its blocking watch only when a sync body starts (most start none);
-        // the deadline is given it before it waits.
-        let deadline = Deadline::arm_from(
-            &mut first,
-            self.default_timeout,
-            start,
-            kept.is_some(),
-            true,
-        );
+        // The attempt makes its blocking watch only when a sync body starts (most start none),
+        // and holds the tool's entry: the deadline is given both before it waits.
+        let deadline = Deadline::arm_from(&mut req, self.default_timeout, start, true);
         if deadline.host_cancelled() {
             return DirectCall {
-                state: State::Slow(Box::pin(std::future::ready(timeout::cancelled_outcome()))),
+                state: State::Slow(Box::pin(std::future::ready(Answer::Done(
+                    timeout::cancelled_outcome(),
+                )))),
             };
         }
-        let attempt = service::run_inline(first).watch_lazily();
-        DirectCall::first(attempt, Some(deadline), kept, self)
+        let attempt = service::run_inline(req).watch_lazily();
+        DirectCall::first(attempt, Some(deadline), rerun)
+    }
+
+    /// The retries of a call whose first attempt on the direct path failed transiently with
+    /// `first`: `req` is the call's request made anew.
+    pub(crate) fn retries(&self, req: Request, first: Outcome) -> BoxFuture<'static, Outcome> {
+        if !retry::again(&req, &first) {
+            return Box::pin(std::future::ready(first));
+        }
+        Box::pin(retry::retry_loop(
+            self.attempts.clone(),
+            self.retry,
+            req,
+            first,
+        ))
     }
 }
 
-/// The future of a call on the direct path.
+/// The future of a call on the direct path: the call's answer, or the first attempt's when it
+/// failed transiently and the call may run again (the caller runs the retries:
+/// [`Direct::retries`]).
 pub(crate) struct DirectCall {
     state: State,
+}
+
+/// What a [`DirectCall`] answers.
+pub(crate) enum Answer {
+    /// The call's answer.
+    Done(Outcome),
+    /// The first attempt's answer, a transient failure: the call runs again.
+    Again(Outcome),
 }
 
 // The first attempt is kept inline: boxing it would cost the allocation per call this path
@@ -88,126 +113,96 @@ pub(crate) struct DirectCall {
 enum State {
     /// The first attempt, polled in place.
     First(First),
-    /// Waiting past the first poll, or retrying.
-    Slow(BoxFuture<'static, Outcome>),
+    /// Waiting past the first poll.
+    Slow(BoxFuture<'static, Answer>),
     Done,
 }
 
-/// The first attempt and what its deadline and retries need.
+/// The first attempt and what its deadline needs.
 struct First {
     attempt: GuardedCall,
     /// None when the policies are off (no deadline, no retries).
     deadline: Option<Deadline>,
-    /// The request, when the call may run again.
-    kept: Option<Request>,
-    retry: RetryPolicy,
-    attempts: BoxService,
+    /// The call may run again after a transient failure.
+    rerun: bool,
 }
 
 impl DirectCall {
-    fn first(
-        attempt: GuardedCall,
-        deadline: Option<Deadline>,
-        kept: Option<Request>,
-        direct: &Direct,
-    ) -> Self {
+    fn first(attempt: GuardedCall, deadline: Option<Deadline>, rerun: bool) -> Self {
         DirectCall {
             state: State::First(First {
                 attempt,
                 deadline,
-                kept,
-                retry: direct.retry,
-                attempts: direct.attempts.clone(),
+                rerun,
             }),
         }
     }
 }
 
 impl First {
-    /// What follows the first attempt's answer `out`: the answer, or the retries.
-    fn answered(self, out: Outcome) -> Result<Outcome, BoxFuture<'static, Outcome>> {
-        match self.kept {
-            Some(req) if retry::again(&req, &out) => Err(Box::pin(retry::retry_loop(
-                self.attempts,
-                self.retry,
-                req,
-                out,
-            ))),
-            _ => Ok(out),
+    /// The first attempt's answer `out`, as the call's answer or as the start of its retries.
+    fn answered(rerun: bool, out: Outcome) -> Answer {
+        if rerun && retry::transient_first(&out) {
+            Answer::Again(out)
+        } else {
+            Answer::Done(out)
         }
     }
 
-    /// The rest of a first attempt that did not answer on its first poll: its deadline's wait,
-    /// then the retries.
-    fn waiting(self) -> BoxFuture<'static, Outcome> {
+    /// The rest of a first attempt that did not answer on its first poll: its deadline's wait.
+    fn waiting(self) -> BoxFuture<'static, Answer> {
         Box::pin(async move {
             let mut this = self;
             let out = match this.deadline.take() {
                 Some(mut deadline) => {
-                    if let Some(kept) = &this.kept {
-                        deadline.use_token(&kept.cancel);
-                    }
+                    deadline.use_entry(this.attempt.entry());
                     deadline.use_watch(this.attempt.watch());
                     deadline.wait(Pin::new(&mut this.attempt)).await
                 }
                 None => (&mut this.attempt).await,
             };
-            match this.answered(out) {
-                Ok(out) => out,
-                Err(retries) => retries.await,
-            }
+            First::answered(this.rerun, out)
         })
     }
 }
 
 impl Future for DirectCall {
-    type Output = Outcome;
+    type Output = Answer;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
         let this = self.get_mut();
-        loop {
-            match &mut this.state {
-                State::Slow(fut) => {
-                    let out = std::task::ready!(fut.as_mut().poll(cx));
-                    this.state = State::Done;
-                    return Poll::Ready(out);
-                }
-                State::Done => {
-                    return Poll::Ready(Outcome::from_error(ToolError::internal(
-                        "a finished call was polled again",
-                    )));
-                }
-                State::First(first) => match Pin::new(&mut first.attempt).poll(cx) {
-                    Poll::Ready(out) => {
-                        // Most calls end here: the first attempt is dropped where it is (an
-                        // attempt is a few hundred bytes: it is not moved out to be dropped).
-                        if !first
-                            .kept
-                            .as_ref()
-                            .is_some_and(|req| retry::again(req, &out))
-                        {
-                            this.state = State::Done;
-                            return Poll::Ready(out);
-                        }
-                        let State::First(first) = std::mem::replace(&mut this.state, State::Done)
-                        else {
-                            continue;
-                        };
-                        match first.answered(out) {
-                            Ok(out) => return Poll::Ready(out),
-                            Err(retries) => this.state = State::Slow(retries),
-                        }
-                    }
-                    // Polled again at once by the wait: its timer and wakers are set then.
-                    Poll::Pending => {
-                        let State::First(first) = std::mem::replace(&mut this.state, State::Done)
-                        else {
-                            continue;
-                        };
-                        this.state = State::Slow(first.waiting());
-                    }
-                },
+        match &mut this.state {
+            State::Slow(fut) => {
+                let out = std::task::ready!(fut.as_mut().poll(cx));
+                this.state = State::Done;
+                Poll::Ready(out)
             }
+            State::Done => Poll::Ready(Answer::Done(Outcome::from_error(ToolError::internal(
+                "a finished call was polled again",
+            )))),
+            State::First(first) => match Pin::new(&mut first.attempt).poll(cx) {
+                Poll::Ready(out) => {
+                    // Most calls end here: the first attempt is dropped where it is (an attempt
+                    // is a few hundred bytes: it is not moved out to be dropped).
+                    let rerun = first.rerun;
+                    this.state = State::Done;
+                    Poll::Ready(First::answered(rerun, out))
+                }
+                // Polled again at once by the wait: its timer and wakers are set then.
+                Poll::Pending => {
+                    let State::First(first) = std::mem::replace(&mut this.state, State::Done)
+                    else {
+                        return Poll::Pending;
+                    };
+                    let mut slow = first.waiting();
+                    let polled = slow.as_mut().poll(cx);
+                    if let Poll::Ready(out) = polled {
+                        return Poll::Ready(out);
+                    }
+                    this.state = State::Slow(slow);
+                    Poll::Pending
+                }
+            },
         }
     }
 }

@@ -602,7 +602,7 @@ impl Runtime {
                 Err(e) => Outcome::from_error(e),
                 Ok((args, conversions)) => {
                     coerced = conversions;
-                    self.dispatch(&call, call_id.clone(), entry, args, opts, (depth, start))
+                    self.call_prepared(&call, &call_id, entry, args, opts, (depth, start))
                         .await
                 }
             },
@@ -633,38 +633,62 @@ impl Runtime {
 }
 
 impl Runtime {
-    /// The future of one validated call: the direct path when every policy above the retries
-    /// lets it straight through, else the policy stack. (Sync, so the request is not kept in the
-    /// call's future beside what it became.) `depth` is how deep tools called tools; `start`,
-    /// when the call started (the direct path's deadline counts from it).
-    fn dispatch(
+    /// One validated call: the direct path when every policy above the retries lets it straight
+    /// through, else the policy stack. `depth` is how deep tools called tools; `start`, when the
+    /// call started (the direct path's deadline counts from it).
+    async fn call_prepared(
         &self,
         call: &Arc<ToolCall>,
-        call_id: SharedStr,
+        call_id: &SharedStr,
         entry: &Arc<toolwright_core::ToolEntry>,
         args: serde_json::Value,
         opts: &CallOptions,
         (depth, start): (u32, Instant),
-    ) -> futures::future::Either<direct::DirectCall, BoxFuture<'static, Outcome>> {
+    ) -> Outcome {
         let inner = &self.inner;
-        // A host's token, or the request's own one, which the deadline may cancel.
+        let req = self.request(call, call_id, entry, Arc::new(args), opts, depth);
+        let Some(direct) = inner.direct.as_ref().filter(|d| d.takes(&req)) else {
+            return inner.stack.call(req).await;
+        };
+        // A call that may run again keeps a handle on its arguments (the one thing its request
+        // is made of that this function does not hold) to make the retries' request anew.
+        let rerun = direct.reruns(&req);
+        let args = rerun.then(|| req.args.clone());
+        match direct.call(req, start, rerun).await {
+            direct::Answer::Done(out) => out,
+            direct::Answer::Again(first) => match args {
+                Some(args) => {
+                    let req = self.request(call, call_id, entry, args, opts, depth);
+                    direct.retries(req, first).await
+                }
+                None => first,
+            },
+        }
+    }
+
+    /// The request of a validated call: a host's token, or the request's own one, which the
+    /// deadline may cancel.
+    fn request(
+        &self,
+        call: &Arc<ToolCall>,
+        call_id: &SharedStr,
+        entry: &Arc<toolwright_core::ToolEntry>,
+        args: Arc<serde_json::Value>,
+        opts: &CallOptions,
+        depth: u32,
+    ) -> Request {
         let (cancel, own_cancel) = match &opts.cancel {
             Some(host) => (host.clone(), false),
             None => (CancellationToken::new(), true),
         };
-        let mut req = Request::named(call.clone(), call_id, entry.clone(), Arc::new(args), cancel);
+        let mut req = Request::named(call.clone(), call_id.clone(), entry.clone(), args, cancel);
         req.own_cancel = own_cancel;
         req.session_id = opts.session_id.clone();
         req.step = opts.step;
         req.approved = opts.approved;
         req.caller = opts.caller.clone();
-        req.invoker = inner.invokers.get(depth as usize).cloned();
-        match &inner.direct {
-            Some(direct) if direct.takes(&req) => {
-                futures::future::Either::Left(direct.call(req, start))
-            }
-            _ => futures::future::Either::Right(inner.stack.call(req)),
-        }
+        req.invoker = self.inner.invokers.get(depth as usize).cloned();
+        req
     }
 }
 

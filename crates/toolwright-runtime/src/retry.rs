@@ -138,6 +138,13 @@ impl Service for Retry {
     }
 }
 
+/// Whether a first attempt's answer `out` is a transient failure, for a tool without a
+/// fallback (the runtime's direct path takes no call that has one); whether the host cancelled
+/// is asked when the retries start ([`again`]).
+pub(crate) fn transient_first(out: &Outcome) -> bool {
+    transient(out, 0, false)
+}
+
 /// Whether the first attempt's answer `out` to `req` (a request whose first attempt was made
 /// with [`Request::share`]) is a transient failure worth running again; the runtime's direct
 /// path asks it too.

@@ -71,10 +71,11 @@ impl Service for Timeout {
 /// boxed layers).
 pub(crate) struct Deadline {
     host: Option<CancellationToken>,
-    /// The token cancelled at the deadline. `None` only on the direct path, when the request
-    /// kept for retries holds the same token: [`Deadline::use_token`] gives it before waiting.
-    token: Option<CancellationToken>,
-    entry: Arc<toolwright_core::ToolEntry>,
+    /// The token cancelled at the deadline.
+    token: CancellationToken,
+    /// The tool, named in the answer at the deadline. `None` only on the direct path, whose
+    /// attempt holds it: [`Deadline::use_entry`] gives it before waiting.
+    entry: Option<Arc<toolwright_core::ToolEntry>>,
     /// The attempt's watch. `None` only on the direct path, whose attempt makes its watch when
     /// a sync body starts: [`Deadline::use_watch`] gives it before waiting.
     watch: Option<BlockingWatch>,
@@ -88,37 +89,35 @@ impl Deadline {
     /// child of the host's (cancelled by the host or by us); sync bodies it starts are counted
     /// on the attempt's watch.
     pub(crate) fn arm(req: &mut Request, default: Duration) -> Deadline {
-        Deadline::arm_from(req, default, tokio::time::Instant::now(), false, false)
+        Deadline::arm_from(req, default, tokio::time::Instant::now(), false)
     }
 
-    /// [`Deadline::arm`] counting from `start`; when `token_kept`, the request's own token is
-    /// not copied (the caller keeps a request that holds it and gives it with
-    /// [`Deadline::use_token`] before [`Deadline::wait`]); when `lazy_watch`, no watch is made
-    /// (the caller's attempt makes one when a sync body starts, and the caller gives it with
-    /// [`Deadline::use_watch`] before [`Deadline::wait`]).
+    /// [`Deadline::arm`] counting from `start`; when `lazy`, neither a watch is made nor the
+    /// tool's entry copied (the caller's attempt makes its watch when a sync body starts and
+    /// holds the entry; the caller gives both with [`Deadline::use_watch`] and
+    /// [`Deadline::use_entry`] before [`Deadline::wait`]).
     pub(crate) fn arm_from(
         req: &mut Request,
         default: Duration,
         start: tokio::time::Instant,
-        token_kept: bool,
-        lazy_watch: bool,
+        lazy: bool,
     ) -> Deadline {
         let limit = deadline_for(req.entry.spec(), default);
         let deadline = start + limit;
         let (host, token) = if req.own_cancel {
-            (None, (!token_kept).then(|| req.cancel.clone()))
+            (None, req.cancel.clone())
         } else {
             let host = req.cancel.clone();
             let token = host.child_token();
             req.cancel = token.clone();
-            (Some(host), Some(token))
+            (Some(host), token)
         };
-        let watch = (!lazy_watch).then(BlockingWatch::new);
+        let watch = (!lazy).then(BlockingWatch::new);
         req.watch.clone_from(&watch);
         Deadline {
             host,
             token,
-            entry: req.entry.clone(),
+            entry: (!lazy).then(|| req.entry.clone()),
             watch,
             deadline,
             limit,
@@ -132,10 +131,10 @@ impl Deadline {
         }
     }
 
-    /// The token to cancel at the deadline, when [`Deadline::arm_from`] did not copy it.
-    pub(crate) fn use_token(&mut self, token: &CancellationToken) {
-        if self.token.is_none() {
-            self.token = Some(token.clone());
+    /// The attempt's tool, when [`Deadline::arm_from`] did not copy it.
+    pub(crate) fn use_entry(&mut self, entry: &Arc<toolwright_core::ToolEntry>) {
+        if self.entry.is_none() {
+            self.entry = Some(entry.clone());
         }
     }
 
@@ -186,17 +185,14 @@ impl Deadline {
         tokio::select! {
             biased;
             () = host_cancelled => {
-                if let Some(t) = &token {
-                    t.cancel();
-                }
+                token.cancel();
                 cancelled_outcome()
             }
             out = fut => out,
             () = tokio::time::sleep_until(deadline) => {
-                if let Some(t) = &token {
-                    t.cancel();
-                }
-                timed_out(&entry.spec().name, limit, watch.as_ref())
+                token.cancel();
+                let name = entry.as_ref().map_or("The tool", |e| e.spec().name.as_str());
+                timed_out(name, limit, watch.as_ref())
             }
         }
     }
