@@ -7,6 +7,7 @@
 
 pub mod blocking;
 pub mod budget;
+pub mod cancel;
 pub mod canonical;
 pub mod defs;
 pub mod envelope;
@@ -21,6 +22,7 @@ pub mod tool;
 pub mod validate;
 
 pub use budget::{apply_output_budget, apply_output_budget_in_place, truncate_to_budget};
+pub use cancel::CancelSignal;
 pub use envelope::{Coercion, EnvelopeError, Meta, Outcome, Status, Truncation};
 pub use error::{ErrorCode, FieldError, Problem, ToolError};
 pub use registry::{

@@ -1,6 +1,7 @@
 //! The [`Tool`] trait, the [`ToolContext`] a tool runs with, and [`FnTool`] for tools defined at
 //! run time.
 
+use crate::cancel::CancelSignal;
 use crate::envelope::Outcome;
 use crate::error::ToolError;
 use crate::shared_str::SharedStr;
@@ -10,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 
 /// What a tool function produced: plain data, or a full envelope (partial results, instructions).
 #[derive(Debug, Clone, PartialEq)]
@@ -71,8 +71,9 @@ pub struct ToolContext {
     pub step: u32,
     /// Whether a person approved this call (confirmation gate).
     pub approved: bool,
-    /// Cancelled at the deadline or when the host cancels the run; long tools should watch it.
-    pub cancel: CancellationToken,
+    /// Cancelled at the deadline or when the host cancels the run; long tools should watch it
+    /// ([`ToolContext::cancelled`], or [`CancelSignal::child_token`] for a tokio-util token).
+    pub cancel: CancelSignal,
     invoker: Option<Arc<dyn Invoker>>,
     states: Option<Arc<crate::state::States>>,
 }
@@ -97,16 +98,17 @@ impl Default for ToolContext {
 }
 
 impl ToolContext {
-    /// A context for one call, not approved, with a fresh cancellation token.
+    /// A context for one call, not approved, with a signal of its own.
     pub fn new(call_id: impl Into<SharedStr>, tool: impl Into<SharedStr>) -> Self {
-        ToolContext::for_call(call_id, tool, CancellationToken::new())
+        ToolContext::for_call(call_id, tool, CancelSignal::new())
     }
 
-    /// A context for call `call_id` of `tool` that watches `cancel` (no other token is made).
+    /// A context for call `call_id` of `tool` that watches `cancel` (a [`CancelSignal`], or a
+    /// tokio-util token: the context's signal is then cancelled with it).
     pub fn for_call(
         call_id: impl Into<SharedStr>,
         tool: impl Into<SharedStr>,
-        cancel: CancellationToken,
+        cancel: impl Into<CancelSignal>,
     ) -> Self {
         ToolContext {
             call_id: call_id.into(),
@@ -114,7 +116,7 @@ impl ToolContext {
             session_id: None,
             step: 0,
             approved: false,
-            cancel,
+            cancel: cancel.into(),
             invoker: None,
             states: None,
         }

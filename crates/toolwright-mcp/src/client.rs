@@ -629,7 +629,7 @@ impl Tool for RemoteTool {
         let remote = self.remote.clone();
         let output = self.output.clone();
         Box::pin(async move {
-            let out = call_remote(&conn, &remote, args, &ctx.cancel).await;
+            let out = call_remote(&conn, &remote, args, ctx.cancel.token()).await;
             Ok(ToolOutput::Outcome(match output {
                 Some(v) => check_output(out, &v, &conn.server_name, &remote),
                 None => out,

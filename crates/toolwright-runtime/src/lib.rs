@@ -90,8 +90,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::{
-    CallNames, DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, SharedStr, ToolCall,
-    ToolContext, ToolError, finish, finish_in_place,
+    CallNames, CancelSignal, DEFAULT_MAX_RETRIES, ErrorCode, Invoker, Outcome, Registry, SharedStr,
+    ToolCall, ToolContext, ToolError, finish, finish_in_place,
 };
 use tracing::Instrument;
 
@@ -666,8 +666,8 @@ impl Runtime {
         }
     }
 
-    /// The request of a validated call: a host's token, or the request's own one, which the
-    /// deadline may cancel.
+    /// The request of a validated call, with a signal of its own (a child of the host's token,
+    /// if any), which the deadline may cancel.
     fn request(
         &self,
         call: &Arc<ToolCall>,
@@ -677,12 +677,11 @@ impl Runtime {
         opts: &CallOptions,
         depth: u32,
     ) -> Request {
-        let (cancel, own_cancel) = match &opts.cancel {
-            Some(host) => (host.clone(), false),
-            None => (CancellationToken::new(), true),
+        let cancel = match &opts.cancel {
+            Some(host) => CancelSignal::child_of(host.clone()),
+            None => CancelSignal::new(),
         };
         let mut req = Request::named(call.clone(), call_id.clone(), entry.clone(), args, cancel);
-        req.own_cancel = own_cancel;
         req.session_id = opts.session_id.clone();
         req.step = opts.step;
         req.approved = opts.approved;

@@ -153,10 +153,10 @@ pub(crate) fn again(req: &Request, out: &Outcome) -> bool {
     transient(out, 0, has_fallback) && !host_cancelled(req)
 }
 
-/// Whether a host cancelled `req` (a token of the request's own is only ever cancelled by the
+/// Whether a host cancelled `req` (the request's own signal is only ever cancelled by the
 /// deadline of an attempt).
 fn host_cancelled(req: &Request) -> bool {
-    !req.own_cancel && req.cancel.is_cancelled()
+    req.cancel.parent_cancelled()
 }
 
 /// Waits and runs `req` again through `inner` while its failures are transient, from the first
@@ -168,9 +168,9 @@ pub(crate) async fn retry_loop(
     mut out: Outcome,
 ) -> Outcome {
     let has_fallback = req.entry.spec().meta.fallback.is_some();
-    // The first attempt's deadline may have cancelled a token of the request's own: the next
-    // attempts get fresh ones (`Request::clone`), and the wait watches none.
-    let req = if req.own_cancel { req.clone() } else { req };
+    // The first attempt's deadline may have cancelled the request's signal: the next attempts
+    // get fresh ones (`Request::clone`), with the same parent.
+    let req = req.clone();
     let mut retries = 0u32;
     loop {
         let again = retries < policy.max_retries

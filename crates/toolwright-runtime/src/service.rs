@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
+use toolwright_core::CancelSignal;
 use toolwright_core::blocking::BlockingWatch;
 use toolwright_core::{
     GuardedCall, Invoker, Outcome, SharedStr, ToolCall, ToolContext, ToolEntry, ToolError,
@@ -40,16 +40,12 @@ pub struct Request {
     pub approved: bool,
     /// Who asks (e.g. a hash of an HTTP client's bearer token); per-caller rate limits count it.
     pub caller: Option<String>,
-    /// Cancelled when the host cancels; the timeout policy replaces it with a child token that
-    /// is also cancelled at the deadline.
-    pub cancel: CancellationToken,
+    /// Cancelled when the host cancels (the signal's parent) or at the attempt's deadline.
+    pub cancel: CancelSignal,
     /// Used by [`ToolContext::call_tool`] inside the tool.
     pub invoker: Option<Arc<dyn Invoker>>,
     /// The idempotency key in force, once the idempotency policy has settled it.
     pub idempotency_key: Option<String>,
-    /// `cancel` was made for this request (no host holds it), so the deadline may cancel it
-    /// directly instead of a child token.
-    pub(crate) own_cancel: bool,
     /// Counts the sync bodies this attempt left running (set by the deadline policy).
     pub(crate) watch: Option<BlockingWatch>,
 }
@@ -69,13 +65,11 @@ impl fmt::Debug for Request {
 }
 
 impl Clone for Request {
-    /// Like [`Request::share`], except that a request whose token is its own gives the copy a
-    /// fresh one (the next attempt's).
+    /// Like [`Request::share`], except that the copy gets a fresh signal with the same parent
+    /// (the next attempt's: the deadline of this one may have cancelled its signal).
     fn clone(&self) -> Self {
         let mut copy = self.share();
-        if self.own_cancel {
-            copy.cancel = CancellationToken::new();
-        }
+        copy.cancel = self.cancel.fresh();
         copy
     }
 }
@@ -88,19 +82,21 @@ impl Request {
         entry: Arc<ToolEntry>,
         args: impl Into<Arc<Value>>,
     ) -> Self {
-        Request::with_cancel(call, entry, args, CancellationToken::new())
+        Request::with_cancel(call, entry, args, CancelSignal::new())
     }
 
-    /// [`Request::new`] watching `cancel`.
+    /// [`Request::new`] watching `cancel` (a [`CancelSignal`], or a host's tokio-util token:
+    /// the request's signal is then cancelled with it, and cancelling the request's signal
+    /// leaves the host's token alone).
     pub fn with_cancel(
         call: impl Into<Arc<ToolCall>>,
         entry: Arc<ToolEntry>,
         args: impl Into<Arc<Value>>,
-        cancel: CancellationToken,
+        cancel: impl Into<CancelSignal>,
     ) -> Self {
         let call = call.into();
         let call_id = SharedStr::from(call.id.as_str());
-        Request::named(call, call_id, entry, args.into(), cancel)
+        Request::named(call, call_id, entry, args.into(), cancel.into())
     }
 
     /// [`Request::with_cancel`] with the call's id already shared.
@@ -109,7 +105,7 @@ impl Request {
         call_id: SharedStr,
         entry: Arc<ToolEntry>,
         args: Arc<Value>,
-        cancel: CancellationToken,
+        cancel: CancelSignal,
     ) -> Self {
         if !call.arguments.is_null() {
             Arc::make_mut(&mut call).arguments = Value::Null;
@@ -126,7 +122,6 @@ impl Request {
             cancel,
             invoker: None,
             idempotency_key: None,
-            own_cancel: false,
             watch: None,
         }
     }
@@ -156,7 +151,6 @@ impl Request {
             cancel: self.cancel.clone(),
             invoker: self.invoker.clone(),
             idempotency_key: self.idempotency_key.clone(),
-            own_cancel: self.own_cancel,
             watch: self.watch.clone(),
         }
     }

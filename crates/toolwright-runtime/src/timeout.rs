@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
+use toolwright_core::CancelSignal;
 use toolwright_core::blocking::BlockingWatch;
 use toolwright_core::{Outcome, ToolError, ToolSpec};
 
@@ -70,9 +70,8 @@ impl Service for Timeout {
 /// attempt, also used by the runtime's direct path (which runs the same steps without the
 /// boxed layers).
 pub(crate) struct Deadline {
-    host: Option<CancellationToken>,
-    /// The token cancelled at the deadline.
-    token: CancellationToken,
+    /// The attempt's signal, cancelled at the deadline; its parent is the host's token.
+    token: CancelSignal,
     /// The tool, named in the answer at the deadline. `None` only on the direct path, whose
     /// attempt holds it: [`Deadline::use_entry`] gives it before waiting.
     entry: Option<Arc<toolwright_core::ToolEntry>>,
@@ -84,10 +83,9 @@ pub(crate) struct Deadline {
 }
 
 impl Deadline {
-    /// The deadline of `req`'s tool (`default` when it declares none), from now. The tool sees
-    /// a token cancelled at the deadline: the request's own one when no host holds it, else a
-    /// child of the host's (cancelled by the host or by us); sync bodies it starts are counted
-    /// on the attempt's watch.
+    /// The deadline of `req`'s tool (`default` when it declares none), from now. The tool's
+    /// signal (the request's) is cancelled at the deadline (which leaves a host's token alone);
+    /// sync bodies it starts are counted on the attempt's watch.
     pub(crate) fn arm(req: &mut Request, default: Duration) -> Deadline {
         Deadline::arm_from(req, default, tokio::time::Instant::now(), false)
     }
@@ -104,18 +102,10 @@ impl Deadline {
     ) -> Deadline {
         let limit = deadline_for(req.entry.spec(), default);
         let deadline = start + limit;
-        let (host, token) = if req.own_cancel {
-            (None, req.cancel.clone())
-        } else {
-            let host = req.cancel.clone();
-            let token = host.child_token();
-            req.cancel = token.clone();
-            (Some(host), token)
-        };
+        let token = req.cancel.clone();
         let watch = (!lazy).then(BlockingWatch::new);
         req.watch.clone_from(&watch);
         Deadline {
-            host,
             token,
             entry: (!lazy).then(|| req.entry.clone()),
             watch,
@@ -157,9 +147,7 @@ impl Deadline {
 
     /// Whether the host cancelled the call before the attempt started (it is not started).
     pub(crate) fn host_cancelled(&self) -> bool {
-        self.host
-            .as_ref()
-            .is_some_and(CancellationToken::is_cancelled)
+        self.token.parent_cancelled()
     }
 
     /// Waits for the attempt `fut`, which did not answer on its first poll, until it answers,
@@ -169,7 +157,6 @@ impl Deadline {
         F: std::future::Future<Output = Outcome>,
     {
         let Deadline {
-            host,
             token,
             entry,
             watch,
@@ -177,7 +164,7 @@ impl Deadline {
             limit,
         } = self;
         let host_cancelled = async {
-            match &host {
+            match token.parent() {
                 Some(h) => h.cancelled().await,
                 None => std::future::pending().await,
             }
@@ -320,8 +307,8 @@ mod tests {
         });
         let entry = entry_with_timeout(10_000, Arc::new(AtomicU32::new(0)));
         let mut req = Request::new(ToolCall::new("c", "slow", json!({})), entry, json!({}));
-        let host = req.cancel.clone();
-        req.cancel = host.clone();
+        let host = tokio_util::sync::CancellationToken::new();
+        req.cancel = toolwright_core::CancelSignal::child_of(host.clone());
         let svc = TimeoutLayer::default().layer(inner);
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(20)).await;
