@@ -2,20 +2,23 @@
 //! (the tool's name and the call id in [`crate::ToolContext`] and [`crate::Meta`]).
 //!
 //! A call hands its tool name and id to the tool's context and to the envelope's meta; as
-//! `String`s each hand-off was an allocation and a copy. A `SharedStr` is a reference-counted
-//! `str`: a clone is a reference count, and the empty string allocates nothing. It
-//! reads like a `&str` (`Deref<Target = str>`), compares with `str`, `&str` and `String`, and
-//! serializes as a plain JSON string.
+//! `String`s each hand-off was an allocation and a copy, and as an `Arc<str>` each was an atomic
+//! reference count (and one more when dropped), which costs more than the copy of a short name.
+//! A `SharedStr` keeps a string of up to 23 bytes inline (most tool names and call ids: a clone
+//! is a copy of 24 bytes) and a longer one in one shared `Arc<str>` (a clone is a reference
+//! count); the storage is [`smol_str`]'s. It reads like a `&str` (`Deref<Target = str>`),
+//! compares with `str`, `&str` and `String`, and serializes as a plain JSON string.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use smol_str::SmolStr;
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// An immutable, cheaply cloned string: a shared `Arc<str>` (the empty string is no
-/// allocation). The size of a `&str`.
+/// An immutable, cheaply cloned string: inline up to 23 bytes, else a shared `Arc<str>`.
+/// Three words.
 ///
 /// ```
 /// use toolwright_core::SharedStr;
@@ -28,12 +31,12 @@ use std::sync::Arc;
 /// assert_eq!(owned, "search");
 /// ```
 #[derive(Clone, Default)]
-pub struct SharedStr(Option<Arc<str>>);
+pub struct SharedStr(SmolStr);
 
 impl SharedStr {
     /// The string.
     pub fn as_str(&self) -> &str {
-        self.0.as_deref().unwrap_or("")
+        self.0.as_str()
     }
 }
 
@@ -134,13 +137,13 @@ impl PartialEq<SharedStr> for String {
 
 impl From<&str> for SharedStr {
     fn from(s: &str) -> Self {
-        SharedStr((!s.is_empty()).then(|| Arc::from(s)))
+        SharedStr(SmolStr::new(s))
     }
 }
 
 impl From<String> for SharedStr {
     fn from(s: String) -> Self {
-        SharedStr((!s.is_empty()).then(|| Arc::from(s)))
+        SharedStr(SmolStr::from(s))
     }
 }
 
@@ -152,7 +155,7 @@ impl From<&String> for SharedStr {
 
 impl From<Arc<str>> for SharedStr {
     fn from(s: Arc<str>) -> Self {
-        SharedStr(Some(s))
+        SharedStr(SmolStr::from(s))
     }
 }
 
@@ -176,7 +179,12 @@ impl Serialize for SharedStr {
 
 impl<'de> Deserialize<'de> for SharedStr {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(SharedStr::from)
+        // Borrowed when the input allows: a short string is then copied inline, not allocated.
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Ok(match s {
+            std::borrow::Cow::Borrowed(b) => SharedStr::from(b),
+            std::borrow::Cow::Owned(o) => SharedStr::from(o),
+        })
     }
 }
 
@@ -199,10 +207,12 @@ mod tests {
         assert_eq!(format!("{a} {b:?}"), "tool_a \"tool_a\"");
         assert!(SharedStr::default().is_empty());
         assert_eq!(SharedStr::from(""), SharedStr::default());
-        assert_eq!(
-            std::mem::size_of::<SharedStr>(),
-            std::mem::size_of::<&str>()
-        );
+        assert_eq!(std::mem::size_of::<SharedStr>(), 24);
+        // Past 23 bytes: one shared allocation, the same text.
+        let long = SharedStr::from("a_tool_name_longer_than_twenty_three_bytes");
+        let copy = long.clone();
+        assert_eq!(copy, long);
+        assert_eq!(copy.as_ptr(), long.as_ptr());
         let (a, b) = (SharedStr::from("a"), SharedStr::from("b"));
         assert!(a < b);
     }
@@ -214,6 +224,8 @@ mod tests {
         assert_eq!(json, r#""call \"1\"""#);
         let back: SharedStr = serde_json::from_str(&json).unwrap();
         assert_eq!(back, s);
+        let plain: SharedStr = serde_json::from_str(r#""call-1""#).unwrap();
+        assert_eq!(plain, "call-1");
         assert!(serde_json::from_str::<SharedStr>("1").is_err());
     }
 }
