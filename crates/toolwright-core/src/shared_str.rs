@@ -10,10 +10,10 @@
 //! compares with `str`, `&str` and `String`, and serializes as a plain JSON string.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use smol_str::SmolStr;
 use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use smol_str::SmolStr;
 use std::ops::Deref;
 use std::sync::Arc;
 

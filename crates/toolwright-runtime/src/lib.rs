@@ -578,10 +578,8 @@ impl Runtime {
             .map_or(DEFAULT_MAX_RETRIES, |e| e.spec().max_retries());
         let session = opts.session_id.as_deref().unwrap_or("");
         let spec = entry.as_ref().ok().map(|e| e.spec());
-        // The arguments move into validation and on into the request (no copy); the request
-        // shares the call's id and name.
+        // The arguments move into validation and on into the request (no copy).
         let arguments = std::mem::take(&mut call.arguments);
-        let call = Arc::new(call);
         // Budgets belong to a session's steps: a call outside any session (a stateless HTTP
         // request, a one-off `call`) is always a first attempt and is not counted.
         let tracked = opts.session_id.is_some();
@@ -602,7 +600,7 @@ impl Runtime {
                 Err(e) => Outcome::from_error(e),
                 Ok((args, conversions)) => {
                     coerced = conversions;
-                    self.call_prepared(&call, &call_id, entry, args, opts, (depth, start))
+                    self.call_prepared(&call_id, entry, args, opts, (depth, start))
                         .await
                 }
             },
@@ -638,7 +636,6 @@ impl Runtime {
     /// call started (the direct path's deadline counts from it).
     async fn call_prepared(
         &self,
-        call: &Arc<ToolCall>,
         call_id: &SharedStr,
         entry: &Arc<toolwright_core::ToolEntry>,
         args: serde_json::Value,
@@ -646,7 +643,7 @@ impl Runtime {
         (depth, start): (u32, Instant),
     ) -> Outcome {
         let inner = &self.inner;
-        let req = self.request(call, call_id, entry, Arc::new(args), opts, depth);
+        let req = self.request(call_id, entry, Arc::new(args), opts, depth);
         let Some(direct) = inner.direct.as_ref().filter(|d| d.takes(&req)) else {
             return inner.stack.call(req).await;
         };
@@ -658,7 +655,7 @@ impl Runtime {
             direct::Answer::Done(out) => out,
             direct::Answer::Again(first) => match args {
                 Some(args) => {
-                    let req = self.request(call, call_id, entry, args, opts, depth);
+                    let req = self.request(call_id, entry, args, opts, depth);
                     direct.retries(req, first).await
                 }
                 None => first,
@@ -670,7 +667,6 @@ impl Runtime {
     /// if any), which the deadline may cancel.
     fn request(
         &self,
-        call: &Arc<ToolCall>,
         call_id: &SharedStr,
         entry: &Arc<toolwright_core::ToolEntry>,
         args: Arc<serde_json::Value>,
@@ -681,7 +677,7 @@ impl Runtime {
             Some(host) => CancelSignal::child_of(host.clone()),
             None => CancelSignal::new(),
         };
-        let mut req = Request::named(call.clone(), call_id.clone(), entry.clone(), args, cancel);
+        let mut req = Request::named(call_id.clone(), entry.clone(), args, cancel);
         req.session_id = opts.session_id.clone();
         req.step = opts.step;
         req.approved = opts.approved;

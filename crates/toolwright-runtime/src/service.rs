@@ -22,10 +22,7 @@ use toolwright_core::{
 /// A clone shares the host's cancellation token; a request whose token is its own (no host
 /// token) gets a fresh one, so a deadline that cancelled one attempt does not cancel the next.
 pub struct Request {
-    /// The call's id and name as the model wrote them (its arguments are in `args`), shared
-    /// with the runtime and with retries of the same call.
-    pub call: Arc<ToolCall>,
-    /// The call's id as the tool's context and the envelope carry it (shared, not copied).
+    /// The call's id as the tool's context and the envelope carry it ([`Request::call_id`]).
     pub(crate) call_id: SharedStr,
     /// The tool that runs (a fallback replaces it).
     pub entry: Arc<ToolEntry>,
@@ -53,7 +50,7 @@ pub struct Request {
 impl fmt::Debug for Request {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Request")
-            .field("call", &self.call)
+            .field("call_id", &self.call_id)
             .field("tool", &self.entry.spec().name)
             .field("args", &self.args)
             .field("session_id", &self.session_id)
@@ -77,11 +74,7 @@ impl Clone for Request {
 impl Request {
     /// A request for `entry` with validated `args`, no session, step 0, not approved. The
     /// call's own `arguments` are dropped (the request carries `args`).
-    pub fn new(
-        call: impl Into<Arc<ToolCall>>,
-        entry: Arc<ToolEntry>,
-        args: impl Into<Arc<Value>>,
-    ) -> Self {
+    pub fn new(call: ToolCall, entry: Arc<ToolEntry>, args: impl Into<Arc<Value>>) -> Self {
         Request::with_cancel(call, entry, args, CancelSignal::new())
     }
 
@@ -89,29 +82,23 @@ impl Request {
     /// the request's signal is then cancelled with it, and cancelling the request's signal
     /// leaves the host's token alone).
     pub fn with_cancel(
-        call: impl Into<Arc<ToolCall>>,
+        call: ToolCall,
         entry: Arc<ToolEntry>,
         args: impl Into<Arc<Value>>,
         cancel: impl Into<CancelSignal>,
     ) -> Self {
-        let call = call.into();
-        let call_id = SharedStr::from(call.id.as_str());
-        Request::named(call, call_id, entry, args.into(), cancel.into())
+        let call_id = SharedStr::from(call.id);
+        Request::named(call_id, entry, args.into(), cancel.into())
     }
 
     /// [`Request::with_cancel`] with the call's id already shared.
     pub(crate) fn named(
-        mut call: Arc<ToolCall>,
         call_id: SharedStr,
         entry: Arc<ToolEntry>,
         args: Arc<Value>,
         cancel: CancelSignal,
     ) -> Self {
-        if !call.arguments.is_null() {
-            Arc::make_mut(&mut call).arguments = Value::Null;
-        }
         Request {
-            call,
             call_id,
             entry,
             args,
@@ -124,6 +111,11 @@ impl Request {
             idempotency_key: None,
             watch: None,
         }
+    }
+
+    /// The call's id.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
     }
 
     /// The name of the tool that runs.
@@ -140,7 +132,6 @@ impl Request {
     /// clone of a request whose token is its own gets a fresh one, for the next attempt).
     pub(crate) fn share(&self) -> Request {
         Request {
-            call: self.call.clone(),
             call_id: self.call_id.clone(),
             entry: self.entry.clone(),
             args: self.args.clone(),
