@@ -284,6 +284,7 @@ impl RuntimeBuilder {
                 store: self.store,
                 next_id: AtomicU64::new(1),
                 export_metrics: self.export_metrics,
+                handles: metrics::Handles::default(),
                 in_flight: std::sync::atomic::AtomicUsize::new(0),
             }),
         }
@@ -307,6 +308,8 @@ struct Inner {
     store: Arc<dyn IdempotencyStore>,
     next_id: AtomicU64,
     export_metrics: bool,
+    /// The facade's handles, when `export_metrics`.
+    handles: metrics::Handles,
     in_flight: std::sync::atomic::AtomicUsize,
 }
 
@@ -485,7 +488,10 @@ impl Runtime {
             error.type = tracing::field::Empty,
             otel.status_code = tracing::field::Empty,
         );
-        let in_flight = self.inner.export_metrics.then(metrics::InFlight::start);
+        let in_flight = self
+            .inner
+            .export_metrics
+            .then(|| metrics::InFlight::start(&self.inner.handles));
         let counted = Counted::new(&self.inner.in_flight);
         // No subscriber wants the span: the call is not wrapped in it (no enter/exit per poll).
         // (The call's future is made in each branch: a local holding it would be kept in this
@@ -517,7 +523,7 @@ impl Runtime {
         };
         self.inner.metrics.record(series, sla, &out);
         if self.inner.export_metrics {
-            metrics::emit(series, &out, start.elapsed());
+            metrics::emit(&self.inner.handles, series, &out, start.elapsed());
         }
         if let Some(display_label) = label {
             let _ = self.inner.events.send(ToolEvent::Finished {

@@ -5,10 +5,10 @@
 //! CLI can keep them across runs.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::sync::Mutex;
-use toolwright_core::{ErrorCode, Outcome};
+use toolwright_core::{ErrorCode, Outcome, Status};
 
 /// Upper bounds (ms) of the latency histogram's buckets; a last bucket takes the rest.
 pub const LATENCY_BUCKETS_MS: [u64; 12] =
@@ -424,48 +424,93 @@ pub mod names {
     pub const APPROVALS_PENDING: &str = "toolwright_approvals_pending";
 }
 
+/// The facade's handles a runtime records every call on, taken when first needed (a host
+/// installs its recorder at start-up, before the first call: a handle taken before that would
+/// record nowhere). Looking a series up through the facade's macros costs an allocation per
+/// label and a hash of the whole key on every call; a handle is a pointer to the series. The
+/// series are bounded: the registry's tool names and one series for names that are not tools.
+#[derive(Default)]
+pub(crate) struct Handles {
+    in_flight: std::sync::OnceLock<metrics::Gauge>,
+    /// Call durations by tool, then by status ([`status_index`]).
+    durations: std::sync::RwLock<HashMap<String, [Option<metrics::Histogram>; 4]>>,
+}
+
+fn status_index(s: Status) -> usize {
+    match s {
+        Status::Success => 0,
+        Status::Partial => 1,
+        Status::Error => 2,
+        Status::NeedsConfirmation => 3,
+    }
+}
+
+impl Handles {
+    /// Records one call's duration on its tool's and status's histogram.
+    fn record_duration(&self, tool: &str, status: Status, seconds: f64) {
+        let i = status_index(status);
+        {
+            let map = self.durations.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(h) = map
+                .get(tool)
+                .and_then(|by_status| by_status.get(i))
+                .and_then(Option::as_ref)
+            {
+                h.record(seconds);
+                return;
+            }
+        }
+        let h = metrics::histogram!(names::CALL_DURATION, "tool" => tool.to_string(), "status" => status.as_str());
+        h.record(seconds);
+        let mut map = self.durations.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(slot) = map.entry(tool.to_string()).or_default().get_mut(i) {
+            *slot = Some(h);
+        }
+    }
+}
+
 /// Emits one finished call through the `metrics` facade.
-pub(crate) fn emit(tool: &str, out: &Outcome, elapsed: std::time::Duration) {
-    let tool = tool.to_string();
-    metrics::histogram!(names::CALL_DURATION, "tool" => tool.clone(), "status" => out.status().as_str())
-        .record(elapsed.as_secs_f64());
+pub(crate) fn emit(handles: &Handles, tool: &str, out: &Outcome, elapsed: std::time::Duration) {
+    handles.record_duration(tool, out.status(), elapsed.as_secs_f64());
+    let label = || tool.to_string();
     if let Some(code) = out.error_code() {
-        metrics::counter!(names::ERRORS, "tool" => tool.clone(), "code" => code.as_str())
-            .increment(1);
+        metrics::counter!(names::ERRORS, "tool" => label(), "code" => code.as_str()).increment(1);
         match code {
             ErrorCode::IdempotencyConflict => {
-                metrics::counter!(names::CONFLICTS, "tool" => tool.clone()).increment(1);
+                metrics::counter!(names::CONFLICTS, "tool" => label()).increment(1);
             }
             ErrorCode::RateLimited => {
-                metrics::counter!(names::RATE_LIMITED, "tool" => tool.clone()).increment(1);
+                metrics::counter!(names::RATE_LIMITED, "tool" => label()).increment(1);
             }
             _ => {}
         }
     }
     if out.meta.retries > 0 {
-        metrics::counter!(names::RETRIES, "tool" => tool.clone())
-            .increment(u64::from(out.meta.retries));
+        metrics::counter!(names::RETRIES, "tool" => label()).increment(u64::from(out.meta.retries));
     }
     if out.meta.replayed {
-        metrics::counter!(names::REPLAYS, "tool" => tool.clone()).increment(1);
+        metrics::counter!(names::REPLAYS, "tool" => label()).increment(1);
     }
-    if out.status() == toolwright_core::Status::NeedsConfirmation {
-        metrics::counter!(names::APPROVALS_REQUESTED, "tool" => tool).increment(1);
+    if out.status() == Status::NeedsConfirmation {
+        metrics::counter!(names::APPROVALS_REQUESTED, "tool" => label()).increment(1);
     }
 }
 
 /// Counts a call in flight through the `metrics` facade until dropped.
-pub(crate) struct InFlight;
+pub(crate) struct InFlight<'a>(&'a metrics::Gauge);
 
-impl InFlight {
-    pub(crate) fn start() -> Self {
-        metrics::gauge!(names::IN_FLIGHT).increment(1.0);
-        InFlight
+impl<'a> InFlight<'a> {
+    pub(crate) fn start(handles: &'a Handles) -> Self {
+        let gauge = handles
+            .in_flight
+            .get_or_init(|| metrics::gauge!(names::IN_FLIGHT));
+        gauge.increment(1.0);
+        InFlight(gauge)
     }
 }
 
-impl Drop for InFlight {
+impl Drop for InFlight<'_> {
     fn drop(&mut self) {
-        metrics::gauge!(names::IN_FLIGHT).decrement(1.0);
+        self.0.decrement(1.0);
     }
 }
