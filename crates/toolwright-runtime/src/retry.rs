@@ -125,7 +125,7 @@ impl Service for Retry {
         }
         let inner = self.inner.clone();
         let policy = self.policy;
-        // The first attempt shares the request's token; the retry loop, with its backoff timer,
+        // The first attempt shares the request's signal; the retry loop, with its backoff timer,
         // is a future of its own, made only when a transient failure asks for it, so a call
         // that succeeds moves a small future.
         Box::pin(async move {

@@ -19,8 +19,8 @@ use toolwright_core::{
 
 /// One call after name resolution and argument validation, on its way through the policies.
 ///
-/// A clone shares the host's cancellation token; a request whose token is its own (no host
-/// token) gets a fresh one, so a deadline that cancelled one attempt does not cancel the next.
+/// A clone gets a fresh cancellation signal with the same parent (the host's token, if any), so
+/// a deadline that cancelled one attempt does not cancel the next; [`Request::share`] shares it.
 pub struct Request {
     /// The call's id as the tool's context and the envelope carry it ([`Request::call_id`]).
     pub(crate) call_id: SharedStr,
@@ -128,8 +128,8 @@ impl Request {
         explicit_key(&self.args)
     }
 
-    /// A copy for the first attempt of a call that may be run again: it shares the token (a
-    /// clone of a request whose token is its own gets a fresh one, for the next attempt).
+    /// A copy for the first attempt of a call that may be run again: it shares the signal (a
+    /// clone gets a fresh one, for the next attempt).
     pub(crate) fn share(&self) -> Request {
         Request {
             call_id: self.call_id.clone(),
@@ -147,7 +147,7 @@ impl Request {
     }
 
     /// The context the tool receives, the request's parts moved into it (no copy of the
-    /// token, session or invoker); with the tool, its arguments and the attempt's watch.
+    /// signal, session or invoker); with the tool, its arguments and the attempt's watch.
     fn into_parts(
         self,
     ) -> (

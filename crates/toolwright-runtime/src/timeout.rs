@@ -1,9 +1,10 @@
 //! Deadlines that cancel: the tool's `timeout_ms`, else its `sla_ms`, else a runtime default.
 //!
-//! At the deadline the call's cancellation token is cancelled (tools that watch
+//! At the deadline the call's cancellation signal is cancelled (tools that watch
 //! [`toolwright_core::ToolContext::cancelled`] stop cooperatively) and the inner future is
 //! dropped, which aborts the tool's task. The answer is a `TIMEOUT` envelope at the deadline, not
-//! when the tool gets round to noticing. A host cancelling the call's token gets `CANCELLED`.
+//! when the tool gets round to noticing. A host cancelling its token (the signal's parent) gets
+//! `CANCELLED`.
 
 use crate::service::{BoxService, Layer, Request, Service};
 use futures::future::BoxFuture;
@@ -71,7 +72,7 @@ impl Service for Timeout {
 /// boxed layers).
 pub(crate) struct Deadline {
     /// The attempt's signal, cancelled at the deadline; its parent is the host's token.
-    token: CancelSignal,
+    signal: CancelSignal,
     /// The tool, named in the answer at the deadline. `None` only on the direct path, whose
     /// attempt holds it: [`Deadline::use_entry`] gives it before waiting.
     entry: Option<Arc<toolwright_core::ToolEntry>>,
@@ -102,11 +103,11 @@ impl Deadline {
     ) -> Deadline {
         let limit = deadline_for(req.entry.spec(), default);
         let deadline = start + limit;
-        let token = req.cancel.clone();
+        let signal = req.cancel.clone();
         let watch = (!lazy).then(BlockingWatch::new);
         req.watch.clone_from(&watch);
         Deadline {
-            token,
+            signal,
             entry: (!lazy).then(|| req.entry.clone()),
             watch,
             deadline,
@@ -147,7 +148,7 @@ impl Deadline {
 
     /// Whether the host cancelled the call before the attempt started (it is not started).
     pub(crate) fn host_cancelled(&self) -> bool {
-        self.token.parent_cancelled()
+        self.signal.parent_cancelled()
     }
 
     /// Waits for the attempt `fut`, which did not answer on its first poll, until it answers,
@@ -157,14 +158,14 @@ impl Deadline {
         F: std::future::Future<Output = Outcome>,
     {
         let Deadline {
-            token,
+            signal,
             entry,
             watch,
             deadline,
             limit,
         } = self;
         let host_cancelled = async {
-            match token.parent() {
+            match signal.parent() {
                 Some(h) => h.cancelled().await,
                 None => std::future::pending().await,
             }
@@ -172,12 +173,12 @@ impl Deadline {
         tokio::select! {
             biased;
             () = host_cancelled => {
-                token.cancel();
+                signal.cancel();
                 cancelled_outcome()
             }
             out = fut => out,
             () = tokio::time::sleep_until(deadline) => {
-                token.cancel();
+                signal.cancel();
                 let name = entry.as_ref().map_or("The tool", |e| e.spec().name.as_str());
                 timed_out(name, limit, watch.as_ref())
             }
