@@ -47,19 +47,14 @@ impl Direct {
         self.policies && self.retry.max_retries > 0 && retry::safe_to_rerun(req)
     }
 
-    /// The call of `req` (one [`Direct::takes`]), which started at `start`; `rerun` is
-    /// [`Direct::reruns`]. Nothing is kept for retries: the caller, which still holds what the
-    /// request was made of, makes it again when the first attempt asks for them
+    /// The first attempt of `req` (one [`Direct::takes`]), which started at `start`. Nothing is
+    /// kept for retries: the caller, which still holds what the request was made of, makes it
+    /// again when the first attempt failed transiently and the call [`Direct::reruns`]
     /// ([`Direct::retries`]), so a call that succeeds copies no handle for them.
-    pub(crate) fn call(
-        &self,
-        mut req: Request,
-        start: std::time::Instant,
-        rerun: bool,
-    ) -> DirectCall {
+    pub(crate) fn call(&self, mut req: Request, start: std::time::Instant) -> DirectCall {
         if !self.policies {
             // Only the tool, with panics caught.
-            return DirectCall::first(service::run_inline(req), None, false);
+            return DirectCall::first(service::run_inline(req), None);
         }
         // As the deadline policy does, counting from the call's start (no second clock read).
         let start = tokio::time::Instant::from_std(start);
@@ -68,13 +63,17 @@ impl Direct {
         let deadline = Deadline::arm_from(&mut req, self.default_timeout, start, true);
         if deadline.host_cancelled() {
             return DirectCall {
-                state: State::Slow(Box::pin(std::future::ready(Answer::Done(
-                    timeout::cancelled_outcome(),
-                )))),
+                state: State::Slow(Box::pin(std::future::ready(timeout::cancelled_outcome()))),
             };
         }
         let attempt = service::run_inline(req).watch_lazily();
-        DirectCall::first(attempt, Some(deadline), rerun)
+        DirectCall::first(attempt, Some(deadline))
+    }
+
+    /// Whether the first attempt's answer `out` asks for the retries of a call that
+    /// [`Direct::reruns`].
+    pub(crate) fn wants_retries(out: &Outcome) -> bool {
+        retry::transient_first(out)
     }
 
     /// The retries of a call whose first attempt on the direct path failed transiently with
@@ -92,19 +91,10 @@ impl Direct {
     }
 }
 
-/// The future of a call on the direct path: the call's answer, or the first attempt's when it
-/// failed transiently and the call may run again (the caller runs the retries:
-/// [`Direct::retries`]).
+/// The future of a call's first attempt on the direct path (the caller runs the retries, if
+/// any: [`Direct::retries`]).
 pub(crate) struct DirectCall {
     state: State,
-}
-
-/// What a [`DirectCall`] answers.
-pub(crate) enum Answer {
-    /// The call's answer.
-    Done(Outcome),
-    /// The first attempt's answer, a transient failure: the call runs again.
-    Again(Outcome),
 }
 
 // The first attempt is kept inline: boxing it would cost the allocation per call this path
@@ -114,7 +104,7 @@ enum State {
     /// The first attempt, polled in place.
     First(First),
     /// Waiting past the first poll.
-    Slow(BoxFuture<'static, Answer>),
+    Slow(BoxFuture<'static, Outcome>),
     Done,
 }
 
@@ -123,53 +113,37 @@ struct First {
     attempt: GuardedCall,
     /// None when the policies are off (no deadline, no retries).
     deadline: Option<Deadline>,
-    /// The call may run again after a transient failure.
-    rerun: bool,
 }
 
 impl DirectCall {
-    fn first(attempt: GuardedCall, deadline: Option<Deadline>, rerun: bool) -> Self {
+    fn first(attempt: GuardedCall, deadline: Option<Deadline>) -> Self {
         DirectCall {
-            state: State::First(First {
-                attempt,
-                deadline,
-                rerun,
-            }),
+            state: State::First(First { attempt, deadline }),
         }
     }
 }
 
 impl First {
-    /// The first attempt's answer `out`, as the call's answer or as the start of its retries.
-    fn answered(rerun: bool, out: Outcome) -> Answer {
-        if rerun && retry::transient_first(&out) {
-            Answer::Again(out)
-        } else {
-            Answer::Done(out)
-        }
-    }
-
     /// The rest of a first attempt that did not answer on its first poll: its deadline's wait.
-    fn waiting(self) -> BoxFuture<'static, Answer> {
+    fn waiting(self) -> BoxFuture<'static, Outcome> {
         Box::pin(async move {
             let mut this = self;
-            let out = match this.deadline.take() {
+            match this.deadline.take() {
                 Some(mut deadline) => {
                     deadline.use_entry(this.attempt.entry());
                     deadline.use_watch(this.attempt.watch());
                     deadline.wait(Pin::new(&mut this.attempt)).await
                 }
                 None => (&mut this.attempt).await,
-            };
-            First::answered(this.rerun, out)
+            }
         })
     }
 }
 
 impl Future for DirectCall {
-    type Output = Answer;
+    type Output = Outcome;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
         let this = self.get_mut();
         match &mut this.state {
             State::Slow(fut) => {
@@ -177,16 +151,15 @@ impl Future for DirectCall {
                 this.state = State::Done;
                 Poll::Ready(out)
             }
-            State::Done => Poll::Ready(Answer::Done(Outcome::from_error(ToolError::internal(
+            State::Done => Poll::Ready(Outcome::from_error(ToolError::internal(
                 "a finished call was polled again",
-            )))),
+            ))),
             State::First(first) => match Pin::new(&mut first.attempt).poll(cx) {
                 Poll::Ready(out) => {
                     // Most calls end here: the first attempt is dropped where it is (an attempt
                     // is a few hundred bytes: it is not moved out to be dropped).
-                    let rerun = first.rerun;
                     this.state = State::Done;
-                    Poll::Ready(First::answered(rerun, out))
+                    Poll::Ready(out)
                 }
                 // Polled again at once by the wait: its timer and wakers are set then.
                 Poll::Pending => {

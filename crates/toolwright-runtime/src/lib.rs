@@ -657,15 +657,13 @@ impl Runtime {
         // is made of that this function does not hold) to make the retries' request anew.
         let rerun = direct.reruns(&req);
         let args = rerun.then(|| req.args.clone());
-        match direct.call(req, start, rerun).await {
-            direct::Answer::Done(out) => out,
-            direct::Answer::Again(first) => match args {
-                Some(args) => {
-                    let req = self.request(call_id, entry, args, opts, depth);
-                    direct.retries(req, first).await
-                }
-                None => first,
-            },
+        let first = direct.call(req, start).await;
+        match args {
+            Some(args) if Direct::wants_retries(&first) => {
+                let req = self.request(call_id, entry, args, opts, depth);
+                direct.retries(req, first).await
+            }
+            _ => first,
         }
     }
 
