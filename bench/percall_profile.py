@@ -11,7 +11,7 @@ calls and one of N2, and prints per call ((N2 run - N1 run) / (N2 - N1)):
 - calls to memcpy from the binary and the bytes they copy (the size is the constant the call
   site loads into %edx; calls whose size is not a constant are counted, not sized);
 - heap allocations (calls to `__rust_alloc`);
-- the functions the atomics sit in.
+- the functions the atomics, the sized copies and the allocations sit in.
 
 Usage: percall_profile.py BINARY N1_FILE N2_FILE N1 N2
 """
@@ -130,8 +130,14 @@ def main():
         sizes = re.findall(r"mov\s+\$0x([0-9a-f]+),%edx", out)
         return int(sizes[-1], 16) if sizes else None
 
+    def owner(addr):
+        i = bisect.bisect_right(starts, addr) - 1
+        return syms[i][1] if i >= 0 else "?"
+
     memcpy_calls = 0.0
     memcpy_bytes = 0.0
+    copies_by_fn = collections.Counter()
+    allocs_by_fn = collections.Counter()
     for site, n in k2["memcpy"].items():
         d = (n - k1["memcpy"].get(site, 0)) / per
         if d <= 0:
@@ -140,6 +146,11 @@ def main():
         size = sized(site - base)
         if size:
             memcpy_bytes += d * size
+            copies_by_fn[owner(site - base)] += d * size
+    for site, n in k2["alloc"].items():
+        d = (n - k1["alloc"].get(site, 0)) / per
+        if d > 0:
+            allocs_by_fn[owner(site - base)] += d
     allocs = sum(n - k1["alloc"].get(s, 0) for s, n in k2["alloc"].items()) / per
     print(f"instructions per call:            {(summary_of(f2) - summary_of(f1)) / per:,.0f}")
     print(f"lock-prefixed instructions:       {sum(sites.values()) / per:.1f}")
@@ -149,6 +160,14 @@ def main():
         print("atomics by function:")
         for fn, d in by_fn.most_common(25):
             print(f"  {d / per:5.1f}  {fn[:150]}")
+    if copies_by_fn:
+        print("memcpy bytes by function:")
+        for fn, b in copies_by_fn.most_common(25):
+            print(f"  {b:7,.0f}  {fn[:150]}")
+    if allocs_by_fn:
+        print("allocations by function:")
+        for fn, d in allocs_by_fn.most_common(25):
+            print(f"  {d:5.1f}  {fn[:150]}")
 
 
 if __name__ == "__main__":

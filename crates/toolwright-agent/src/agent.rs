@@ -13,7 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 use toolwright_core::canonical::canonical_string;
-use toolwright_core::{ErrorCode, FieldError, Outcome, Problem, ToolCall, ToolError, ToolSpec};
+use toolwright_core::{
+    ErrorCode, FieldError, Outcome, Problem, SharedStr, ToolCall, ToolError, ToolSpec,
+};
 use toolwright_runtime::{CallOptions, Runtime};
 use tracing::Instrument;
 
@@ -526,7 +528,7 @@ impl Agent {
 
     /// Gives every call a non-empty id unique within the conversation.
     fn fix_ids(&self, calls: &mut [ToolCall], step: u32) {
-        let mut seen: HashSet<String> = self
+        let mut seen: HashSet<SharedStr> = self
             .conversation
             .iter()
             .flat_map(|m| m.tool_calls.iter().map(|c| c.id.clone()))
@@ -535,11 +537,11 @@ impl Agent {
             if c.id.trim().is_empty() || seen.contains(&c.id) {
                 let mut n = 0;
                 let mut id = format!("call_{step}_{i}");
-                while seen.contains(&id) {
+                while seen.contains(id.as_str()) {
                     n += 1;
                     id = format!("call_{step}_{i}_{n}");
                 }
-                c.id = id;
+                c.id = id.into();
             }
             seen.insert(c.id.clone());
         }
@@ -631,7 +633,7 @@ impl Agent {
             // A call identical to one that already failed is not run again: the run stops.
             let repeated = calls.iter().find_map(|c| {
                 failed
-                    .get(&(c.name.clone(), canonical_string(&c.arguments)))
+                    .get(&(c.name.to_string(), canonical_string(&c.arguments)))
                     .map(|prev| (c.clone(), prev.clone()))
             });
             let t0 = Instant::now();
@@ -670,7 +672,7 @@ impl Agent {
                     any_error = true;
                     if is_persistent(out.error_code()) {
                         failed.insert(
-                            (call.name.clone(), canonical_string(&call.arguments)),
+                            (call.name.to_string(), canonical_string(&call.arguments)),
                             out.clone(),
                         );
                     }
@@ -684,7 +686,7 @@ impl Agent {
                     ran,
                 };
                 self.emit(AgentEvent::CallFinished { record: &record });
-                rec.calls.push(call.id.clone());
+                rec.calls.push(call.id.to_string());
                 trace.calls.push(record);
             }
             trace.steps.push(rec);
@@ -700,7 +702,9 @@ impl Agent {
                 self.conversation
                     .push(Message::assistant(answer.clone(), Vec::new()));
                 trace.answer = Some(answer);
-                trace.stop = StopReason::RepeatedFailingCall { tool: c.name };
+                trace.stop = StopReason::RepeatedFailingCall {
+                    tool: c.name.into(),
+                };
                 let _ = results;
                 return;
             }
@@ -808,7 +812,7 @@ impl Agent {
                 ran,
             };
             self.emit(AgentEvent::CallFinished { record: &record });
-            rec.calls.push(call.id.clone());
+            rec.calls.push(call.id.to_string());
             trace.calls.push(record);
         }
         trace.steps.push(rec);
@@ -837,7 +841,7 @@ impl Agent {
 
 /// An answer the model did not write: each envelope's own sentence (its error message when it
 /// failed), with the data when the message is only the default "`tool` succeeded.".
-fn results_text(results: &[(String, Value)]) -> String {
+fn results_text(results: &[(SharedStr, Value)]) -> String {
     results
         .iter()
         .map(|(tool, env)| {

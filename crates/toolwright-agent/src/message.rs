@@ -92,8 +92,8 @@ impl Message {
     /// The result of `call`: the envelope as compact JSON, `is_error` from its status.
     pub fn tool_result(call: &ToolCall, outcome: &Outcome) -> Self {
         Message {
-            tool_call_id: Some(call.id.clone()),
-            name: Some(call.name.clone()),
+            tool_call_id: Some(call.id.to_string()),
+            name: Some(call.name.to_string()),
             is_error: outcome.is_error(),
             ..Message::plain(Role::Tool, outcome.to_json().to_string())
         }

@@ -537,7 +537,7 @@ pub fn finish(
     );
     let names = CallNames {
         tool,
-        call_id: SharedStr::from(call.id.as_str()),
+        call_id: call.id.clone(),
     };
     finish_in_place(&mut out, spec, names, start, coerced);
     out

@@ -30,11 +30,12 @@ pub type ToolFuture = BoxFuture<'static, ToolResult>;
 /// One call the model (or a host) asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
-    /// Call id (from the provider, or generated).
+    /// Call id (from the provider, or generated). A [`SharedStr`]: an id of up to 23 bytes is
+    /// kept inline, and handing it to the context and the envelope copies it.
     #[serde(default)]
-    pub id: String,
-    /// The tool name as the model wrote it.
-    pub name: String,
+    pub id: SharedStr,
+    /// The tool name as the model wrote it (inline up to 23 bytes, like the id).
+    pub name: SharedStr,
     /// The arguments as the model wrote them (any JSON, validated before use).
     #[serde(default)]
     pub arguments: Value,
@@ -42,7 +43,7 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A call with an id.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+    pub fn new(id: impl Into<SharedStr>, name: impl Into<SharedStr>, arguments: Value) -> Self {
         ToolCall {
             id: id.into(),
             name: name.into(),

@@ -90,7 +90,7 @@ fn successful_calls(t: &Trace) -> Vec<(String, Value)> {
     t.calls
         .iter()
         .filter(|c| !c.envelope.is_error())
-        .map(|c| (c.call.name.clone(), c.call.arguments.clone()))
+        .map(|c| (c.call.name.to_string(), c.call.arguments.clone()))
         .collect()
 }
 

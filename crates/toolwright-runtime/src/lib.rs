@@ -457,7 +457,7 @@ impl Runtime {
         let start = Instant::now();
         if call.id.is_empty() {
             let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-            call.id = format!("call-{n}");
+            call.id = format!("call-{n}").into();
         }
         let entry = self.inner.registry.get(&call.name);
         // Events are built only when someone listens: no copies on the hot path otherwise.
@@ -466,12 +466,12 @@ impl Runtime {
         let label = listening.then(|| {
             entry
                 .as_ref()
-                .map_or_else(|| call.name.clone(), |e| e.spec().label().to_string())
+                .map_or_else(|| call.name.to_string(), |e| e.spec().label().to_string())
         });
         if let Some(label) = &label {
             let _ = self.inner.events.send(ToolEvent::Started {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
+                call_id: call.id.to_string(),
+                tool: call.name.to_string(),
                 display_label: label.clone(),
                 session_id: opts.session_id.clone(),
                 step: opts.step,
@@ -598,7 +598,7 @@ impl Runtime {
             budget::Attempt { number: 1, max }
         };
         // The call's id, shared by the tool's context and the envelope (one copy per call).
-        let call_id = SharedStr::from(call.id.as_str());
+        let call_id = call.id.clone();
         let mut coerced = Vec::new();
         let mut out = match &entry {
             Err(e) => Outcome::from_error(e.clone()),

@@ -87,7 +87,7 @@ impl Request {
         args: impl Into<Arc<Value>>,
         cancel: impl Into<CancelSignal>,
     ) -> Self {
-        let call_id = SharedStr::from(call.id);
+        let call_id = call.id;
         Request::named(call_id, entry, args.into(), cancel.into())
     }
 
