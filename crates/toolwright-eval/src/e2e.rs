@@ -21,6 +21,9 @@ pub struct E2eRow {
     /// The first tool the model called (none: it answered without a call).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub called: Option<String>,
+    /// The first call's arguments, as the model wrote them (for reading what went wrong).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
     /// The first call's tool is right (in scope) or no call was made (out of scope).
     pub right: bool,
     /// The first call gave every argument the request determines an acceptable value
@@ -127,6 +130,7 @@ pub async fn run_end_to_end(
             id: r.id.clone(),
             out_of_scope: r.out_of_scope(),
             called: first.map(|(n, _)| n.to_string()),
+            arguments: first.map(|(_, a)| a.clone()),
             right,
             arguments_right,
             wall_ms: started.elapsed().as_millis() as u64,
@@ -217,6 +221,7 @@ mod tests {
                     id: "1".into(),
                     out_of_scope: false,
                     called: Some("a".into()),
+                    arguments: None,
                     right: true,
                     arguments_right: Some(true),
                     wall_ms: 10,
@@ -225,6 +230,7 @@ mod tests {
                     id: "2".into(),
                     out_of_scope: false,
                     called: None,
+                    arguments: None,
                     right: false,
                     arguments_right: None,
                     wall_ms: 10,
@@ -233,6 +239,7 @@ mod tests {
                     id: "3".into(),
                     out_of_scope: true,
                     called: None,
+                    arguments: None,
                     right: true,
                     arguments_right: None,
                     wall_ms: 10,

@@ -124,11 +124,37 @@ pub fn value_grammar(schema: &Value, limits: &GrammarLimits) -> String {
     b.finish(r)
 }
 
+/// An `enum` longer than this is written as a prefix tree ([`Builder::trie`]).
+const TRIE_FROM: usize = 8;
+
+/// The longest beginning all of `texts` share (at least the first character when all begin
+/// with it), cut at a character boundary.
+fn common_prefix<'t>(texts: &[&'t str]) -> &'t str {
+    let Some(first) = texts.first() else {
+        return "";
+    };
+    let mut end = first.len();
+    for t in texts.iter().skip(1) {
+        end = first
+            .char_indices()
+            .zip(t.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map_or(0, |((i, a), _)| i + a.len_utf8())
+            .min(end);
+    }
+    first.get(..end).unwrap_or("")
+}
+
 /// A GBNF string literal for the JSON text of `v`.
 fn literal(v: &Value) -> String {
-    let json = v.to_string();
+    quoted(&v.to_string())
+}
+
+/// `text` as a GBNF string literal.
+fn quoted(text: &str) -> String {
     let mut out = String::from("\"");
-    for c in json.chars() {
+    for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -170,6 +196,37 @@ impl Builder {
     }
 
     /// Adds a rule (or reuses an identical one) and returns its name.
+    /// A rule matching exactly one of `texts` (sorted, distinct), as a prefix tree: each rule
+    /// offers the distinct next characters once, with the text they share after them, so the
+    /// sampler follows a few branches instead of every value (a long `enum` of values that share
+    /// beginnings, such as the spans of a request, costs what its distinct prefixes cost).
+    fn trie(&mut self, hint: &str, texts: &[String]) -> String {
+        let ends = texts.iter().any(String::is_empty);
+        let mut alts = Vec::new();
+        let mut rest = texts.iter().filter(|t| !t.is_empty()).peekable();
+        while let Some(first) = rest.next() {
+            let c = first.chars().next().unwrap_or_default();
+            let mut group = vec![first.as_str()];
+            while let Some(t) = rest.next_if(|t| t.starts_with(c)) {
+                group.push(t);
+            }
+            let shared = common_prefix(&group);
+            let tails: Vec<String> = group
+                .iter()
+                .map(|t| t[shared.len()..].to_string())
+                .collect();
+            if tails.iter().all(String::is_empty) {
+                alts.push(quoted(shared));
+            } else {
+                let sub = self.trie(&format!("{hint}-t"), &tails);
+                alts.push(format!("{} {sub}", quoted(shared)));
+            }
+        }
+        let body = alts.join(" | ");
+        let body = if ends { format!("( {body} )?") } else { body };
+        self.add(hint, body)
+    }
+
     fn add(&mut self, hint: &str, body: String) -> String {
         if let Some(name) = self.by_body.get(&body) {
             return name.clone();
@@ -254,6 +311,12 @@ impl Builder {
         if let Some(Value::Array(options)) = obj.get("enum") {
             if options.is_empty() {
                 return "value".to_string();
+            }
+            if options.len() > TRIE_FROM {
+                let mut texts: Vec<String> = options.iter().map(Value::to_string).collect();
+                texts.sort();
+                texts.dedup();
+                return self.trie(hint, &texts);
             }
             let body = options.iter().map(literal).collect::<Vec<_>>().join(" | ");
             return self.add(hint, body);
@@ -556,6 +619,119 @@ mod tests {
         assert!(g.contains(r#"char{0,5}"#));
         assert!(g.contains(r#"char ::= [^"\\{}\x7F\x00-\x1F]"#), "{g}");
         assert_eq!(tool_call_grammar(&[], &limits), Err(GrammarError::NoTools));
+    }
+
+    /// Every text `rule` of grammar `g` matches, for grammars made of literals, rule names,
+    /// alternatives and `( ... )?` groups only (what an enum's prefix tree is made of).
+    fn texts_of(g: &str, rule: &str) -> Vec<String> {
+        let rules: std::collections::HashMap<&str, &str> =
+            g.lines().filter_map(|l| l.split_once(" ::= ")).collect();
+        fn alts(body: &str) -> Vec<&str> {
+            let (mut depth, mut quoted, mut esc, mut start) = (0, false, false, 0);
+            let mut out = Vec::new();
+            for (i, c) in body.char_indices() {
+                match c {
+                    _ if esc => esc = false,
+                    '\\' if quoted => esc = true,
+                    '"' => quoted = !quoted,
+                    '(' if !quoted => depth += 1,
+                    ')' if !quoted => depth -= 1,
+                    '|' if !quoted && depth == 0 => {
+                        out.push(body[start..i].trim());
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            out.push(body[start..].trim());
+            out
+        }
+        fn expand(rules: &std::collections::HashMap<&str, &str>, body: &str) -> Vec<String> {
+            let mut all = Vec::new();
+            for alt in alts(body) {
+                let mut acc = vec![String::new()];
+                let mut rest = alt.trim();
+                while !rest.is_empty() {
+                    let (items, tail): (Vec<String>, &str) = if let Some(r) = rest.strip_prefix('"')
+                    {
+                        let mut end = 0;
+                        let mut esc = false;
+                        let mut lit = String::new();
+                        for (i, c) in r.char_indices() {
+                            if esc {
+                                lit.push(c);
+                                esc = false;
+                            } else if c == '\\' {
+                                esc = true;
+                            } else if c == '"' {
+                                end = i;
+                                break;
+                            } else {
+                                lit.push(c);
+                            }
+                        }
+                        (vec![lit], &r[end + 1..])
+                    } else if let Some(r) = rest.strip_prefix('(') {
+                        let close = r.rfind(")?").unwrap();
+                        let mut v = expand(rules, &r[..close]);
+                        v.push(String::new());
+                        (v, &r[close + 2..])
+                    } else {
+                        let end = rest.find(' ').unwrap_or(rest.len());
+                        (expand(rules, rules[&rest[..end]]), &rest[end..])
+                    };
+                    acc = acc
+                        .iter()
+                        .flat_map(|a| items.iter().map(move |b| format!("{a}{b}")))
+                        .collect();
+                    rest = tail.trim();
+                }
+                all.extend(acc);
+            }
+            all
+        }
+        let mut v = expand(&rules, rules[rule]);
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn long_enums_are_prefix_trees_matching_exactly_their_values() {
+        let values = [
+            "acme",
+            "acme/webapp",
+            "webapp",
+            "a",
+            "issue 17",
+            "issue",
+            "of acme/webapp",
+            "17",
+            "on",
+            "on issue",
+            "leave",
+            "\"quoted\" \\ text",
+            "é",
+        ];
+        let g = value_grammar(&json!({"enum": values}), &GrammarLimits::default());
+        let mut want: Vec<String> = values.iter().map(|v| json!(v).to_string()).collect();
+        want.sort();
+        assert_eq!(texts_of(&g, "root"), want, "{g}");
+        // Each rule offers each next character once.
+        for line in g.lines().filter(|l| l.starts_with("value-")) {
+            let body = line.split_once(" ::= ").unwrap().1;
+            let body = body.trim_start_matches("( ").trim_end_matches(" )?");
+            let firsts: Vec<String> = body
+                .split(" | ")
+                .map(|a| a.trim_start_matches('"').chars().take(2).collect())
+                .collect();
+            let mut distinct = firsts.clone();
+            distinct.sort();
+            distinct.dedup();
+            assert_eq!(distinct.len(), firsts.len(), "{line}");
+        }
+        // A short enum stays a list of literals.
+        let g = value_grammar(&json!({"enum": ["x", "y"]}), &GrammarLimits::default());
+        assert!(g.contains(r#""\"x\"" | "\"y\"""#), "{g}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod provider;
 pub mod routing;
 pub mod salvage;
 pub mod select;
+pub mod spans;
 #[cfg(any(feature = "llama", feature = "embed"))]
 mod wheel;
 

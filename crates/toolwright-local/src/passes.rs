@@ -14,6 +14,7 @@
 //! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
 //! | narrowing | [`Passes::narrowing`] | on | [`crate::narrow::narrow_for_query`]: unmentioned optional parameters left out, enums restricted to the values the query names |
 //! | number grounding | [`Passes::number_grounding`] | on | [`crate::narrow::ground_numbers`]: number parameters may only take numbers the query states |
+//! | string grounding | [`Passes::string_grounding`] | on | [`crate::spans::ground_strings`]: free-form string parameters may only take spans of the request (words, quoted texts, parts of `a/b`), unless their examples have a shape no span has |
 //! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request |
 //! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
 //! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error; when it writes the rejected arguments again, the router's next candidate is tried instead |
@@ -56,6 +57,9 @@ pub struct Passes {
     /// Restrict number and integer parameters to the numbers the query states, when it states
     /// some ([`crate::narrow::ground_numbers`]). Default on.
     pub number_grounding: bool,
+    /// Restrict free-form string parameters to spans of the query
+    /// ([`crate::spans::ground_strings`]). Default on.
+    pub string_grounding: bool,
     /// Keep a further call of a list only when it brings a new value and its texts occur in the
     /// request ([`keep_distinct_grounded`]); off keeps every call the model wrote. Default on.
     pub distinct_calls: bool,
@@ -82,6 +86,7 @@ impl Default for Passes {
             decline_weak_matches: Some(3.0),
             narrowing: true,
             number_grounding: true,
+            string_grounding: true,
             distinct_calls: true,
             reask_repeated_numbers: true,
             max_corrections: 2,

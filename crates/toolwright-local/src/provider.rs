@@ -22,6 +22,7 @@ use crate::narrow::{ground_numbers, narrow_for_query};
 use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
 use crate::salvage::{named_tool, tight_retry};
 use crate::select::{Decision, choose, drop_echoed_names};
+use crate::spans::ground_strings;
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -490,13 +491,26 @@ impl LocalProvider {
                 } else {
                     (*s).clone()
                 };
-                if !passes.number_grounding {
+                let t = if passes.number_grounding {
+                    let (g, grounded) = ground_numbers(&t, query);
+                    if !grounded.is_empty() {
+                        notes.push(format!(
+                            "{}: {} may only take numbers the query states",
+                            s.name,
+                            grounded.join(", ")
+                        ));
+                    }
+                    g
+                } else {
+                    t
+                };
+                if !passes.string_grounding {
                     return t;
                 }
-                let (g, grounded) = ground_numbers(&t, query);
+                let (g, grounded) = ground_strings(&t, query);
                 if !grounded.is_empty() {
                     notes.push(format!(
-                        "{}: {} may only take numbers the query states",
+                        "{}: {} may only take words of the request",
                         s.name,
                         grounded.join(", ")
                     ));

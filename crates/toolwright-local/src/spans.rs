@@ -1,0 +1,408 @@
+//! String grounding: free-form string parameters take a span of the request.
+//!
+//! A model of 135M parameters invents string values when it is free to write any text: a path
+//! becomes `"path_to_file"`, an owner `"1234567890"`, a channel id the tool's own name. Yet what a
+//! person asks a tool to act on is almost always written in the request: in the MCP dev set, 236
+//! of the 253 expected plain-text values and 71 of the 91 paths and URLs occur in the request
+//! verbatim. [`ground_strings`] restricts each free-form string parameter to the request's spans
+//! ([`query_spans`]): runs of whole words, quoted texts, and the parts of a word joined by `/`
+//! or `#` (`acme/webapp` → `acme`, `webapp`), so the model chooses which span goes where instead
+//! of writing characters of its own.
+//!
+//! A parameter is left free when it is not a plain string (an `enum`, a `const`, a `pattern`,
+//! or a `format` other than `uri`, `url` or `email`: dates, times and ids the model must write),
+//! or when its description shows examples (`e.g. 'America/New_York'`, quoted values, or the
+//! `examples` keyword) and no span of the request has the shape of one of them: an IANA zone,
+//! an `HH:MM` time or an ISO date is then written, not copied ("what time is it in Tokyo?").
+//!
+//! The grounded schema only admits values the real schema admits (a string is a string); the
+//! runtime still validates every call against the tool's advertised schema.
+
+use serde_json::{Map, Value, json};
+use toolwright_core::ToolSpec;
+
+/// How many words a span of the request may hold (quoted texts may be longer).
+pub const MAX_SPAN_WORDS: usize = 12;
+/// How many spans a parameter may be restricted to (a longer request keeps its shorter spans).
+pub const MAX_SPANS: usize = 256;
+
+/// Characters stripped from the ends of a word: quotes and brackets at both ends, sentence
+/// punctuation at its end.
+const OPENERS: &[char] = &['"', '\'', '`', '(', '[', '{', '<', '\u{2018}', '\u{201c}'];
+const CLOSERS: &[char] = &[
+    '"', '\'', '`', ')', ']', '}', '>', '.', ',', ';', ':', '!', '?', '\u{2019}', '\u{201d}',
+];
+
+/// The words of `query` as byte ranges, without the quotes, brackets and sentence punctuation
+/// around them (`"(ref e42),"` → `e42`).
+fn words(query: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in query
+        .char_indices()
+        .chain(std::iter::once((query.len(), ' ')))
+    {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                let w = &query[s..i];
+                let lead = w.len() - w.trim_start_matches(OPENERS).len();
+                let body = w[lead..].trim_end_matches(CLOSERS);
+                if !body.is_empty() {
+                    out.push(s + lead..s + lead + body.len());
+                }
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The parts of a word joined by `/` or `#`, and every run of consecutive parts
+/// (`github.com/denoland/deno` → `denoland`, `deno`, `denoland/deno`, ...); a URL is not cut.
+fn parts(word: &str, out: &mut Vec<String>) {
+    if word.contains("://") || !word.contains(['/', '#']) {
+        return;
+    }
+    // The byte ranges of the parts between separators.
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for (i, c) in word
+        .char_indices()
+        .chain(std::iter::once((word.len(), '/')))
+    {
+        if c == '/' || c == '#' {
+            if i > start {
+                pieces.push(start..i);
+            }
+            start = i + 1;
+        }
+    }
+    for (i, first) in pieces.iter().enumerate() {
+        for last in pieces.iter().skip(i) {
+            out.extend(word.get(first.start..last.end).map(String::from));
+        }
+    }
+}
+
+/// A quoted text without its first and last characters (its quotes).
+fn unquoted(q: &str) -> String {
+    let n = q.chars().count();
+    q.chars().skip(1).take(n.saturating_sub(2)).collect()
+}
+
+/// The request's spans, shortest first, at most [`MAX_SPANS`]: every run of up to
+/// [`MAX_SPAN_WORDS`] consecutive words (as written between its first and last word), every
+/// quoted text without its quotes, and the parts of words joined by `/` or `#`.
+///
+/// ```
+/// use toolwright_local::spans::query_spans;
+/// let s = query_spans("comment on issue 17 of acme/webapp saying 'Fixed in v2.3, please retest'");
+/// for want in ["acme", "webapp", "acme/webapp", "Fixed in v2.3, please retest", "issue 17"] {
+///     assert!(s.iter().any(|x| x == want), "{want}");
+/// }
+/// assert!(!s.iter().any(|x| x.starts_with('\'')));
+/// ```
+pub fn query_spans(query: &str) -> Vec<String> {
+    let ws = words(query);
+    let mut out: Vec<String> = Vec::new();
+    for r in toolwright_catalog::values::quoted_spans(query) {
+        let inner = unquoted(&query[r]);
+        if !inner.trim().is_empty() {
+            out.push(inner.trim().to_string());
+        }
+    }
+    for w in &ws {
+        parts(&query[w.clone()], &mut out);
+    }
+    for n in 1..=MAX_SPAN_WORDS.min(ws.len()) {
+        for run in ws.windows(n) {
+            if let (Some(a), Some(b)) = (run.first(), run.last()) {
+                out.push(query[a.start..b.end].to_string());
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|s| seen.insert(s.clone()));
+    out.sort_by_key(String::len);
+    out.truncate(MAX_SPANS);
+    out
+}
+
+/// The shape of a value: runs of letters, digits, `_` and `-` become `w`, and a run of parts
+/// joined by one separator counts once (`America/New_York` and `Europe/Paris` → `w/w`,
+/// `/home/ana/src` → `/w/w`, `09:30` → `w:w`).
+fn shape(v: &str) -> String {
+    let mut s = String::new();
+    for c in v.chars() {
+        let k = if c.is_alphanumeric() || c == '_' || c == '-' {
+            'w'
+        } else {
+            c
+        };
+        if !(k == 'w' && s.ends_with('w')) {
+            s.push(k);
+        }
+    }
+    for sep in ['/', '.', ':', ' '] {
+        let three = format!("w{sep}w{sep}w");
+        let two = format!("w{sep}w");
+        while s.contains(&three) {
+            s = s.replace(&three, &two);
+        }
+    }
+    s
+}
+
+/// The example values a parameter's schema shows: its `examples`, and in its description the
+/// quoted texts and what follows `e.g.` or `for example` up to the next `)`, `,` or `;`.
+fn examples(schema: &Value) -> Vec<String> {
+    let mut out: Vec<String> = schema
+        .get("examples")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(d) = schema.get("description").and_then(Value::as_str) else {
+        return out;
+    };
+    for r in toolwright_catalog::values::quoted_spans(d) {
+        out.push(unquoted(&d[r]));
+    }
+    let lower = d.to_lowercase();
+    for cue in ["e.g.", "e.g", "for example", "such as"] {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(cue) {
+            let at = from + i + cue.len();
+            let tail = d[at..].trim_start_matches([',', ':', ' ']);
+            let end = tail.find([')', ',', ';']).unwrap_or(tail.len());
+            let first = tail[..end].split_whitespace().next().unwrap_or("");
+            let v = first.trim_matches(|c: char| OPENERS.contains(&c) || CLOSERS.contains(&c));
+            if !v.is_empty() {
+                out.push(v.to_string());
+            }
+            from = at;
+        }
+    }
+    out.retain(|e| !e.trim().is_empty());
+    out
+}
+
+/// Whether `schema` is a plain string the model writes freely: `type` `string` (alone or with
+/// `null`), no `enum`, `const` or `pattern`, and no `format` but `uri`, `url` or `email`.
+fn free_string(schema: &Value) -> bool {
+    let Some(o) = schema.as_object() else {
+        return false;
+    };
+    let string = match o.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(ts)) => {
+            ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null")
+        }
+        _ => false,
+    };
+    let format_ok = o
+        .get("format")
+        .and_then(Value::as_str)
+        .is_none_or(|f| matches!(f, "uri" | "url" | "email"));
+    string
+        && format_ok
+        && !["enum", "const", "pattern"]
+            .iter()
+            .any(|k| o.contains_key(*k))
+}
+
+/// The spans that fit `schema`'s length bounds, or `None` when the parameter stays free (no
+/// span fits, or its examples have a shape no span has).
+fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
+    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+    let max = schema
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .unwrap_or(u64::MAX);
+    let fits: Vec<String> = spans
+        .iter()
+        .filter(|s| (min..=max).contains(&(s.chars().count() as u64)))
+        .cloned()
+        .collect();
+    let ex = examples(schema);
+    let shaped = ex.is_empty() || {
+        let shapes: Vec<String> = ex.iter().map(|e| shape(e)).collect();
+        fits.iter().any(|s| shapes.contains(&shape(s)))
+    };
+    (shaped && !fits.is_empty()).then_some(fits)
+}
+
+/// `schema` with its string type and description kept and the values restricted to `values`.
+fn restricted(schema: &Value, values: Vec<String>) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!("string"));
+    m.insert("enum".into(), json!(values));
+    if let Some(d) = schema.get("description") {
+        m.insert("description".into(), d.clone());
+    }
+    Value::Object(m)
+}
+
+/// `spec` (already narrowed: references inlined) with each free-form string parameter, and each
+/// array of them, restricted to the spans of `query` (see the module docs); the names of the
+/// parameters restricted. Without a span that fits, a parameter stays as it is.
+pub fn ground_strings(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
+    let mut report = Vec::new();
+    let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
+        return (spec.clone(), report);
+    };
+    let spans = query_spans(query);
+    if spans.is_empty() {
+        return (spec.clone(), report);
+    }
+    let mut grounded = Map::new();
+    for (k, p) in props {
+        let items = (p.get("type").and_then(Value::as_str) == Some("array"))
+            .then(|| p.get("items"))
+            .flatten();
+        let g = match items {
+            Some(items) if free_string(items) => fitting(items, &spans).map(|fits| {
+                let mut a = p.as_object().cloned().unwrap_or_default();
+                a.insert("items".into(), restricted(items, fits));
+                Value::Object(a)
+            }),
+            _ if free_string(p) => fitting(p, &spans).map(|fits| restricted(p, fits)),
+            _ => None,
+        };
+        if g.is_some() {
+            report.push(k.clone());
+        }
+        grounded.insert(k.clone(), g.unwrap_or_else(|| p.clone()));
+    }
+    let mut out = spec.clone();
+    if let Some(root) = out.parameters.as_object_mut() {
+        root.insert("properties".into(), Value::Object(grounded));
+    }
+    (out, report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(props: Value) -> ToolSpec {
+        ToolSpec::new(
+            "t",
+            "A tool.",
+            json!({"type": "object", "properties": props}),
+        )
+    }
+
+    fn allowed(s: &ToolSpec, k: &str) -> Vec<String> {
+        serde_json::from_value(s.parameters["properties"][k]["enum"].clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn words_lose_their_quotes_brackets_and_final_punctuation() {
+        let q = "what's in /srv/app/config.yaml? (ref e42), 'DE' v2.3.";
+        let w: Vec<&str> = words(q).into_iter().map(|r| &q[r]).collect();
+        assert_eq!(
+            w,
+            [
+                "what's",
+                "in",
+                "/srv/app/config.yaml",
+                "ref",
+                "e42",
+                "DE",
+                "v2.3"
+            ]
+        );
+    }
+
+    #[test]
+    fn spans_hold_word_runs_quoted_texts_and_the_parts_of_slashed_words() {
+        let s = query_spans("show the recent commits of github.com/denoland/deno on main");
+        for want in [
+            "denoland",
+            "deno",
+            "denoland/deno",
+            "main",
+            "recent commits",
+        ] {
+            assert!(s.contains(&want.to_string()), "{want}: {s:?}");
+        }
+        let s = query_spans("what files are in /home/ana/Downloads?");
+        assert!(s.contains(&"/home/ana/Downloads".to_string()));
+        let s = query_spans("open https://example.com/a/b now");
+        assert!(s.contains(&"https://example.com/a/b".to_string()));
+        assert!(!s.iter().any(|x| x == "a/b"), "a URL is not cut");
+        assert!(query_spans("   ").is_empty());
+    }
+
+    #[test]
+    fn spans_are_bounded_and_shortest_first() {
+        let long = "word ".repeat(400);
+        let s = query_spans(&long);
+        assert!(s.len() <= MAX_SPANS);
+        assert!(s.windows(2).all(|w| w[0].len() <= w[1].len()));
+    }
+
+    #[test]
+    fn free_strings_take_spans_and_typed_ones_stay_free() {
+        let s = spec(json!({
+            "owner": {"type": "string"},
+            "repo": {"type": ["string", "null"]},
+            "state": {"type": "string", "enum": ["open", "closed"]},
+            "since": {"type": "string", "format": "date-time"},
+            "sha": {"type": "string", "pattern": "^[0-9a-f]+$"},
+            "count": {"type": "integer"},
+            "labels": {"type": "array", "items": {"type": "string"}}
+        }));
+        let (g, report) = ground_strings(&s, "list the open issues of acme/webapp labeled bug");
+        assert_eq!(report, ["owner", "repo", "labels"]);
+        assert!(allowed(&g, "owner").contains(&"acme".to_string()));
+        assert!(allowed(&g, "repo").contains(&"webapp".to_string()));
+        let items: Vec<String> =
+            serde_json::from_value(g.parameters["properties"]["labels"]["items"]["enum"].clone())
+                .unwrap();
+        assert!(items.contains(&"bug".to_string()));
+        for k in ["state", "since", "sha", "count"] {
+            assert_eq!(
+                g.parameters["properties"][k], s.parameters["properties"][k],
+                "{k}"
+            );
+        }
+    }
+
+    #[test]
+    fn examples_of_another_shape_leave_the_parameter_free() {
+        let s = spec(json!({
+            "timezone": {"type": "string",
+                         "description": "IANA timezone name (e.g., 'America/New_York')."},
+            "path": {"type": "string", "description": "Path, for example /home/user/notes.txt"}
+        }));
+        let (_, report) = ground_strings(&s, "what time is it in Tokyo right now?");
+        assert!(report.is_empty(), "{report:?}");
+        let (g, report) = ground_strings(&s, "time in Europe/Paris, then read /srv/a/b.txt");
+        assert_eq!(report, ["timezone", "path"]);
+        assert!(allowed(&g, "timezone").contains(&"Europe/Paris".to_string()));
+        assert!(allowed(&g, "path").contains(&"/srv/a/b.txt".to_string()));
+    }
+
+    #[test]
+    fn shapes_count_a_run_of_joined_parts_once() {
+        assert_eq!(shape("America/New_York"), shape("Europe/Paris"));
+        assert_eq!(shape("/home/ana/src/shop"), shape("/path/to/file"));
+        assert_eq!(shape("09:30"), "w:w");
+        assert_ne!(shape("Tokyo"), shape("Asia/Tokyo"));
+    }
+
+    #[test]
+    fn length_bounds_are_kept() {
+        let s = spec(json!({"code": {"type": "string", "minLength": 2, "maxLength": 2}}));
+        let (g, _) = ground_strings(&s, "choose DE in the country list");
+        assert_eq!(allowed(&g, "code"), ["DE", "in"]);
+    }
+}
