@@ -121,6 +121,11 @@ pub struct EvalArgs {
     /// it off (then the model itself may decline weak matches).
     #[arg(long, value_name = "SCORE", default_value_t = 0.9)]
     pub relevance_floor: f32,
+    /// Embedded model: turn this pass off (repeatable), to measure what it brings: no_tool,
+    /// drop_echoed_names, narrowing, number_grounding, string_grounding, distinct_calls,
+    /// reask_repeated_numbers, compose_answer.
+    #[arg(long = "pass-off", value_name = "PASS")]
+    pub passes_off: Vec<String>,
     /// Shared-toolset folders: only the routing figures (no model run).
     #[arg(long)]
     pub routing_only: bool,
@@ -154,14 +159,31 @@ pub struct EvalArgs {
 ///
 /// The product's defaults stay neutral (no floor); these values belong to this benchmark.
 #[cfg(feature = "local")]
-fn guided_local_config(path: PathBuf, relevance_floor: f32) -> toolwright_local::LocalConfig {
-    let mut c = toolwright_local::LocalConfig::new(path);
+fn guided_local_config(
+    path: PathBuf,
+    relevance_floor: f32,
+    passes_off: &[String],
+) -> Result<toolwright_local::LocalConfig, String> {
+    let mut c = local_config(path, passes_off)?;
     if relevance_floor > 0.0 {
         c.passes.relevance_floor = Some(relevance_floor);
         c.passes.decline_weak_matches = Some(relevance_floor);
     }
     c.close_ratio = 0.85;
-    c
+    Ok(c)
+}
+
+/// The product's defaults with the passes named in `--pass-off` turned off.
+#[cfg(feature = "local")]
+fn local_config(
+    path: PathBuf,
+    passes_off: &[String],
+) -> Result<toolwright_local::LocalConfig, String> {
+    let mut c = toolwright_local::LocalConfig::new(path);
+    for name in passes_off {
+        c.passes.switch_off(name)?;
+    }
+    Ok(c)
 }
 
 /// The GGUF of the embedded model: the chosen file, else the fetched default.
@@ -183,10 +205,8 @@ fn local_model_path(model: Option<&PathBuf>) -> Result<PathBuf, String> {
 pub(crate) fn guided_provider_for_toolsets(args: &EvalArgs) -> Result<Arc<dyn Provider>, String> {
     #[cfg(feature = "local")]
     if let ModelChoice::Local(model) = &args.model_choice {
-        let p = toolwright_local::LocalProvider::new(toolwright_local::LocalConfig::new(
-            local_model_path(model.as_ref())?,
-        ))
-        .map_err(|e| e.to_string())?;
+        let config = local_config(local_model_path(model.as_ref())?, &args.passes_off)?;
+        let p = toolwright_local::LocalProvider::new(config).map_err(|e| e.to_string())?;
         return Ok(Arc::new(p));
     }
     providers(args).map(|(_, guided)| guided)
@@ -208,8 +228,12 @@ fn providers(args: &EvalArgs) -> Result<ProviderPair, String> {
             use toolwright_local::{LocalChat, LocalProvider};
             let path = local_model_path(model.as_ref())?;
             let local = Arc::new(
-                LocalProvider::new(guided_local_config(path, args.relevance_floor))
-                    .map_err(|e| e.to_string())?,
+                LocalProvider::new(guided_local_config(
+                    path,
+                    args.relevance_floor,
+                    &args.passes_off,
+                )?)
+                .map_err(|e| e.to_string())?,
             );
             // Naive: the same model as a plain chat, given BFCL's prompt (toolwright_eval::naive).
             let naive: Arc<dyn Provider> = Arc::new(LocalChat(local.clone()));

@@ -95,6 +95,53 @@ impl Default for Passes {
     }
 }
 
+impl Passes {
+    /// The names [`Passes::switch_off`] knows, as the table above writes them with `_`.
+    pub const SWITCHES: [&'static str; 8] = [
+        "no_tool",
+        "drop_echoed_names",
+        "narrowing",
+        "number_grounding",
+        "string_grounding",
+        "distinct_calls",
+        "reask_repeated_numbers",
+        "compose_answer",
+    ];
+
+    /// Turns the pass called `name` off (one of [`Passes::SWITCHES`]; `-` and `_` alike), for
+    /// ablations such as `toolwright eval --pass-off string_grounding`.
+    ///
+    /// ```
+    /// use toolwright_local::passes::Passes;
+    /// let mut p = Passes::default();
+    /// p.switch_off("string-grounding").unwrap();
+    /// assert!(!p.string_grounding && p.number_grounding);
+    /// assert!(p.switch_off("grounding").is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// An unknown name, with the known ones.
+    pub fn switch_off(&mut self, name: &str) -> Result<(), String> {
+        match name.trim().replace('-', "_").as_str() {
+            "no_tool" => self.no_tool = None,
+            "drop_echoed_names" => self.drop_echoed_names = false,
+            "narrowing" => self.narrowing = false,
+            "number_grounding" => self.number_grounding = false,
+            "string_grounding" => self.string_grounding = false,
+            "distinct_calls" => self.distinct_calls = false,
+            "reask_repeated_numbers" => self.reask_repeated_numbers = false,
+            "compose_answer" => self.compose_answer = false,
+            other => {
+                return Err(format!(
+                    "no pass called {other:?}; the passes are {}",
+                    Self::SWITCHES.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The calls of a list to run: the first always; each further one only when it brings a value
 /// no kept call has (a text not inside a kept text, or a number no kept call uses) and each of
 /// its text values occurs in the request (case-insensitively). A small model that repeats

@@ -504,14 +504,23 @@ impl LocalProvider {
                 } else {
                     t
                 };
-                if !passes.string_grounding {
+                t
+            })
+            .collect();
+        // The prompt shows the schemas before string grounding: the spans a parameter may take
+        // are the request itself, which the model reads once, not once per parameter.
+        let shown = narrowed.clone();
+        let narrowed: Vec<ToolSpec> = narrowed
+            .into_iter()
+            .map(|t| {
+                if !self.config.passes.string_grounding {
                     return t;
                 }
                 let (g, grounded) = ground_strings(&t, query);
                 if !grounded.is_empty() {
                     notes.push(format!(
                         "{}: {} may only take words of the request",
-                        s.name,
+                        t.name,
                         grounded.join(", ")
                     ));
                 }
@@ -542,7 +551,7 @@ impl LocalProvider {
             );
         }
         system.push_str("\n\n");
-        for t in &narrowed {
+        for t in &shown {
             system.push_str(&tool_text(t, false, false));
             system.push('\n');
         }
