@@ -491,20 +491,18 @@ impl LocalProvider {
                 } else {
                     (*s).clone()
                 };
-                let t = if passes.number_grounding {
-                    let (g, grounded) = ground_numbers(&t, query);
-                    if !grounded.is_empty() {
-                        notes.push(format!(
-                            "{}: {} may only take numbers the query states",
-                            s.name,
-                            grounded.join(", ")
-                        ));
-                    }
-                    g
-                } else {
-                    t
-                };
-                t
+                if !passes.number_grounding {
+                    return t;
+                }
+                let (g, grounded) = ground_numbers(&t, query);
+                if !grounded.is_empty() {
+                    notes.push(format!(
+                        "{}: {} may only take numbers the query states",
+                        s.name,
+                        grounded.join(", ")
+                    ));
+                }
+                g
             })
             .collect();
         // The prompt shows the schemas before string grounding: the spans a parameter may take
