@@ -7,7 +7,9 @@
 //! - drops optional parameters the query does not mention (by name, or by one of their allowed
 //!   values), so the tool's defaults apply; a name is mentioned when its distinctive words are
 //!   (`atm_pressure` by "atmospheric pressure", `return_type` by "return", a one-letter typo
-//!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not);
+//!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not),
+//!   except optional number parameters when the query states a number and no parameter that
+//!   stays takes numbers ("the last 20 lines" keeps `head` and `tail`);
 //! - restricts enum parameters to the values the query mentions, when it mentions at least as
 //!   many values as there are parameters sharing that enum (`from`/`to` currency: "GBP" and
 //!   "JPY" → both restricted to {GBP, JPY}; the model still chooses the order).
@@ -468,12 +470,19 @@ pub struct Narrowing {
     pub restricted: Vec<(String, Vec<String>)>,
     /// Optional parameters whose value the query names, made required so the model sets them.
     pub promoted: Vec<String>,
+    /// Optional number parameters kept because the query states a number no other parameter
+    /// can take.
+    pub for_numbers: Vec<String>,
 }
 
 impl Narrowing {
     /// A sentence for the trace, or `None` when nothing changed.
     pub fn describe(&self, tool: &str) -> Option<String> {
-        if self.dropped.is_empty() && self.restricted.is_empty() && self.promoted.is_empty() {
+        if self.dropped.is_empty()
+            && self.restricted.is_empty()
+            && self.promoted.is_empty()
+            && self.for_numbers.is_empty()
+        {
             return None;
         }
         let mut parts = Vec::new();
@@ -481,6 +490,12 @@ impl Narrowing {
             parts.push(format!(
                 "left out optional parameters the query does not mention ({})",
                 self.dropped.join(", ")
+            ));
+        }
+        if !self.for_numbers.is_empty() {
+            parts.push(format!(
+                "kept {} for a number no other parameter takes",
+                self.for_numbers.join(", ")
             ));
         }
         if !self.promoted.is_empty() {
@@ -513,7 +528,8 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         .unwrap_or_default();
     let qw = words(query);
     let mut report = Narrowing::default();
-    let mut kept = Map::new();
+    // Which parameters stay: required ones, and optional ones the query names or names a value of.
+    let mut stays: Vec<bool> = Vec::with_capacity(props.len());
     for (name, p) in props {
         let is_required = required.contains(&name.as_str());
         let values = enum_values(p);
@@ -521,12 +537,29 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let value_mentioned = values
             .as_ref()
             .is_some_and(|v| v.iter().any(|x| mentions(&qw, x)));
-        if !is_required && !name_mentioned && !value_mentioned {
-            report.dropped.push(name.clone());
-            continue;
-        }
         if !is_required && value_mentioned {
             report.promoted.push(name.clone());
+        }
+        stays.push(is_required || name_mentioned || value_mentioned);
+    }
+    // A number the query states that no staying parameter can take belongs to an optional
+    // number parameter ("the last 20 lines" → `tail`): those stay, and the model chooses.
+    let numeric = |p: &Value| {
+        p.get("enum").is_none()
+            && matches!(
+                p.get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            )
+    };
+    let numbers_unplaced = !query_numbers(query).is_empty()
+        && !props.values().zip(&stays).any(|(p, s)| *s && numeric(p));
+    let mut kept = Map::new();
+    for ((name, p), stay) in props.iter().zip(stays) {
+        if !stay && numbers_unplaced && numeric(p) {
+            report.for_numbers.push(name.clone());
+        } else if !stay {
+            report.dropped.push(name.clone());
+            continue;
         }
         kept.insert(name.clone(), p.clone());
     }
@@ -604,6 +637,40 @@ mod tests {
             json!(["USD", "EUR", "GBP", "JPY"])
         );
         assert!(r.restricted.is_empty());
+    }
+
+    #[test]
+    fn a_number_no_staying_parameter_takes_keeps_the_optional_number_parameters() {
+        let read = ToolSpec::new(
+            "read_text_file",
+            "Read a file.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string"},
+                "head": {"type": "integer"},
+                "tail": {"type": "integer"},
+                "encoding": {"type": "string"}},
+              "required": ["path"]}),
+        );
+        let (s, r) = narrow_for_query(&read, "Print the last 20 lines of /var/log/app.log");
+        let props = s.parameters["properties"].as_object().unwrap();
+        assert_eq!(props.keys().collect::<Vec<_>>(), ["path", "head", "tail"]);
+        assert_eq!(r.for_numbers, ["head", "tail"]);
+        assert_eq!(r.dropped, ["encoding"]);
+        assert!(r.describe("read_text_file").unwrap().contains("kept head, tail"));
+        // No number: they go.
+        let (_, r) = narrow_for_query(&read, "show me /var/log/app.log");
+        assert_eq!(r.dropped, ["head", "tail", "encoding"]);
+        // A staying number parameter takes the number: the optional ones go.
+        let issue = ToolSpec::new(
+            "get_issue",
+            "Get an issue.",
+            json!({"type": "object", "properties": {
+                "number": {"type": "integer"}, "per_page": {"type": "integer"}},
+              "required": ["number"]}),
+        );
+        let (_, r) = narrow_for_query(&issue, "show issue 17");
+        assert_eq!(r.dropped, ["per_page"]);
+        assert!(r.for_numbers.is_empty());
     }
 
     #[test]
