@@ -656,7 +656,11 @@ mod tests {
         assert_eq!(props.keys().collect::<Vec<_>>(), ["path", "head", "tail"]);
         assert_eq!(r.for_numbers, ["head", "tail"]);
         assert_eq!(r.dropped, ["encoding"]);
-        assert!(r.describe("read_text_file").unwrap().contains("kept head, tail"));
+        assert!(
+            r.describe("read_text_file")
+                .unwrap()
+                .contains("kept head, tail")
+        );
         // No number: they go.
         let (_, r) = narrow_for_query(&read, "show me /var/log/app.log");
         assert_eq!(r.dropped, ["head", "tail", "encoding"]);
