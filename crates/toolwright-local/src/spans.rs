@@ -92,9 +92,10 @@ fn unquoted(q: &str) -> String {
     q.chars().skip(1).take(n.saturating_sub(2)).collect()
 }
 
-/// The request's spans, shortest first, at most [`MAX_SPANS`]: every run of up to
-/// [`MAX_SPAN_WORDS`] consecutive words (as written between its first and last word), every
-/// quoted text without its quotes, and the parts of words joined by `/` or `#`.
+/// The request's spans, shortest first: every quoted text without its quotes, and, up to
+/// [`MAX_SPANS`] in all (the shortest kept), every run of up to [`MAX_SPAN_WORDS`] consecutive
+/// words (as written between its first and last word) and the parts of words joined by `/` or
+/// `#`.
 ///
 /// ```
 /// use toolwright_local::spans::query_spans;
@@ -106,13 +107,15 @@ fn unquoted(q: &str) -> String {
 /// ```
 pub fn query_spans(query: &str) -> Vec<String> {
     let ws = words(query);
-    let mut out: Vec<String> = Vec::new();
+    // Quoted texts are values the person wrote out: they are kept whatever their length.
+    let mut quoted: Vec<String> = Vec::new();
     for r in toolwright_catalog::values::quoted_spans(query) {
         let inner = unquoted(&query[r]);
         if !inner.trim().is_empty() {
-            out.push(inner.trim().to_string());
+            quoted.push(inner.trim().to_string());
         }
     }
+    let mut out: Vec<String> = Vec::new();
     for w in &ws {
         parts(&query[w.clone()], &mut out);
     }
@@ -123,10 +126,13 @@ pub fn query_spans(query: &str) -> Vec<String> {
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<String> = quoted.iter().cloned().collect();
     out.retain(|s| seen.insert(s.clone()));
     out.sort_by_key(String::len);
-    out.truncate(MAX_SPANS);
+    out.truncate(MAX_SPANS.saturating_sub(quoted.len()));
+    quoted.dedup();
+    out.extend(quoted);
+    out.sort_by_key(String::len);
     out
 }
 
@@ -343,10 +349,16 @@ mod tests {
 
     #[test]
     fn spans_are_bounded_and_shortest_first() {
-        let long = "word ".repeat(400);
+        let long = (0..400).map(|i| format!("w{i} ")).collect::<String>();
         let s = query_spans(&long);
-        assert!(s.len() <= MAX_SPANS);
+        assert_eq!(s.len(), MAX_SPANS);
         assert!(s.windows(2).all(|w| w[0].len() <= w[1].len()));
+        // A long quoted text survives the bound.
+        let message = "please add tests for the null case and the empty case and the large case";
+        let q = format!("{long} comment '{message}' on the pull request");
+        let s = query_spans(&q);
+        assert!(s.len() <= MAX_SPANS);
+        assert!(s.contains(&message.to_string()));
     }
 
     #[test]
