@@ -180,12 +180,13 @@ fn examples(schema: &Value) -> Vec<String> {
     for r in toolwright_catalog::values::quoted_spans(d) {
         out.push(unquoted(&d[r]));
     }
-    let lower = d.to_lowercase();
-    for cue in ["e.g.", "e.g", "for example", "such as"] {
+    // ASCII lowering keeps byte offsets, so a cue found in `lower` indexes `d` too.
+    let lower = d.to_ascii_lowercase();
+    for cue in ["e.g", "for example", "such as"] {
         let mut from = 0;
         while let Some(i) = lower[from..].find(cue) {
             let at = from + i + cue.len();
-            let tail = d[at..].trim_start_matches([',', ':', ' ']);
+            let tail = d[at..].trim_start_matches(['.', ',', ':', ' ']);
             let end = tail.find([')', ',', ';']).unwrap_or(tail.len());
             let first = tail[..end].split_whitespace().next().unwrap_or("");
             let v = first.trim_matches(|c: char| OPENERS.contains(&c) || CLOSERS.contains(&c));
@@ -401,6 +402,20 @@ mod tests {
         assert_eq!(report, ["timezone", "path"]);
         assert!(allowed(&g, "timezone").contains(&"Europe/Paris".to_string()));
         assert!(allowed(&g, "path").contains(&"/srv/a/b.txt".to_string()));
+    }
+
+    #[test]
+    fn examples_are_read_after_their_cues_whatever_the_text_around_them() {
+        let ex = |d: &str| examples(&json!({"type": "string", "description": d}));
+        assert_eq!(ex("Zone (e.g. America/New_York)."), ["America/New_York"]);
+        assert_eq!(
+            ex("Zone, e.g., 'Europe/Paris'"),
+            ["Europe/Paris", "Europe/Paris"]
+        );
+        assert_eq!(ex("A path, for example /srv/a.txt"), ["/srv/a.txt"]);
+        // Letters whose lowercase is longer than they are do not shift the offsets.
+        assert_eq!(ex("İİİ Zone, e.g. UTC"), ["UTC"]);
+        assert!(ex("No example here.").is_empty());
     }
 
     #[test]
