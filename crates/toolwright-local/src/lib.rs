@@ -10,6 +10,7 @@
 pub mod embed;
 
 pub mod compose;
+pub mod cues;
 #[cfg(feature = "llama")]
 mod engine;
 pub mod gbnf;

@@ -15,6 +15,7 @@
 //! | narrowing | [`Passes::narrowing`] | on | [`crate::narrow::narrow_for_query`]: unmentioned optional parameters left out, enums restricted to the values the query names |
 //! | number grounding | [`Passes::number_grounding`] | on | [`crate::narrow::ground_numbers`]: number parameters may only take numbers the query states |
 //! | string grounding | [`Passes::string_grounding`] | on | [`crate::spans::ground_strings`]: free-form string parameters may only take spans of the request (words, quoted texts, parts of `a/b`), unless their examples have a shape no span has |
+//! | role cues | [`Passes::role_cues`] | on | [`crate::cues::focus`]: a grounded string parameter whose value the request points at (its name word before a value-like word or a quoted text: "channel C0ENG42"; a path or URL written out for a path or URL parameter) may only take that value |
 //! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request |
 //! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
 //! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error; when it writes the rejected arguments again, the router's next candidate is tried instead |
@@ -60,6 +61,10 @@ pub struct Passes {
     /// Restrict free-form string parameters to spans of the query
     /// ([`crate::spans::ground_strings`]). Default on.
     pub string_grounding: bool,
+    /// Among a grounded string parameter's spans, keep only the values the request points at
+    /// by the parameter's name word or by writing a path or URL ([`crate::cues::focus`]), when
+    /// it does. Needs `string_grounding`. Default on.
+    pub role_cues: bool,
     /// Keep a further call of a list only when it brings a new value and its texts occur in the
     /// request ([`keep_distinct_grounded`]); off keeps every call the model wrote. Default on.
     pub distinct_calls: bool,
@@ -87,6 +92,7 @@ impl Default for Passes {
             narrowing: true,
             number_grounding: true,
             string_grounding: true,
+            role_cues: true,
             distinct_calls: true,
             reask_repeated_numbers: true,
             max_corrections: 2,
@@ -97,12 +103,13 @@ impl Default for Passes {
 
 impl Passes {
     /// The names [`Passes::switch_off`] knows, as the table above writes them with `_`.
-    pub const SWITCHES: [&'static str; 8] = [
+    pub const SWITCHES: [&'static str; 9] = [
         "no_tool",
         "drop_echoed_names",
         "narrowing",
         "number_grounding",
         "string_grounding",
+        "role_cues",
         "distinct_calls",
         "reask_repeated_numbers",
         "compose_answer",
@@ -128,6 +135,7 @@ impl Passes {
             "narrowing" => self.narrowing = false,
             "number_grounding" => self.number_grounding = false,
             "string_grounding" => self.string_grounding = false,
+            "role_cues" => self.role_cues = false,
             "distinct_calls" => self.distinct_calls = false,
             "reask_repeated_numbers" => self.reask_repeated_numbers = false,
             "compose_answer" => self.compose_answer = false,

@@ -514,7 +514,7 @@ impl LocalProvider {
                 if !self.config.passes.string_grounding {
                     return t;
                 }
-                let (g, grounded) = ground_strings(&t, query);
+                let (g, grounded) = ground_strings(&t, query, self.config.passes.role_cues);
                 if !grounded.is_empty() {
                     notes.push(format!(
                         "{}: {} may only take words of the request",

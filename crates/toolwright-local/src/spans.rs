@@ -36,6 +36,15 @@ const CLOSERS: &[char] = &[
 /// The words of `query` as byte ranges, without the quotes, brackets and sentence punctuation
 /// around them (`"(ref e42),"` → `e42`).
 fn words(query: &str) -> Vec<std::ops::Range<usize>> {
+    word_ranges(query)
+        .into_iter()
+        .map(|(_, body)| body)
+        .collect()
+}
+
+/// The words of `query`: each as written (up to the whitespace around it) and its body, without
+/// the quotes, brackets and sentence punctuation around it.
+pub(crate) fn word_ranges(query: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in query
@@ -48,7 +57,7 @@ fn words(query: &str) -> Vec<std::ops::Range<usize>> {
                 let lead = w.len() - w.trim_start_matches(OPENERS).len();
                 let body = w[lead..].trim_end_matches(CLOSERS);
                 if !body.is_empty() {
-                    out.push(s + lead..s + lead + body.len());
+                    out.push((s..i, s + lead..s + lead + body.len()));
                 }
                 start = None;
             }
@@ -61,7 +70,7 @@ fn words(query: &str) -> Vec<std::ops::Range<usize>> {
 
 /// The parts of a word joined by `/` or `#`, and every run of consecutive parts
 /// (`github.com/denoland/deno` → `denoland`, `deno`, `denoland/deno`, ...); a URL is not cut.
-fn parts(word: &str, out: &mut Vec<String>) {
+pub(crate) fn push_parts(word: &str, out: &mut Vec<String>) {
     if word.contains("://") || !word.contains(['/', '#']) {
         return;
     }
@@ -117,7 +126,7 @@ pub fn query_spans(query: &str) -> Vec<String> {
     }
     let mut out: Vec<String> = Vec::new();
     for w in &ws {
-        parts(&query[w.clone()], &mut out);
+        push_parts(&query[w.clone()], &mut out);
     }
     for n in 1..=MAX_SPAN_WORDS.min(ws.len()) {
         for run in ws.windows(n) {
@@ -224,17 +233,22 @@ fn free_string(schema: &Value) -> bool {
             .any(|k| o.contains_key(*k))
 }
 
-/// The spans that fit `schema`'s length bounds, or `None` when the parameter stays free (no
-/// span fits, or its examples have a shape no span has).
-fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
+/// Whether `value`'s length is within `schema`'s `minLength` and `maxLength`.
+fn within(schema: &Value, value: &str) -> bool {
     let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
     let max = schema
         .get("maxLength")
         .and_then(Value::as_u64)
         .unwrap_or(u64::MAX);
+    (min..=max).contains(&(value.chars().count() as u64))
+}
+
+/// The spans that fit `schema`'s length bounds, or `None` when the parameter stays free (no
+/// span fits, or its examples have a shape no span has).
+fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
     let fits: Vec<String> = spans
         .iter()
-        .filter(|s| (min..=max).contains(&(s.chars().count() as u64)))
+        .filter(|s| within(schema, s))
         .cloned()
         .collect();
     let ex = examples(schema);
@@ -258,8 +272,10 @@ fn restricted(schema: &Value, values: Vec<String>) -> Value {
 
 /// `spec` (already narrowed: references inlined) with each free-form string parameter, and each
 /// array of them, restricted to the spans of `query` (see the module docs); the names of the
-/// parameters restricted. Without a span that fits, a parameter stays as it is.
-pub fn ground_strings(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
+/// parameters restricted. Without a span that fits, a parameter stays as it is. With `cues`,
+/// a parameter whose value the request points at ([`crate::cues::focus`]: its name word before
+/// a value, a path or URL written out) is restricted to those values.
+pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
     let mut report = Vec::new();
     let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
         return (spec.clone(), report);
@@ -268,18 +284,25 @@ pub fn ground_strings(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     if spans.is_empty() {
         return (spec.clone(), report);
     }
+    let values = |k: &str, schema: &Value| -> Option<Vec<String>> {
+        let fits = fitting(schema, &spans)?;
+        if !cues {
+            return Some(fits);
+        }
+        Some(crate::cues::focus(k, query, &fits, |s| within(schema, s)).unwrap_or(fits))
+    };
     let mut grounded = Map::new();
     for (k, p) in props {
         let items = (p.get("type").and_then(Value::as_str) == Some("array"))
             .then(|| p.get("items"))
             .flatten();
         let g = match items {
-            Some(items) if free_string(items) => fitting(items, &spans).map(|fits| {
+            Some(items) if free_string(items) => values(k, items).map(|fits| {
                 let mut a = p.as_object().cloned().unwrap_or_default();
                 a.insert("items".into(), restricted(items, fits));
                 Value::Object(a)
             }),
-            _ if free_string(p) => fitting(p, &spans).map(|fits| restricted(p, fits)),
+            _ if free_string(p) => values(k, p).map(|fits| restricted(p, fits)),
             _ => None,
         };
         if g.is_some() {
@@ -373,7 +396,8 @@ mod tests {
             "count": {"type": "integer"},
             "labels": {"type": "array", "items": {"type": "string"}}
         }));
-        let (g, report) = ground_strings(&s, "list the open issues of acme/webapp labeled bug");
+        let (g, report) =
+            ground_strings(&s, "list the open issues of acme/webapp labeled bug", true);
         assert_eq!(report, ["owner", "repo", "labels"]);
         assert!(allowed(&g, "owner").contains(&"acme".to_string()));
         assert!(allowed(&g, "repo").contains(&"webapp".to_string()));
@@ -396,9 +420,9 @@ mod tests {
                          "description": "IANA timezone name (e.g., 'America/New_York')."},
             "path": {"type": "string", "description": "Path, for example /home/user/notes.txt"}
         }));
-        let (_, report) = ground_strings(&s, "what time is it in Tokyo right now?");
+        let (_, report) = ground_strings(&s, "what time is it in Tokyo right now?", true);
         assert!(report.is_empty(), "{report:?}");
-        let (g, report) = ground_strings(&s, "time in Europe/Paris, then read /srv/a/b.txt");
+        let (g, report) = ground_strings(&s, "time in Europe/Paris, then read /srv/a/b.txt", true);
         assert_eq!(report, ["timezone", "path"]);
         assert!(allowed(&g, "timezone").contains(&"Europe/Paris".to_string()));
         assert!(allowed(&g, "path").contains(&"/srv/a/b.txt".to_string()));
@@ -427,9 +451,26 @@ mod tests {
     }
 
     #[test]
+    fn cues_narrow_a_parameter_to_the_value_the_request_points_at() {
+        let s = spec(json!({
+            "channel_id": {"type": "string"},
+            "path": {"type": "string"},
+            "text": {"type": "string"}
+        }));
+        let q = "post the summary of /srv/app/log.txt in slack channel C0ENG42";
+        let (g, report) = ground_strings(&s, q, true);
+        assert_eq!(report, ["channel_id", "path", "text"]);
+        assert_eq!(allowed(&g, "channel_id"), ["C0ENG42"]);
+        assert_eq!(allowed(&g, "path"), ["/srv/app/log.txt"]);
+        assert!(allowed(&g, "text").len() > 10, "no cue: every span stays");
+        let (g, _) = ground_strings(&s, q, false);
+        assert!(allowed(&g, "channel_id").contains(&"slack".to_string()));
+    }
+
+    #[test]
     fn length_bounds_are_kept() {
         let s = spec(json!({"code": {"type": "string", "minLength": 2, "maxLength": 2}}));
-        let (g, _) = ground_strings(&s, "choose DE in the country list");
+        let (g, _) = ground_strings(&s, "choose DE in the country list", true);
         assert_eq!(allowed(&g, "code"), ["DE", "in"]);
     }
 }
