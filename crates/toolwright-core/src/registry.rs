@@ -442,7 +442,7 @@ impl GuardedCall {
         self.watch.get_or_insert_with(Default::default).clone()
     }
 
-    fn step(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Outcome> {
+    fn step(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Box<Outcome>> {
         use std::task::Poll;
         if matches!(self.state, Guarded::NotStarted(..))
             && let Guarded::NotStarted(args, ctx) =
@@ -451,22 +451,46 @@ impl GuardedCall {
             let tool = &self.entry.tool;
             match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_shared(args, ctx))) {
                 Ok(f) => self.state = Guarded::Running(f),
-                Err(p) => return Poll::Ready(panic_outcome(&self.entry.spec().name, &p)),
+                Err(p) => return Poll::Ready(Box::new(panic_outcome(&self.entry.spec().name, &p))),
             }
         }
         let Guarded::Running(fut) = &mut self.state else {
-            return Poll::Ready(Outcome::from_error(ToolError::internal(
+            return Poll::Ready(Box::new(Outcome::from_error(ToolError::internal(
                 "a finished tool call was polled again",
-            )));
+            ))));
         };
-        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx)));
+        // The result becomes its (boxed) envelope where it is polled: a tool's result and an
+        // envelope are a few hundred bytes each, and are not moved out through the layers.
+        let entry = &self.entry;
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            fut.as_mut()
+                .poll(cx)
+                .map(|result| Box::new(outcome_of(entry, result)))
+        }));
         let out = match polled {
             Ok(Poll::Pending) => return Poll::Pending,
-            Ok(Poll::Ready(result)) => outcome_of(&self.entry, result),
-            Err(p) => panic_outcome(&self.entry.spec().name, &p),
+            Ok(Poll::Ready(out)) => out,
+            Err(p) => Box::new(panic_outcome(&self.entry.spec().name, &p)),
         };
         self.state = Guarded::Done;
         Poll::Ready(out)
+    }
+
+    /// Polls the call; its envelope comes boxed (what the runtime's per-call path passes on:
+    /// an envelope is a few hundred bytes, a box one pointer). The [`Future`](std::future::Future)
+    /// impl is this, unboxed.
+    pub fn poll_boxed(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Box<Outcome>> {
+        if self.watch.is_none() && !self.lazy {
+            return self.step(cx);
+        }
+        let mut watch = self.watch.take();
+        let polled = if self.lazy {
+            crate::blocking::BlockingWatch::enter_lazily(&mut watch, || self.step(cx))
+        } else {
+            crate::blocking::BlockingWatch::enter_in(&mut watch, || self.step(cx))
+        };
+        self.watch = watch;
+        polled
     }
 }
 
@@ -477,18 +501,7 @@ impl std::future::Future for GuardedCall {
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Outcome> {
-        let this = self.get_mut();
-        if this.watch.is_none() && !this.lazy {
-            return this.step(cx);
-        }
-        let mut watch = this.watch.take();
-        let polled = if this.lazy {
-            crate::blocking::BlockingWatch::enter_lazily(&mut watch, || this.step(cx))
-        } else {
-            crate::blocking::BlockingWatch::enter_in(&mut watch, || this.step(cx))
-        };
-        this.watch = watch;
-        polled
+        self.get_mut().poll_boxed(cx).map(|out| *out)
     }
 }
 

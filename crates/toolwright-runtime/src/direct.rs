@@ -140,21 +140,23 @@ impl First {
     }
 }
 
+// The envelope comes boxed: it is a few hundred bytes, and the caller passes it on through the
+// runtime's own steps (finish, budgets, metrics) before it is handed out.
 impl Future for DirectCall {
-    type Output = Outcome;
+    type Output = Box<Outcome>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Box<Outcome>> {
         let this = self.get_mut();
         match &mut this.state {
             State::Slow(fut) => {
                 let out = std::task::ready!(fut.as_mut().poll(cx));
                 this.state = State::Done;
-                Poll::Ready(out)
+                Poll::Ready(Box::new(out))
             }
-            State::Done => Poll::Ready(Outcome::from_error(ToolError::internal(
+            State::Done => Poll::Ready(Box::new(Outcome::from_error(ToolError::internal(
                 "a finished call was polled again",
-            ))),
-            State::First(first) => match Pin::new(&mut first.attempt).poll(cx) {
+            )))),
+            State::First(first) => match first.attempt.poll_boxed(cx) {
                 Poll::Ready(out) => {
                     // Most calls end here: the first attempt is dropped where it is (an attempt
                     // is a few hundred bytes: it is not moved out to be dropped).
@@ -170,7 +172,7 @@ impl Future for DirectCall {
                     let mut slow = first.waiting();
                     let polled = slow.as_mut().poll(cx);
                     if let Poll::Ready(out) = polled {
-                        return Poll::Ready(out);
+                        return Poll::Ready(Box::new(out));
                     }
                     this.state = State::Slow(slow);
                     Poll::Pending

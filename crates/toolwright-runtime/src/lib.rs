@@ -496,6 +496,8 @@ impl Runtime {
         // No subscriber wants the span: the call is not wrapped in it (no enter/exit per poll).
         // (The call's future is made in each branch: a local holding it would be kept in this
         // future's state beside it.)
+        // The envelope stays boxed through the runtime's own steps and is moved out once, at
+        // the end (it is a few hundred bytes).
         let out = if span.is_disabled() {
             self.run(call, entry.as_ref(), opts, depth, start).await
         } else {
@@ -537,7 +539,7 @@ impl Runtime {
                 retries: out.meta.retries,
             });
         }
-        out
+        *out
     }
 
     async fn run(
@@ -547,7 +549,7 @@ impl Runtime {
         opts: &CallOptions,
         depth: u32,
         start: Instant,
-    ) -> Outcome {
+    ) -> Box<Outcome> {
         let inner = &self.inner;
         if depth > MAX_CALL_DEPTH {
             let e = ToolError::new(
@@ -557,7 +559,13 @@ impl Runtime {
                      stopped to avoid a loop."
                 ),
             );
-            return finish(Outcome::from_error(e), None, &call, start, Vec::new());
+            return Box::new(finish(
+                Outcome::from_error(e),
+                None,
+                &call,
+                start,
+                Vec::new(),
+            ));
         }
         if opts
             .cancel
@@ -565,7 +573,13 @@ impl Runtime {
             .is_some_and(CancellationToken::is_cancelled)
         {
             let e = ToolError::cancelled("The call was cancelled by the host before it started.");
-            return finish(Outcome::from_error(e), None, &call, start, Vec::new());
+            return Box::new(finish(
+                Outcome::from_error(e),
+                None,
+                &call,
+                start,
+                Vec::new(),
+            ));
         }
         // Registered since the caller looked (rare): held here.
         let resolved;
@@ -592,7 +606,7 @@ impl Runtime {
         let attempt = if tracked {
             match inner.budgets.begin(session, opts.step, &call.name, max) {
                 Ok(a) => a,
-                Err(out) => return finish(*out, spec, &call, start, Vec::new()),
+                Err(out) => return Box::new(finish(*out, spec, &call, start, Vec::new())),
             }
         } else {
             budget::Attempt { number: 1, max }
@@ -601,9 +615,9 @@ impl Runtime {
         let call_id = call.id.clone();
         let mut coerced = Vec::new();
         let mut out = match &entry {
-            Err(e) => Outcome::from_error(e.clone()),
+            Err(e) => Box::new(Outcome::from_error(e.clone())),
             Ok(entry) => match entry.prepare(arguments, !opts.strict) {
-                Err(e) => Outcome::from_error(e),
+                Err(e) => Box::new(Outcome::from_error(e)),
                 Ok((args, conversions)) => {
                     coerced = conversions;
                     self.call_prepared(&call_id, entry, args, opts, (depth, start))
@@ -647,11 +661,11 @@ impl Runtime {
         args: serde_json::Value,
         opts: &CallOptions,
         (depth, start): (u32, Instant),
-    ) -> Outcome {
+    ) -> Box<Outcome> {
         let inner = &self.inner;
         let req = self.request(call_id, entry, Arc::new(args), opts, depth);
         let Some(direct) = inner.direct.as_ref().filter(|d| d.takes(&req)) else {
-            return inner.stack.call(req).await;
+            return Box::new(inner.stack.call(req).await);
         };
         // A call that may run again keeps a handle on its arguments (the one thing its request
         // is made of that this function does not hold) to make the retries' request anew.
@@ -661,7 +675,7 @@ impl Runtime {
         match args {
             Some(args) if Direct::wants_retries(&first) => {
                 let req = self.request(call_id, entry, args, opts, depth);
-                direct.retries(req, first).await
+                Box::new(direct.retries(req, *first).await)
             }
             _ => first,
         }
