@@ -15,14 +15,18 @@
 //!   that looks like a value and stands between a determiner and the name word ("the
 //!   hotfix/1.4 branch") counts too. Plain words ("the player stats of LeBron James") are never
 //!   taken: they are as often the start of a longer value as a value.
+//! - **An owner/name cue** ([`owner_name`]): a tool with an owner parameter (`owner`, `org`,
+//!   `namespace`, ...) and a name parameter (`repo`, `repository`, `name`) takes the two sides
+//!   of the request's `owner/name` word (`acme/webapp`), the notation of code hosts, registries
+//!   and hubs.
 //! - **A path cue** ([`path_like_param`], [`path_like`]): a parameter named as a path, file,
 //!   directory or folder takes a word of the request that is written as a path (`/srv/app`,
 //!   `src/a.rs`, `notes.txt`), and a URL parameter a word written as a URL, when there is one.
 //!
 //! No threshold or word list here was fitted on data; the linking words and the function
 //! words are closed English word classes. On the MCP dev set the name cue holds the expected
-//! value 61 times of 62 where it fires; on BFCL's categories (never used to design it) 169
-//! of 182.
+//! value 63 times of 63 where it fires; on four BFCL categories (never used to design it) 158
+//! of 169.
 
 use std::ops::Range;
 
@@ -311,6 +315,105 @@ pub fn focus(
     (!v.is_empty()).then_some(v)
 }
 
+/// Parameter names of the owner side of an `owner/name` word.
+const OWNER_WORDS: &[&str] = &[
+    "owner",
+    "org",
+    "organization",
+    "organisation",
+    "namespace",
+    "user",
+    "username",
+    "account",
+];
+
+/// Parameter names of the name side of an `owner/name` word.
+const NAME_SIDE: &[&str] = &["repo", "repository", "name"];
+
+/// The two sides of the request's `owner/name` words (`acme/webapp` → `acme`, `webapp`): words
+/// of exactly two parts, each with a letter, that are not written as a path (no leading `/`, no
+/// file extension) nor a URL.
+fn owner_name_words(query: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for w in tokens(query) {
+        let Some(word) = query.get(w.body.clone()) else {
+            continue;
+        };
+        let Some((a, b)) = word.split_once('/') else {
+            continue;
+        };
+        let ok = |p: &str| {
+            p.chars().next().is_some_and(char::is_alphanumeric)
+                && p.chars().any(char::is_alphabetic)
+                && !p.contains(['/', '\\', '#', ':'])
+        };
+        let file = b.rsplit_once('.').is_some_and(|(_, ext)| {
+            (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic())
+        });
+        if ok(a) && ok(b) && !word.contains("://") && !file {
+            out.push((a.to_string(), b.to_string()));
+        }
+    }
+    out
+}
+
+/// For a tool with an owner parameter (`owner`, `org`, `namespace`, `user`, ...) and a name
+/// parameter (`repo`, `repository`, `name`), the values each side takes from the request's
+/// `owner/name` words ("issue 17 of acme/webapp": `owner` → `acme`, `repo` → `webapp`), except
+/// the words another parameter's name cue claims ("a branch named feature/oauth"). Empty when
+/// the tool has no such pair or the request no such word.
+///
+/// ```
+/// use toolwright_local::cues::owner_name;
+/// let v = owner_name(&["owner", "repo", "branch"], "create a branch named feature/oauth in acme/webapp");
+/// assert_eq!(v, [("owner".to_string(), vec!["acme".to_string()]),
+///                ("repo".to_string(), vec!["webapp".to_string()])]);
+/// ```
+pub fn owner_name(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
+    let words_of = |p: &str| -> Vec<String> {
+        name_words(p)
+            .into_iter()
+            .filter(|w| !GENERIC.contains(&w.as_str()) || w == "name")
+            .collect()
+    };
+    let owner = params
+        .iter()
+        .find(|p| matches!(words_of(p).as_slice(), [w] if OWNER_WORDS.contains(&w.as_str())));
+    let name = params.iter().find(|p| {
+        let ws = words_of(p);
+        !ws.is_empty() && ws.iter().all(|w| NAME_SIDE.contains(&w.as_str()))
+    });
+    let (Some(owner), Some(name)) = (owner, name) else {
+        return Vec::new();
+    };
+    let claimed: Vec<String> = params
+        .iter()
+        .filter(|p| *p != owner && *p != name)
+        .filter_map(|p| cue_values(p, query))
+        .flatten()
+        .collect();
+    let pairs: Vec<(String, String)> = owner_name_words(query)
+        .into_iter()
+        .filter(|(a, b)| !claimed.contains(&format!("{a}/{b}")))
+        .collect();
+    if pairs.is_empty() {
+        return Vec::new();
+    }
+    let side = |f: fn(&(String, String)) -> &String| {
+        let mut v: Vec<String> = Vec::new();
+        for p in &pairs {
+            if !v.contains(f(p)) {
+                v.push(f(p).clone());
+            }
+        }
+        v
+    };
+    vec![
+        (owner.to_string(), side(|p| &p.0)),
+        (name.to_string(), side(|p| &p.1)),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,6 +485,22 @@ mod tests {
         assert!(cue_values("source_branch", "merge branch fix/leak").is_none());
         // A function word ends the search.
         assert!(cue_values("branch", "the branch of acme/engine").is_none());
+    }
+
+    #[test]
+    fn owner_and_name_take_the_sides_of_a_slashed_word() {
+        let p = ["owner", "repo", "pull_number"];
+        let v = owner_name(
+            &p,
+            "are the CI checks passing on pull request 77 of acme/engine?",
+        );
+        assert_eq!(v[0], ("owner".to_string(), vec!["acme".to_string()]));
+        assert_eq!(v[1], ("repo".to_string(), vec!["engine".to_string()]));
+        // Paths, URLs, dates and tools without the pair give nothing.
+        assert!(owner_name(&p, "read /srv/app and src/a.rs").is_empty());
+        assert!(owner_name(&p, "open https://github.com/acme/engine").is_empty());
+        assert!(owner_name(&p, "due 19/03 or 1/2").is_empty());
+        assert!(owner_name(&["project_id", "branch"], "fork acme/engine").is_empty());
     }
 
     #[test]

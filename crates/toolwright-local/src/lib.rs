@@ -26,6 +26,7 @@ pub mod select;
 pub mod spans;
 #[cfg(any(feature = "llama", feature = "embed"))]
 mod wheel;
+pub mod zones;
 
 pub use compose::Summarizer;
 pub use passes::Passes;

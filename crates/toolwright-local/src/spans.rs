@@ -9,9 +9,10 @@
 //! or `#` (`acme/webapp` → `acme`, `webapp`), so the model chooses which span goes where instead
 //! of writing characters of its own.
 //!
-//! A parameter is left free when it is not a plain string (an `enum`, a `const`, a `pattern`,
-//! or a `format` other than `uri`, `url` or `email`: dates, times and ids the model must write),
-//! or when its description shows examples (`e.g. 'America/New_York'`, quoted values, or the
+//! A string with a `pattern` or a `format` (other than `uri`, `url` or `email`) takes the spans
+//! its schema accepts (`PROJ-88` for `^[A-Z][A-Z0-9_]+-\d+$`, a UUID for `format: uuid`), and
+//! stays free when none does: dates, times and ids the model must write. A parameter is also
+//! left free when it is an `enum` or a `const`, or when its description shows examples (`e.g. 'America/New_York'`, quoted values, or the
 //! `examples` keyword) and no span of the request has the shape of one of them: an IANA zone,
 //! an `HH:MM` time or an ISO date is then written, not copied ("what time is it in Tokyo?").
 //!
@@ -233,6 +234,42 @@ fn free_string(schema: &Value) -> bool {
             .any(|k| o.contains_key(*k))
 }
 
+/// Whether `schema` is a string whose values it constrains by a `pattern` or a `format` (not an
+/// `enum` or a `const`): an issue key `^[A-Z]+-\d+$`, a `uuid`, a `date`.
+fn constrained_string(schema: &Value) -> bool {
+    let Some(o) = schema.as_object() else {
+        return false;
+    };
+    let string = match o.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(ts)) => {
+            ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null")
+        }
+        _ => false,
+    };
+    string
+        && !o.contains_key("enum")
+        && !o.contains_key("const")
+        && (o.contains_key("pattern") || o.contains_key("format"))
+}
+
+/// The spans that `schema` accepts, its `pattern` and `format` checked, or `None` when none
+/// does (the parameter stays free: the value is written, not copied) or the schema does not
+/// compile.
+fn valid_spans(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
+    let v = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(schema)
+        .ok()?;
+    let ok: Vec<String> = spans
+        .iter()
+        .filter(|s| v.is_valid(&Value::String((*s).clone())))
+        .cloned()
+        .collect();
+    (!ok.is_empty()).then_some(ok)
+}
+
 /// Whether `value`'s length is within `schema`'s `minLength` and `maxLength`.
 fn within(schema: &Value, value: &str) -> bool {
     let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
@@ -274,7 +311,8 @@ fn restricted(schema: &Value, values: Vec<String>) -> Value {
 /// array of them, restricted to the spans of `query` (see the module docs); the names of the
 /// parameters restricted. Without a span that fits, a parameter stays as it is. With `cues`,
 /// a parameter whose value the request points at ([`crate::cues::focus`]: its name word before
-/// a value, a path or URL written out) is restricted to those values.
+/// a value, a path or URL written out; [`crate::cues::owner_name`]: the sides of `owner/name`)
+/// is restricted to those values.
 pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
     let mut report = Vec::new();
     let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
@@ -284,8 +322,30 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     if spans.is_empty() {
         return (spec.clone(), report);
     }
+    let names: Vec<&str> = props.keys().map(String::as_str).collect();
+    let pairs = if cues {
+        crate::cues::owner_name(&names, query)
+    } else {
+        Vec::new()
+    };
     let values = |k: &str, schema: &Value| -> Option<Vec<String>> {
-        let fits = fitting(schema, &spans)?;
+        if let Some((_, v)) = pairs.iter().find(|(p, _)| p == k) {
+            let v: Vec<String> = v.iter().filter(|s| within(schema, s)).cloned().collect();
+            if !v.is_empty() && free_string(schema) {
+                return Some(v);
+            }
+        }
+        if cues && examples(schema).iter().any(|e| crate::zones::is_zone(e)) {
+            let zones = crate::zones::zones_named(query);
+            if !zones.is_empty() {
+                return Some(zones);
+            }
+        }
+        let fits = if constrained_string(schema) {
+            valid_spans(schema, &spans)?
+        } else {
+            fitting(schema, &spans)?
+        };
         if !cues {
             return Some(fits);
         }
@@ -296,13 +356,14 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         let items = (p.get("type").and_then(Value::as_str) == Some("array"))
             .then(|| p.get("items"))
             .flatten();
+        let groundable = |s: &Value| free_string(s) || constrained_string(s);
         let g = match items {
-            Some(items) if free_string(items) => values(k, items).map(|fits| {
+            Some(items) if groundable(items) => values(k, items).map(|fits| {
                 let mut a = p.as_object().cloned().unwrap_or_default();
                 a.insert("items".into(), restricted(items, fits));
                 Value::Object(a)
             }),
-            _ if free_string(p) => values(k, p).map(|fits| restricted(p, fits)),
+            _ if groundable(p) => values(k, p).map(|fits| restricted(p, fits)),
             _ => None,
         };
         if g.is_some() {
@@ -420,7 +481,7 @@ mod tests {
                          "description": "IANA timezone name (e.g., 'America/New_York')."},
             "path": {"type": "string", "description": "Path, for example /home/user/notes.txt"}
         }));
-        let (_, report) = ground_strings(&s, "what time is it in Tokyo right now?", true);
+        let (_, report) = ground_strings(&s, "what time is it in Tokyo right now?", false);
         assert!(report.is_empty(), "{report:?}");
         let (g, report) = ground_strings(&s, "time in Europe/Paris, then read /srv/a/b.txt", true);
         assert_eq!(report, ["timezone", "path"]);
@@ -465,6 +526,40 @@ mod tests {
         assert!(allowed(&g, "text").len() > 10, "no cue: every span stays");
         let (g, _) = ground_strings(&s, q, false);
         assert!(allowed(&g, "channel_id").contains(&"slack".to_string()));
+    }
+
+    #[test]
+    fn patterned_and_formatted_strings_take_the_spans_their_schema_accepts() {
+        let s = spec(json!({
+            "issue_key": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]+-\\d+$"},
+            "user": {"type": "string", "format": "uuid"},
+            "since": {"type": "string", "format": "date"}
+        }));
+        let q = "move PROJ-88 to user 6794760a-1f15-45cd-9c65-0dfe42f5135a since last week";
+        let (g, report) = ground_strings(&s, q, true);
+        assert_eq!(report, ["issue_key", "user"]);
+        assert_eq!(allowed(&g, "issue_key"), ["PROJ-88"]);
+        assert_eq!(
+            allowed(&g, "user"),
+            ["6794760a-1f15-45cd-9c65-0dfe42f5135a"]
+        );
+        assert_eq!(
+            g.parameters["properties"]["since"],
+            s.parameters["properties"]["since"]
+        );
+    }
+
+    #[test]
+    fn a_zone_parameter_takes_the_zones_of_the_places_named() {
+        let s = spec(json!({
+            "timezone": {"type": "string",
+                         "description": "IANA timezone name (e.g., 'America/New_York')."}
+        }));
+        let (g, report) = ground_strings(&s, "what time is it in Tokyo right now?", true);
+        assert_eq!(report, ["timezone"]);
+        assert_eq!(allowed(&g, "timezone"), ["Asia/Tokyo"]);
+        let (_, report) = ground_strings(&s, "what time is it in Tokyo right now?", false);
+        assert!(report.is_empty());
     }
 
     #[test]
