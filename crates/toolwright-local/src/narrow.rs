@@ -158,8 +158,15 @@ fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
         };
         let starts_number =
             c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit));
+        // `1280x720`, `3×4`: a number after a multiplication sign between digits (not `0x1F`).
+        let times = prev.is_some_and(|p| p == 'x' || p == '×')
+            && i >= 2
+            && chars.get(i - 2).is_some_and(char::is_ascii_digit)
+            && !(chars.get(i - 2) == Some(&'0')
+                && (i < 3 || !chars.get(i - 3).is_some_and(char::is_ascii_digit)));
         if !starts_number
-            || prev.is_some_and(|p| p.is_alphanumeric() || p == '^' || p == '_' || p == '.')
+            || (!times
+                && prev.is_some_and(|p| p.is_alphanumeric() || p == '^' || p == '_' || p == '.'))
         {
             i += 1;
             continue;
@@ -390,6 +397,7 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
             (k.clone(), numbers)
         })
         .collect();
+    let attached = ordered_range(props, attached, &numbers);
     let claimed: Vec<&Value> = attached.iter().flat_map(|(_, v)| v.iter()).collect();
     let free: Vec<Value> = numbers
         .iter()
@@ -428,6 +436,78 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
         root.insert("properties".into(), Value::Object(grounded));
     }
     (out, report)
+}
+
+/// The words that open and close a range, in a parameter's name (`from_version`/`to_version`,
+/// `start`/`end`, `min_price`/`max_price`).
+const RANGE_WORDS: &[(&str, &str)] = &[
+    ("from", "to"),
+    ("start", "end"),
+    ("begin", "end"),
+    ("min", "max"),
+    ("minimum", "maximum"),
+    ("low", "high"),
+    ("lower", "upper"),
+];
+
+/// The number parameters of `props` that open and close one range: their names differ only in
+/// a pair of [`RANGE_WORDS`].
+fn range_pair(props: &Map<String, Value>) -> Option<(String, String)> {
+    let numeric = |v: &Value| {
+        matches!(
+            v.get("type").and_then(Value::as_str),
+            Some("number" | "integer")
+        )
+    };
+    for (a, va) in props.iter().filter(|(_, v)| numeric(v)) {
+        for (b, vb) in props.iter().filter(|(_, v)| numeric(v)) {
+            let (wa, wb) = (name_words(a), name_words(b));
+            let pairs = wa.len() == wb.len()
+                && wa
+                    .iter()
+                    .zip(&wb)
+                    .all(|(x, y)| x == y || RANGE_WORDS.iter().any(|(lo, hi)| x == lo && y == hi))
+                && wa != wb;
+            if pairs && va != &Value::Null && vb != &Value::Null {
+                return Some((a.clone(), b.clone()));
+            }
+        }
+    }
+    None
+}
+
+/// When the tool has a range's two ends ([`range_pair`]) and the query states exactly two
+/// numbers no other parameter took, the first goes to the range's start and the second to its
+/// end ("between versions 6 and 9").
+fn ordered_range(
+    props: &Map<String, Value>,
+    mut attached: Vec<(String, Vec<Value>)>,
+    numbers: &[Value],
+) -> Vec<(String, Vec<Value>)> {
+    let Some((lo, hi)) = range_pair(props) else {
+        return attached;
+    };
+    // The ends' own attachments are dropped: their shared word ("versions 6 and 9") attaches
+    // the same numbers to both.
+    let taken: Vec<f64> = attached
+        .iter()
+        .filter(|(k, _)| *k != lo && *k != hi)
+        .flat_map(|(_, v)| v.iter().filter_map(Value::as_f64))
+        .collect();
+    let left: Vec<&Value> = numbers
+        .iter()
+        .filter(|n| n.as_f64().is_some_and(|f| !taken.contains(&f)))
+        .collect();
+    if let [first, second] = left.as_slice() {
+        for (k, v) in attached.iter_mut() {
+            if *k == lo {
+                *v = vec![(*first).clone()];
+            } else if *k == hi {
+                *v = vec![(*second).clone()];
+            }
+        }
+    }
+    attached
 }
 
 /// The allowed string values of a property (its `enum`, or the consts/enums of its `anyOf`/`oneOf`).
@@ -745,6 +825,25 @@ mod tests {
                 json!(1000),
                 json!(3)
             ]
+        );
+        let s = ToolSpec::new(
+            "diff",
+            "Diff two versions.",
+            json!({"type": "object", "properties": {
+                "page_id": {"type": "string"},
+                "from_version": {"type": "integer"},
+                "to_version": {"type": "integer"}
+            }}),
+        );
+        let (g, _) = ground_numbers(&s, "what changed on page 555123 between versions 6 and 9");
+        assert_eq!(
+            g.parameters["properties"]["from_version"]["enum"],
+            json!([6])
+        );
+        assert_eq!(g.parameters["properties"]["to_version"]["enum"], json!([9]));
+        assert_eq!(
+            query_numbers("a 1280x720 shot, a 3×4 grid, not 0x1F"),
+            vec![json!(1280), json!(720), json!(3), json!(4), json!(0)]
         );
         let s = ToolSpec::new(
             "f",
