@@ -19,9 +19,13 @@
 //!   `namespace`, ...) and a name parameter (`repo`, `repository`, `name`) takes the two sides
 //!   of the request's `owner/name` word (`acme/webapp`), the notation of code hosts, registries
 //!   and hubs.
-//! - **A path cue** ([`path_like_param`], [`path_like`]): a parameter named as a path, file,
+//! - **A move's ends** ([`move_ends`]): a tool with a pair such as `source_branch` and
+//!   `target_branch` (or `head` and `base`) takes the words after "from" and after "to" or
+//!   "into".
+//! - **A written-form cue** ([`written_as`], [`Written`]): a parameter named as a path, file,
 //!   directory or folder takes a word of the request that is written as a path (`/srv/app`,
-//!   `src/a.rs`, `notes.txt`), and a URL parameter a word written as a URL, when there is one.
+//!   `src/a.rs`, `notes.txt`), a URL parameter a word written as a URL, a selector parameter a
+//!   word written as a CSS selector (`#submit-btn`, `.nav-menu`), when there is one.
 //!
 //! No threshold or word list here was fitted on data; the linking words and the function
 //! words are closed English word classes. On the MCP dev set the name cue holds the expected
@@ -145,14 +149,59 @@ pub fn path_like(word: &str) -> bool {
     })
 }
 
-/// Whether the parameter called `name` takes a path (a name word such as `path`, `file`,
-/// `dir`, `folder`): `Some(true)`; a URL (`url`, `uri`, `link`): `Some(false)`; else `None`.
-pub fn path_like_param(name: &str) -> Option<bool> {
+/// How a parameter's value is written, by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// A path (a name word `path`, `file`, `dir`, `folder`, ...): see [`path_like`].
+    Path,
+    /// A URL (`url`, `uri`, `link`, `href`): `scheme://…` or `www.…`.
+    Url,
+    /// A CSS selector (`selector`): see [`selector_like`].
+    Selector,
+}
+
+impl Written {
+    /// Whether `word` is written this way.
+    pub fn fits(self, word: &str) -> bool {
+        match self {
+            Written::Path => path_like(word),
+            Written::Url => word.contains("://") || word.starts_with("www."),
+            Written::Selector => selector_like(word),
+        }
+    }
+}
+
+/// Whether a word is written as a CSS selector: `#id` or `.class`, an attribute test
+/// (`input[name=email]`), or a tag with a class or id (`button.accept-cookies`).
+pub fn selector_like(word: &str) -> bool {
+    let mut cs = word.chars();
+    let first = cs.next();
+    let second = cs.next();
+    let opens = matches!(first, Some('#' | '.')) && second.is_some_and(char::is_alphabetic);
+    let attribute = word.contains('[') && word.ends_with(']');
+    let tagged = word.char_indices().any(|(i, c)| {
+        matches!(c, '.' | '#')
+            && i > 0
+            && word
+                .get(..i)
+                .is_some_and(|t| t.chars().all(|c| c.is_ascii_lowercase()))
+            && word
+                .get(i + 1..)
+                .is_some_and(|r| r.starts_with(char::is_alphabetic))
+    }) && !path_like(word);
+    opens || attribute || tagged
+}
+
+/// How the parameter called `name` is written ([`Written`]), when its name says so.
+pub fn written_as(name: &str) -> Option<Written> {
     let ws = name_words(name);
-    if ws.iter().any(|w| PATH_WORDS.contains(&w.as_str())) {
-        Some(true)
-    } else if ws.iter().any(|w| URL_WORDS.contains(&w.as_str())) {
-        Some(false)
+    let has = |set: &[&str]| ws.iter().any(|w| set.contains(&w.as_str()));
+    if has(PATH_WORDS) {
+        Some(Written::Path)
+    } else if has(URL_WORDS) {
+        Some(Written::Url)
+    } else if has(&["selector", "selectors"]) {
+        Some(Written::Selector)
     } else {
         None
     }
@@ -297,16 +346,10 @@ pub fn focus(
             return Some(v);
         }
     }
-    let path = path_like_param(param)?;
+    let form = written_as(param)?;
     let ws = tokens(query);
     let whole = |s: &str| ws.iter().any(|w| query.get(w.body.clone()) == Some(s));
-    let written = |s: &str| {
-        if path {
-            path_like(s)
-        } else {
-            s.contains("://") || s.starts_with("www.")
-        }
-    };
+    let written = |s: &str| form.fits(s);
     let v: Vec<String> = spans
         .iter()
         .filter(|s| !s.contains(char::is_whitespace) && whole(s) && written(s) && fits(s))
@@ -414,6 +457,73 @@ pub fn owner_name(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
     ]
 }
 
+/// Name words of a move's two ends (`source_branch`/`target_branch`, `head`/`base`).
+const ENDS: &[(&str, &str)] = &[
+    ("source", "target"),
+    ("source", "destination"),
+    ("from", "to"),
+    ("src", "dest"),
+    ("head", "base"),
+    ("origin", "destination"),
+];
+
+/// For a tool with a string pair that names a move's two ends ([`ENDS`]: names that differ
+/// only there, such as `source_branch` and `target_branch`), the word after the request's
+/// "from" (or "off of") for the first and after its "to", "into" or "onto" for the second ("a
+/// merge request from fix/leak into main"). Empty unless the tool has such a pair and the
+/// request gives both ends.
+///
+/// ```
+/// use toolwright_local::cues::move_ends;
+/// let v = move_ends(&["source_branch", "target_branch", "title"],
+///                   "open a merge request from fix/leak into main called 'Fix it'");
+/// assert_eq!(v, [("source_branch".to_string(), vec!["fix/leak".to_string()]),
+///                ("target_branch".to_string(), vec!["main".to_string()])]);
+/// ```
+pub fn move_ends(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
+    let pair = params.iter().find_map(|a| {
+        params.iter().find_map(|b| {
+            let (wa, wb) = (name_words(a), name_words(b));
+            let ends = wa.len() == wb.len()
+                && wa != wb
+                && wa
+                    .iter()
+                    .zip(&wb)
+                    .all(|(x, y)| x == y || ENDS.iter().any(|(s, t)| x == s && y == t));
+            ends.then(|| (a.to_string(), b.to_string()))
+        })
+    });
+    let Some((source, target)) = pair else {
+        return Vec::new();
+    };
+    let ws = tokens(query);
+    let text = |k: usize| {
+        ws.get(k)
+            .and_then(|w| query.get(w.body.clone()))
+            .unwrap_or("")
+    };
+    let plain = |k: usize| FUNCTION_WORDS.contains(&text(k).to_lowercase().as_str());
+    let after = |preps: &[&str]| -> Option<String> {
+        (0..ws.len()).find_map(|i| {
+            let w = text(i).to_lowercase();
+            if !preps.contains(&w.as_str()) {
+                return None;
+            }
+            // "off of develop": past a second preposition.
+            let k = if text(i + 1).eq_ignore_ascii_case("of") {
+                i + 2
+            } else {
+                i + 1
+            };
+            (!text(k).is_empty() && !plain(k)).then(|| text(k).to_string())
+        })
+    };
+    match (after(&["from", "off"]), after(&["to", "into", "onto"])) {
+        (Some(a), Some(b)) if a != b => vec![(source, vec![a]), (target, vec![b])],
+        _ => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,6 +614,24 @@ mod tests {
     }
 
     #[test]
+    fn a_move_needs_both_ends() {
+        let p = ["head", "base", "title"];
+        let v = move_ends(&p, "open a PR in acme/webapp from feature/oauth into main");
+        assert_eq!(
+            v[0],
+            ("head".to_string(), vec!["feature/oauth".to_string()])
+        );
+        assert_eq!(v[1], ("base".to_string(), vec!["main".to_string()]));
+        assert!(move_ends(&p, "open a PR from feature/oauth").is_empty());
+        assert!(move_ends(&["source", "title"], "copy from a to b").is_empty());
+        let v = move_ends(
+            &["from_branch", "to_branch"],
+            "a branch off of develop to x1",
+        );
+        assert_eq!(v[0].1, ["develop"]);
+    }
+
+    #[test]
     fn paths_and_urls_are_recognised_by_their_writing() {
         for p in [
             "/srv/app",
@@ -518,10 +646,22 @@ mod tests {
         for p in ["v2", "1.4.1", "https://a.b/c", "a@b.com", "main", "e.g"] {
             assert!(!path_like(p), "{p}");
         }
-        assert_eq!(path_like_param("repo_path"), Some(true));
-        assert_eq!(path_like_param("filename"), Some(true));
-        assert_eq!(path_like_param("url"), Some(false));
-        assert_eq!(path_like_param("content"), None);
+        assert_eq!(written_as("repo_path"), Some(Written::Path));
+        assert_eq!(written_as("filename"), Some(Written::Path));
+        assert_eq!(written_as("url"), Some(Written::Url));
+        assert_eq!(written_as("selector"), Some(Written::Selector));
+        assert_eq!(written_as("content"), None);
+        for w in [
+            "#submit-btn",
+            ".nav-menu",
+            "input[name=email]",
+            "button.accept-cookies",
+        ] {
+            assert!(selector_like(w), "{w}");
+        }
+        for w in ["notes.txt", "v2.3", "e42", "#", "a.b.c/d"] {
+            assert!(!selector_like(w), "{w}");
+        }
     }
 
     #[test]

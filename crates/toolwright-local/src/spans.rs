@@ -311,7 +311,8 @@ fn restricted(schema: &Value, values: Vec<String>) -> Value {
 /// array of them, restricted to the spans of `query` (see the module docs); the names of the
 /// parameters restricted. Without a span that fits, a parameter stays as it is. With `cues`,
 /// a parameter whose value the request points at ([`crate::cues::focus`]: its name word before
-/// a value, a path or URL written out; [`crate::cues::owner_name`]: the sides of `owner/name`)
+/// a value, a path or URL written out; [`crate::cues::owner_name`]: the sides of `owner/name`;
+/// [`crate::cues::move_ends`]: "from X into Y")
 /// is restricted to those values.
 pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
     let mut report = Vec::new();
@@ -324,7 +325,9 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     }
     let names: Vec<&str> = props.keys().map(String::as_str).collect();
     let pairs = if cues {
-        crate::cues::owner_name(&names, query)
+        let mut p = crate::cues::owner_name(&names, query);
+        p.extend(crate::cues::move_ends(&names, query));
+        p
     } else {
         Vec::new()
     };
