@@ -307,6 +307,25 @@ fn restricted(schema: &Value, values: Vec<String>) -> Value {
     Value::Object(m)
 }
 
+/// A move's two ends ([`crate::cues::ends_pair`]) restricted to the same two values take them
+/// in the request's order, source first ("9:30 Berlin time to Los Angeles time").
+fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
+    let Some((source, target)) = crate::cues::ends_pair(names) else {
+        return;
+    };
+    let values = |k: &str| grounded.get(k).and_then(|p| p.get("enum")).cloned();
+    let (Some(Value::Array(a)), Some(b)) = (values(&source), values(&target)) else {
+        return;
+    };
+    if let ([first, second], true) = (a.as_slice(), Value::Array(a.clone()) == b) {
+        for (k, v) in [(&source, first), (&target, second)] {
+            if let Some(p) = grounded.get_mut(k).and_then(Value::as_object_mut) {
+                p.insert("enum".into(), json!([v]));
+            }
+        }
+    }
+}
+
 /// `spec` (already narrowed: references inlined) with each free-form string parameter, and each
 /// array of them, restricted to the spans of `query` (see the module docs); the names of the
 /// parameters restricted. Without a span that fits, a parameter stays as it is. With `cues`,
@@ -373,6 +392,9 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             report.push(k.clone());
         }
         grounded.insert(k.clone(), g.unwrap_or_else(|| p.clone()));
+    }
+    if cues {
+        order_ends(&mut grounded, &names);
     }
     let mut out = spec.clone();
     if let Some(root) = out.parameters.as_object_mut() {
@@ -563,6 +585,19 @@ mod tests {
         assert_eq!(allowed(&g, "timezone"), ["Asia/Tokyo"]);
         let (_, report) = ground_strings(&s, "what time is it in Tokyo right now?", false);
         assert!(report.is_empty());
+    }
+
+    #[test]
+    fn a_moves_ends_take_two_shared_values_in_order() {
+        let desc = "IANA timezone name (e.g., 'America/New_York').";
+        let s = spec(json!({
+            "source_timezone": {"type": "string", "description": desc},
+            "target_timezone": {"type": "string", "description": desc},
+            "time": {"type": "string"}
+        }));
+        let (g, _) = ground_strings(&s, "convert 9:30 am Berlin time to Los Angeles time", true);
+        assert_eq!(allowed(&g, "source_timezone"), ["Europe/Berlin"]);
+        assert_eq!(allowed(&g, "target_timezone"), ["America/Los_Angeles"]);
     }
 
     #[test]
