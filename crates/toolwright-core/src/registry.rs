@@ -29,6 +29,8 @@ pub struct ToolEntry {
     pub states: Arc<crate::state::States>,
     /// The tool's name, made once: every call's context and envelope share it.
     name: SharedStr,
+    /// What the tool's [`Tool::uses_context`] answered when it was registered.
+    uses_context: bool,
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -52,11 +54,13 @@ impl ToolEntry {
             }
         })?;
         let name = SharedStr::from(tool.spec().name.as_str());
+        let uses_context = tool.uses_context();
         Ok(ToolEntry {
             tool,
             validator,
             states: Arc::default(),
             name,
+            uses_context,
         })
     }
 
@@ -68,6 +72,12 @@ impl ToolEntry {
     /// The tool's name (the spec's), shared: cloning it does not allocate.
     pub fn name(&self) -> &SharedStr {
         &self.name
+    }
+
+    /// Whether the tool looks at the registry's state or calls tools through its context
+    /// ([`Tool::uses_context`], asked once when the entry was made).
+    pub fn uses_context(&self) -> bool {
+        self.uses_context
     }
 
     /// A context for call `call_id` that reaches the registry's state values.

@@ -469,3 +469,31 @@ fn an_object_return_type_gives_an_output_schema_through_a_crate_path() {
         "a String is no object"
     );
 }
+
+/// Ask `whoami` through the context. Use this to test calls between tools.
+#[tool(side_effects = "none")]
+async fn relay(ctx: ToolContext) -> Result<Value, ToolError> {
+    let out = ctx.call_tool("whoami", json!({"label": "x"})).await;
+    Ok(json!({"inner": out.status().as_str()}))
+}
+
+#[tokio::test]
+async fn only_tools_with_a_context_or_state_parameter_use_the_context() {
+    assert!(!ExplodeTool.uses_context());
+    assert!(WhoamiTool.uses_context());
+    assert!(RelayTool.uses_context());
+    assert!(VisitTool.uses_context());
+    assert!(HitsTool.uses_context());
+    // The runtime's direct path hands a tool that uses its context the invoker.
+    let reg = Arc::new(Registry::new());
+    reg.register(RelayTool).unwrap();
+    reg.register(WhoamiTool).unwrap();
+    let rt = Runtime::new(reg);
+    let out = rt
+        .invoke(
+            ToolCall::new("r", "relay", json!({})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(out.data, Some(json!({"inner": "partial"})), "{out:?}");
+}

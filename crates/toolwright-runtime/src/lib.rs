@@ -663,10 +663,17 @@ impl Runtime {
         (depth, start): (u32, Instant),
     ) -> Box<Outcome> {
         let inner = &self.inner;
-        let req = self.request(call_id, entry, Arc::new(args), opts, depth);
+        let mut req = self.request(call_id, entry, Arc::new(args), opts);
         let Some(direct) = inner.direct.as_ref().filter(|d| d.takes(&req)) else {
+            // A fallback may swap in a tool that calls tools: the stack's requests carry the
+            // invoker whatever the first tool is.
+            req.invoker = self.invoker(depth);
             return Box::new(inner.stack.call(req).await);
         };
+        // The direct path runs this tool only (no fallback): its invoker, if it uses one.
+        if entry.uses_context() {
+            req.invoker = self.invoker(depth);
+        }
         // A call that may run again keeps a handle on its arguments (the one thing its request
         // is made of that this function does not hold) to make the retries' request anew.
         let rerun = direct.reruns(&req);
@@ -674,22 +681,30 @@ impl Runtime {
         let first = direct.call(req, start).await;
         match args {
             Some(args) if Direct::wants_retries(&first) => {
-                let req = self.request(call_id, entry, args, opts, depth);
+                let mut req = self.request(call_id, entry, args, opts);
+                if entry.uses_context() {
+                    req.invoker = self.invoker(depth);
+                }
                 Box::new(direct.retries(req, *first).await)
             }
             _ => first,
         }
     }
 
+    /// The invoker of tools called at `depth` (what [`ToolContext::call_tool`] reaches).
+    fn invoker(&self, depth: u32) -> Option<Arc<dyn Invoker>> {
+        self.inner.invokers.get(depth as usize).cloned()
+    }
+
     /// The request of a validated call, with a signal of its own (a child of the host's token,
-    /// if any), which the deadline may cancel.
+    /// if any), which the deadline may cancel; without an invoker (the caller gives it when
+    /// the tool may use one: [`Runtime::invoker`]).
     fn request(
         &self,
         call_id: &SharedStr,
         entry: &Arc<toolwright_core::ToolEntry>,
         args: Arc<serde_json::Value>,
         opts: &CallOptions,
-        depth: u32,
     ) -> Request {
         let cancel = match &opts.cancel {
             Some(host) => CancelSignal::child_of(host.clone()),
@@ -700,7 +715,6 @@ impl Runtime {
         req.step = opts.step;
         req.approved = opts.approved;
         req.caller = opts.caller.clone();
-        req.invoker = self.inner.invokers.get(depth as usize).cloned();
         req
     }
 }
