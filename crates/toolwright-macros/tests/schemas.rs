@@ -497,3 +497,46 @@ async fn only_tools_with_a_context_or_state_parameter_use_the_context() {
         .await;
     assert_eq!(out.data, Some(json!({"inner": "partial"})), "{out:?}");
 }
+
+/// Sleep far past the deadline. Use this to test deadlines.
+#[tool(side_effects = "none", timeout_ms = 50)]
+async fn snooze() -> Result<u32, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    Ok(1)
+}
+
+#[tokio::test]
+async fn a_tool_without_a_context_is_still_stopped_at_its_deadline_and_by_its_host() {
+    // Its signal is inert (no one could watch it): the deadline drops its future.
+    assert!(!SnoozeTool.uses_context());
+    let reg = Arc::new(Registry::new());
+    reg.register(SnoozeTool).unwrap();
+    let rt = Runtime::new(reg);
+    let out = rt
+        .invoke(
+            ToolCall::new("s1", "snooze", json!({})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(
+        out.error_code(),
+        Some(toolwright::ErrorCode::Timeout),
+        "{out:?}"
+    );
+    let host = tokio_util::sync::CancellationToken::new();
+    let opts = CallOptions {
+        cancel: Some(host.clone()),
+        ..CallOptions::default()
+    };
+    let call = rt.invoke(ToolCall::new("s2", "snooze", json!({})), &opts);
+    let cancel = async {
+        tokio::task::yield_now().await;
+        host.cancel();
+    };
+    let (out, ()) = tokio::join!(call, cancel);
+    assert_eq!(
+        out.error_code(),
+        Some(toolwright::ErrorCode::Cancelled),
+        "{out:?}"
+    );
+}

@@ -672,9 +672,12 @@ impl Runtime {
         let inner = &self.inner;
         let mut req = self.request(call_id, entry, Arc::new(args), opts);
         let Some(direct) = inner.direct.as_ref().filter(|d| d.takes(&req)) else {
-            // A fallback may swap in a tool that calls tools: the stack's requests carry the
-            // invoker whatever the first tool is.
+            // A fallback may swap in a tool that uses its context: the stack's requests carry
+            // the invoker and a signal whatever the first tool is.
             req.invoker = self.invoker(depth);
+            if req.cancel.is_inert() {
+                req.cancel = CancelSignal::new();
+            }
             return Box::new(inner.stack.call(req).await);
         };
         // The direct path runs this tool only (no fallback): its invoker, if it uses one.
@@ -705,7 +708,10 @@ impl Runtime {
 
     /// The request of a validated call, with a signal of its own (a child of the host's token,
     /// if any), which the deadline may cancel; without an invoker (the caller gives it when
-    /// the tool may use one: [`Runtime::invoker`]).
+    /// the tool may use one: [`Runtime::invoker`]). A tool that never looks at its context,
+    /// called without a host token, gets an inert signal: the deadline stops it by dropping its
+    /// future, and no one else would watch the signal (the caller makes a real one for the
+    /// policy stack, where a fallback may run another tool).
     fn request(
         &self,
         call_id: &SharedStr,
@@ -715,6 +721,7 @@ impl Runtime {
     ) -> Request {
         let cancel = match &opts.cancel {
             Some(host) => CancelSignal::child_of(host.clone()),
+            None if !entry.uses_context() => CancelSignal::inert(),
             None => CancelSignal::new(),
         };
         let mut req = Request::named(call_id.clone(), entry.clone(), args, cancel);
