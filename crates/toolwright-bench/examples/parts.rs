@@ -62,7 +62,7 @@ fn main() {
             Outcome::success(serde_json::json!(1)),
             Some(entry.spec()),
             &ToolCall::new("c1", name, serde_json::Value::Null),
-            Instant::now(),
+            std::time::Duration::ZERO,
             Vec::new(),
         )
     });

@@ -27,6 +27,10 @@ impl Tool for Overlaid {
         self.inner.call_shared(args, ctx)
     }
 
+    fn uses_context(&self) -> bool {
+        self.inner.uses_context()
+    }
+
     fn preview(&self, args: &Value) -> Value {
         self.inner.preview(args)
     }

@@ -33,8 +33,26 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 /// own.cancel();
 /// assert!(token.is_cancelled());
 /// ```
-#[derive(Clone, Default)]
-pub struct CancelSignal(Arc<Signal>);
+///
+/// An inert signal ([`CancelSignal::inert`]) is one nothing can cancel, made and cloned without
+/// an allocation or an atomic operation: what the runtime gives a tool that never looks at its
+/// context ([`Tool::uses_context`](crate::Tool::uses_context)) when no host token is there.
+#[derive(Clone)]
+pub struct CancelSignal(Option<Arc<Signal>>);
+
+impl Default for CancelSignal {
+    /// [`CancelSignal::new`].
+    fn default() -> Self {
+        CancelSignal(Some(Arc::default()))
+    }
+}
+
+/// The token of inert signals: never cancelled (nothing holds an inert signal that may cancel
+/// it: see [`CancelSignal::inert`]).
+fn never() -> &'static CancellationToken {
+    static NEVER: OnceLock<CancellationToken> = OnceLock::new();
+    NEVER.get_or_init(CancellationToken::new)
+}
 
 #[derive(Default)]
 struct Signal {
@@ -47,7 +65,8 @@ impl fmt::Debug for CancelSignal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CancelSignal")
             .field("cancelled", &self.is_cancelled())
-            .field("has_parent", &self.0.parent.is_some())
+            .field("has_parent", &self.parent().is_some())
+            .field("inert", &self.is_inert())
             .finish()
     }
 }
@@ -68,56 +87,79 @@ impl CancelSignal {
     /// A signal cancelled when `parent` is (a host's token) or by [`CancelSignal::cancel`],
     /// which leaves `parent` alone.
     pub fn child_of(parent: CancellationToken) -> Self {
-        CancelSignal(Arc::new(Signal {
+        CancelSignal(Some(Arc::new(Signal {
             parent: Some(parent),
             ..Signal::default()
-        }))
+        })))
     }
 
-    /// A new, uncancelled signal with the same parent: the next attempt's.
+    /// A signal that nothing cancels: [`CancelSignal::cancel`] does nothing, it has no parent,
+    /// and its [`token`](CancelSignal::token) is one never-cancelled token shared by every inert
+    /// signal (cancelling that token is a bug). Made and cloned without an allocation or an
+    /// atomic operation, for a call whose tool never looks at its context: the runtime stops
+    /// such a call at its deadline by dropping the tool's future, with no one to tell.
+    pub fn inert() -> Self {
+        CancelSignal(None)
+    }
+
+    /// Whether this is an [inert](CancelSignal::inert) signal.
+    pub fn is_inert(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// A new, uncancelled signal with the same parent: the next attempt's (inert for an inert
+    /// signal).
     #[must_use]
     pub fn fresh(&self) -> Self {
-        match &self.0.parent {
-            Some(p) => CancelSignal::child_of(p.clone()),
-            None => CancelSignal::new(),
+        match &self.0 {
+            None => CancelSignal::inert(),
+            Some(s) => match &s.parent {
+                Some(p) => CancelSignal::child_of(p.clone()),
+                None => CancelSignal::new(),
+            },
         }
     }
 
-    /// Cancels this signal (and every clone and token obtained from it), not its parent.
+    /// Cancels this signal (and every clone and token obtained from it), not its parent. An
+    /// inert signal stays as it is.
     pub fn cancel(&self) {
-        self.0.cancelled.store(true, Ordering::SeqCst);
+        let Some(s) = &self.0 else { return };
+        s.cancelled.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        if let Some(t) = self.0.token.get() {
+        if let Some(t) = s.token.get() {
             t.cancel();
         }
     }
 
     /// Whether the signal or its parent was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::SeqCst) || self.parent_cancelled()
+        self.0
+            .as_ref()
+            .is_some_and(|s| s.cancelled.load(Ordering::SeqCst))
+            || self.parent_cancelled()
     }
 
     /// Whether the parent (the host's token) was cancelled.
     pub fn parent_cancelled(&self) -> bool {
-        self.0
-            .parent
-            .as_ref()
-            .is_some_and(CancellationToken::is_cancelled)
+        self.parent().is_some_and(CancellationToken::is_cancelled)
     }
 
     /// The parent the signal was made with, if any.
     pub fn parent(&self) -> Option<&CancellationToken> {
-        self.0.parent.as_ref()
+        self.0.as_ref()?.parent.as_ref()
     }
 
     /// A tokio-util token cancelled with this signal (made on the first request).
     pub fn token(&self) -> &CancellationToken {
-        let token = self.0.token.get_or_init(|| match &self.0.parent {
+        let Some(s) = &self.0 else {
+            return never();
+        };
+        let token = s.token.get_or_init(|| match &s.parent {
             Some(p) => p.child_token(),
             None => CancellationToken::new(),
         });
         fence(Ordering::SeqCst);
-        if self.0.cancelled.load(Ordering::SeqCst) {
+        if s.cancelled.load(Ordering::SeqCst) {
             token.cancel();
         }
         token
@@ -150,6 +192,17 @@ mod tests {
         assert!(!next.is_cancelled());
         host.cancel();
         assert!(next.is_cancelled() && next.token().is_cancelled());
+    }
+
+    #[test]
+    fn an_inert_signal_is_never_cancelled_and_stays_inert() {
+        let s = CancelSignal::inert();
+        let c = s.clone();
+        c.cancel();
+        assert!(s.is_inert() && c.is_inert() && s.fresh().is_inert());
+        assert!(!s.is_cancelled() && !s.parent_cancelled() && s.parent().is_none());
+        assert!(!s.token().is_cancelled() && !s.child_token().is_cancelled());
+        assert!(!CancelSignal::new().is_inert() && !CancelSignal::default().is_inert());
     }
 
     #[test]

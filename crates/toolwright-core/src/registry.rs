@@ -17,7 +17,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, RwLock};
-use std::time::Instant;
+use std::time::Duration;
 
 /// A registered tool with its compiled argument validator.
 pub struct ToolEntry {
@@ -29,6 +29,8 @@ pub struct ToolEntry {
     pub states: Arc<crate::state::States>,
     /// The tool's name, made once: every call's context and envelope share it.
     name: SharedStr,
+    /// What the tool's [`Tool::uses_context`] answered when it was registered.
+    uses_context: bool,
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -52,11 +54,13 @@ impl ToolEntry {
             }
         })?;
         let name = SharedStr::from(tool.spec().name.as_str());
+        let uses_context = tool.uses_context();
         Ok(ToolEntry {
             tool,
             validator,
             states: Arc::default(),
             name,
+            uses_context,
         })
     }
 
@@ -68,6 +72,12 @@ impl ToolEntry {
     /// The tool's name (the spec's), shared: cloning it does not allocate.
     pub fn name(&self) -> &SharedStr {
         &self.name
+    }
+
+    /// Whether the tool looks at the registry's state or calls tools through its context
+    /// ([`Tool::uses_context`], asked once when the entry was made).
+    pub fn uses_context(&self) -> bool {
+        self.uses_context
     }
 
     /// A context for call `call_id` that reaches the registry's state values.
@@ -534,14 +544,14 @@ fn panic_outcome(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> Outcome
     Outcome::from_error(ToolError::internal(format!("panic: {text}")))
 }
 
-/// Fills `meta` (tool, call id, duration, coercions), writes a default message, and applies the
-/// output budget of `spec`. The tool's name is `spec`'s, or the name `call` asked for (at most
+/// Fills `meta` (tool, call id, coercions, and `duration`, how long the call took, as
+/// `duration_ms`), writes a default message, and applies the output budget of `spec`. The tool's name is `spec`'s, or the name `call` asked for (at most
 /// 80 characters) when no tool answered.
 pub fn finish(
     mut out: Outcome,
     spec: Option<&ToolSpec>,
     call: &ToolCall,
-    start: Instant,
+    duration: Duration,
     coerced: Vec<Coercion>,
 ) -> Outcome {
     let tool = spec.map_or_else(
@@ -552,7 +562,7 @@ pub fn finish(
         tool,
         call_id: call.id.clone(),
     };
-    finish_in_place(&mut out, spec, names, start, coerced);
+    finish_in_place(&mut out, spec, names, duration, coerced);
     out
 }
 
@@ -583,12 +593,12 @@ pub fn finish_in_place(
     out: &mut Outcome,
     spec: Option<&ToolSpec>,
     names: CallNames,
-    start: Instant,
+    duration: Duration,
     coerced: Vec<Coercion>,
 ) {
     out.meta.tool = names.tool;
     out.meta.call_id = names.call_id;
-    out.meta.duration_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    out.meta.duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
     if out.meta.attempt == 0 {
         out.meta.attempt = 1;
     }

@@ -188,6 +188,16 @@ pub trait Tool: Send + Sync + 'static {
         self.call(args, ctx)
     }
 
+    /// Whether the tool looks at its [`ToolContext`] beyond its call id, name, session, step,
+    /// approval and cancellation signal: the registry's state ([`ToolContext::state`]) or
+    /// [`ToolContext::call_tool`]. When it answers `false` (what `#[tool]` answers for a
+    /// function with neither a context nor a [`State`](crate::State) parameter) the runtime may
+    /// hand it a context without them, and spares the call their reference counts. The default
+    /// is `true`, which is always correct.
+    fn uses_context(&self) -> bool {
+        true
+    }
+
     /// What would happen if the call ran, for the confirmation gate. The default describes the
     /// call with its arguments.
     fn preview(&self, args: &Value) -> Value {

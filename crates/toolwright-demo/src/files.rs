@@ -524,6 +524,10 @@ impl Tool for DeleteFileWithPreview {
         DeleteFileTool.call_shared(args, ctx)
     }
 
+    fn uses_context(&self) -> bool {
+        DeleteFileTool.uses_context()
+    }
+
     fn preview(&self, args: &serde_json::Value) -> serde_json::Value {
         delete_preview(self.files.root(), args)
     }

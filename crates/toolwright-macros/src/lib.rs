@@ -885,6 +885,10 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
         }
     };
     let uses_ctx = inputs.iter().any(|i| matches!(i, Input::Context { .. }));
+    // What the runtime may leave out of the context: the state and the invoker.
+    let uses_context = inputs
+        .iter()
+        .any(|i| matches!(i, Input::Context { .. } | Input::State(_)));
     let ctx_binding = if uses_ctx {
         quote!()
     } else {
@@ -984,6 +988,10 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
             }
 
             #preview_fn
+
+            fn uses_context(&self) -> bool {
+                #uses_context
+            }
 
             fn call(
                 &self,

@@ -469,3 +469,74 @@ fn an_object_return_type_gives_an_output_schema_through_a_crate_path() {
         "a String is no object"
     );
 }
+
+/// Ask `whoami` through the context. Use this to test calls between tools.
+#[tool(side_effects = "none")]
+async fn relay(ctx: ToolContext) -> Result<Value, ToolError> {
+    let out = ctx.call_tool("whoami", json!({"label": "x"})).await;
+    Ok(json!({"inner": out.status().as_str()}))
+}
+
+#[tokio::test]
+async fn only_tools_with_a_context_or_state_parameter_use_the_context() {
+    assert!(!ExplodeTool.uses_context());
+    assert!(WhoamiTool.uses_context());
+    assert!(RelayTool.uses_context());
+    assert!(VisitTool.uses_context());
+    assert!(HitsTool.uses_context());
+    // The runtime's direct path hands a tool that uses its context the invoker.
+    let reg = Arc::new(Registry::new());
+    reg.register(RelayTool).unwrap();
+    reg.register(WhoamiTool).unwrap();
+    let rt = Runtime::new(reg);
+    let out = rt
+        .invoke(
+            ToolCall::new("r", "relay", json!({})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(out.data, Some(json!({"inner": "partial"})), "{out:?}");
+}
+
+/// Sleep far past the deadline. Use this to test deadlines.
+#[tool(side_effects = "none", timeout_ms = 50)]
+async fn snooze() -> Result<u32, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    Ok(1)
+}
+
+#[tokio::test]
+async fn a_tool_without_a_context_is_still_stopped_at_its_deadline_and_by_its_host() {
+    // Its signal is inert (no one could watch it): the deadline drops its future.
+    assert!(!SnoozeTool.uses_context());
+    let reg = Arc::new(Registry::new());
+    reg.register(SnoozeTool).unwrap();
+    let rt = Runtime::new(reg);
+    let out = rt
+        .invoke(
+            ToolCall::new("s1", "snooze", json!({})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(
+        out.error_code(),
+        Some(toolwright::ErrorCode::Timeout),
+        "{out:?}"
+    );
+    let host = tokio_util::sync::CancellationToken::new();
+    let opts = CallOptions {
+        cancel: Some(host.clone()),
+        ..CallOptions::default()
+    };
+    let call = rt.invoke(ToolCall::new("s2", "snooze", json!({})), &opts);
+    let cancel = async {
+        tokio::task::yield_now().await;
+        host.cancel();
+    };
+    let (out, ()) = tokio::join!(call, cancel);
+    assert_eq!(
+        out.error_code(),
+        Some(toolwright::ErrorCode::Cancelled),
+        "{out:?}"
+    );
+}

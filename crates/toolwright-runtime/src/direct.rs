@@ -12,7 +12,7 @@
 
 use crate::retry::{self, RetryPolicy};
 use crate::service::{self, BoxService, Request};
-use crate::timeout::{self, Deadline};
+use crate::timeout::{self, Deadline, Due};
 use crate::{confirm, fallback, idempotency, ratelimit};
 use futures::future::BoxFuture;
 use std::future::Future;
@@ -51,16 +51,16 @@ impl Direct {
     /// kept for retries: the caller, which still holds what the request was made of, makes it
     /// again when the first attempt failed transiently and the call [`Direct::reruns`]
     /// ([`Direct::retries`]), so a call that succeeds copies no handle for them.
-    pub(crate) fn call(&self, mut req: Request, start: std::time::Instant) -> DirectCall {
+    pub(crate) fn call(&self, mut req: Request, start: quanta::Instant) -> DirectCall {
         if !self.policies {
             // Only the tool, with panics caught.
             return DirectCall::first(service::run_inline(req), None);
         }
-        // As the deadline policy does, counting from the call's start (no second clock read).
-        let start = tokio::time::Instant::from_std(start);
+        // As the deadline policy does, counting from the call's start: the timer's clock is read
+        // only when the tool has to be waited for.
         // The attempt makes its blocking watch only when a sync body starts (most start none),
         // and holds the tool's entry: the deadline is given both before it waits.
-        let deadline = Deadline::arm_from(&mut req, self.default_timeout, start, true);
+        let deadline = Deadline::arm_from(&mut req, self.default_timeout, Due::After(start), true);
         if deadline.host_cancelled() {
             return DirectCall {
                 state: State::Slow(Box::pin(std::future::ready(timeout::cancelled_outcome()))),

@@ -86,7 +86,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::{
@@ -229,6 +229,9 @@ impl RuntimeBuilder {
 
     /// The runtime.
     pub fn build(mut self) -> Runtime {
+        // The call clock calibrates once per process (about half a millisecond here): when the
+        // runtime is made, not in its first call.
+        let _ = quanta::Instant::now();
         if self.export_metrics {
             self.store = Arc::new(MeteredStore::new(self.store));
         }
@@ -454,7 +457,8 @@ impl Runtime {
     // Not boxed: a call moves through here once, and recursion (tools calling tools) goes
     // through the boxed `Invoker` future.
     async fn invoke_at(&self, mut call: ToolCall, opts: &CallOptions, depth: u32) -> Outcome {
-        let start = Instant::now();
+        // The TSC clock: a pair of reads costs about a third of `std::time::Instant`'s here.
+        let start = quanta::Instant::now();
         if call.id.is_empty() {
             let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
             call.id = format!("call-{n}").into();
@@ -548,7 +552,7 @@ impl Runtime {
         entry: Option<&Arc<toolwright_core::ToolEntry>>,
         opts: &CallOptions,
         depth: u32,
-        start: Instant,
+        start: quanta::Instant,
     ) -> Box<Outcome> {
         let inner = &self.inner;
         if depth > MAX_CALL_DEPTH {
@@ -563,7 +567,7 @@ impl Runtime {
                 Outcome::from_error(e),
                 None,
                 &call,
-                start,
+                start.elapsed(),
                 Vec::new(),
             ));
         }
@@ -577,7 +581,7 @@ impl Runtime {
                 Outcome::from_error(e),
                 None,
                 &call,
-                start,
+                start.elapsed(),
                 Vec::new(),
             ));
         }
@@ -606,7 +610,9 @@ impl Runtime {
         let attempt = if tracked {
             match inner.budgets.begin(session, opts.step, &call.name, max) {
                 Ok(a) => a,
-                Err(out) => return Box::new(finish(*out, spec, &call, start, Vec::new())),
+                Err(out) => {
+                    return Box::new(finish(*out, spec, &call, start.elapsed(), Vec::new()));
+                }
             }
         } else {
             budget::Attempt { number: 1, max }
@@ -637,7 +643,8 @@ impl Runtime {
             (None, Ok(e)) => (spec, e.name().clone()),
             (None, Err(_)) => (spec, toolwright_core::called_name(&call.name)),
         };
-        finish_in_place(&mut out, spec, CallNames { tool, call_id }, start, coerced);
+        let names = CallNames { tool, call_id };
+        finish_in_place(&mut out, spec, names, start.elapsed(), coerced);
         if tracked {
             inner
                 .budgets
@@ -660,13 +667,23 @@ impl Runtime {
         entry: &Arc<toolwright_core::ToolEntry>,
         args: serde_json::Value,
         opts: &CallOptions,
-        (depth, start): (u32, Instant),
+        (depth, start): (u32, quanta::Instant),
     ) -> Box<Outcome> {
         let inner = &self.inner;
-        let req = self.request(call_id, entry, Arc::new(args), opts, depth);
+        let mut req = self.request(call_id, entry, Arc::new(args), opts);
         let Some(direct) = inner.direct.as_ref().filter(|d| d.takes(&req)) else {
+            // A fallback may swap in a tool that uses its context: the stack's requests carry
+            // the invoker and a signal whatever the first tool is.
+            req.invoker = self.invoker(depth);
+            if req.cancel.is_inert() {
+                req.cancel = CancelSignal::new();
+            }
             return Box::new(inner.stack.call(req).await);
         };
+        // The direct path runs this tool only (no fallback): its invoker, if it uses one.
+        if entry.uses_context() {
+            req.invoker = self.invoker(depth);
+        }
         // A call that may run again keeps a handle on its arguments (the one thing its request
         // is made of that this function does not hold) to make the retries' request anew.
         let rerun = direct.reruns(&req);
@@ -674,25 +691,37 @@ impl Runtime {
         let first = direct.call(req, start).await;
         match args {
             Some(args) if Direct::wants_retries(&first) => {
-                let req = self.request(call_id, entry, args, opts, depth);
+                let mut req = self.request(call_id, entry, args, opts);
+                if entry.uses_context() {
+                    req.invoker = self.invoker(depth);
+                }
                 Box::new(direct.retries(req, *first).await)
             }
             _ => first,
         }
     }
 
+    /// The invoker of tools called at `depth` (what [`ToolContext::call_tool`] reaches).
+    fn invoker(&self, depth: u32) -> Option<Arc<dyn Invoker>> {
+        self.inner.invokers.get(depth as usize).cloned()
+    }
+
     /// The request of a validated call, with a signal of its own (a child of the host's token,
-    /// if any), which the deadline may cancel.
+    /// if any), which the deadline may cancel; without an invoker (the caller gives it when
+    /// the tool may use one: [`Runtime::invoker`]). A tool that never looks at its context,
+    /// called without a host token, gets an inert signal: the deadline stops it by dropping its
+    /// future, and no one else would watch the signal (the caller makes a real one for the
+    /// policy stack, where a fallback may run another tool).
     fn request(
         &self,
         call_id: &SharedStr,
         entry: &Arc<toolwright_core::ToolEntry>,
         args: Arc<serde_json::Value>,
         opts: &CallOptions,
-        depth: u32,
     ) -> Request {
         let cancel = match &opts.cancel {
             Some(host) => CancelSignal::child_of(host.clone()),
+            None if !entry.uses_context() => CancelSignal::inert(),
             None => CancelSignal::new(),
         };
         let mut req = Request::named(call_id.clone(), entry.clone(), args, cancel);
@@ -700,7 +729,6 @@ impl Runtime {
         req.step = opts.step;
         req.approved = opts.approved;
         req.caller = opts.caller.clone();
-        req.invoker = self.inner.invokers.get(depth as usize).cloned();
         req
     }
 }

@@ -168,8 +168,11 @@ impl Request {
             watch,
             ..
         } = self;
-        let mut ctx = ToolContext::for_call(call_id, entry.name().clone(), cancel)
-            .with_states(entry.states.clone());
+        let mut ctx = ToolContext::for_call(call_id, entry.name().clone(), cancel);
+        // A tool that reads neither state nor the invoker is spared their reference counts.
+        if entry.uses_context() {
+            ctx = ctx.with_states(entry.states.clone());
+        }
         ctx.session_id = session_id;
         ctx.step = step;
         ctx.approved = approved;

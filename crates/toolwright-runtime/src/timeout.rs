@@ -79,8 +79,30 @@ pub(crate) struct Deadline {
     /// The attempt's watch. `None` only on the direct path, whose attempt makes its watch when
     /// a sync body starts: [`Deadline::use_watch`] gives it before waiting.
     watch: Option<BlockingWatch>,
-    deadline: tokio::time::Instant,
+    due: Due,
     limit: Duration,
+}
+
+/// Where an attempt's time limit counts from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Due {
+    /// From this instant of the timer's clock (the layer reads it when it arms).
+    From(tokio::time::Instant),
+    /// From the call's start, read on the runtime's call clock (the direct path: the timer's
+    /// clock is read only when the attempt has to be waited for).
+    After(quanta::Instant),
+}
+
+impl Due {
+    /// The instant of the timer's clock at which `limit` has passed.
+    fn deadline(self, limit: Duration) -> tokio::time::Instant {
+        match self {
+            Due::From(start) => start + limit,
+            Due::After(start) => {
+                tokio::time::Instant::now() + limit.saturating_sub(start.elapsed())
+            }
+        }
+    }
 }
 
 impl Deadline {
@@ -88,21 +110,15 @@ impl Deadline {
     /// signal (the request's) is cancelled at the deadline (which leaves a host's token alone);
     /// sync bodies it starts are counted on the attempt's watch.
     pub(crate) fn arm(req: &mut Request, default: Duration) -> Deadline {
-        Deadline::arm_from(req, default, tokio::time::Instant::now(), false)
+        Deadline::arm_from(req, default, Due::From(tokio::time::Instant::now()), false)
     }
 
-    /// [`Deadline::arm`] counting from `start`; when `lazy`, neither a watch is made nor the
+    /// [`Deadline::arm`] counting from `due`; when `lazy`, neither a watch is made nor the
     /// tool's entry copied (the caller's attempt makes its watch when a sync body starts and
     /// holds the entry; the caller gives both with [`Deadline::use_watch`] and
     /// [`Deadline::use_entry`] before [`Deadline::wait`]).
-    pub(crate) fn arm_from(
-        req: &mut Request,
-        default: Duration,
-        start: tokio::time::Instant,
-        lazy: bool,
-    ) -> Deadline {
+    pub(crate) fn arm_from(req: &mut Request, default: Duration, due: Due, lazy: bool) -> Deadline {
         let limit = deadline_for(req.entry.spec(), default);
-        let deadline = start + limit;
         let signal = req.cancel.clone();
         let watch = (!lazy).then(BlockingWatch::new);
         req.watch.clone_from(&watch);
@@ -110,7 +126,7 @@ impl Deadline {
             signal,
             entry: (!lazy).then(|| req.entry.clone()),
             watch,
-            deadline,
+            due,
             limit,
         }
     }
@@ -161,9 +177,10 @@ impl Deadline {
             signal,
             entry,
             watch,
-            deadline,
+            due,
             limit,
         } = self;
+        let deadline = due.deadline(limit);
         let host_cancelled = async {
             match signal.parent() {
                 Some(h) => h.cancelled().await,

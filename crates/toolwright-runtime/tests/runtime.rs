@@ -1029,3 +1029,44 @@ async fn equal_numbers_spelled_differently_share_one_key_and_one_approval() {
     assert_eq!(done.status(), Status::Success, "{done:?}");
     assert_eq!(deleted.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn a_call_is_timed_from_its_start_and_its_deadline_counts_from_there() {
+    // The direct path reads the timer's clock only when the tool has to be waited for; the
+    // deadline still counts from the call's start, and `duration_ms` covers the whole call.
+    let reg = Registry::new();
+    reg.register(FnTool::new(
+        spec(
+            "nap",
+            obj(json!({"ms": {"type": "integer"}}), &["ms"]),
+            ToolMeta {
+                timeout_ms: Some(200),
+                side_effects: SideEffects::None,
+                ..ToolMeta::default()
+            },
+        ),
+        |args, _| async move {
+            let ms = args["ms"].as_u64().unwrap_or(0);
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            Ok(ToolOutput::Data(json!(ms)))
+        },
+    ))
+    .unwrap();
+    let rt = Runtime::new(Arc::new(reg));
+    let out = rt
+        .invoke(
+            call("n1", "nap", json!({"ms": 30})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(out.status(), Status::Success, "{out:?}");
+    assert!(out.meta.duration_ms >= 30, "{out:?}");
+    let out = rt
+        .invoke(
+            call("n2", "nap", json!({"ms": 60_000})),
+            &CallOptions::default(),
+        )
+        .await;
+    assert_eq!(out.error_code(), Some(ErrorCode::Timeout), "{out:?}");
+    assert!(out.meta.duration_ms >= 200, "{out:?}");
+}
