@@ -210,19 +210,24 @@ fn examples(schema: &Value) -> Vec<String> {
     out
 }
 
+/// Whether a schema's `type` is `string`, alone or with `null`.
+fn string_typed(o: &Map<String, Value>) -> bool {
+    match o.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(ts)) => {
+            ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null")
+        }
+        _ => false,
+    }
+}
+
 /// Whether `schema` is a plain string the model writes freely: `type` `string` (alone or with
 /// `null`), no `enum`, `const` or `pattern`, and no `format` but `uri`, `url` or `email`.
 fn free_string(schema: &Value) -> bool {
     let Some(o) = schema.as_object() else {
         return false;
     };
-    let string = match o.get("type") {
-        Some(Value::String(t)) => t == "string",
-        Some(Value::Array(ts)) => {
-            ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null")
-        }
-        _ => false,
-    };
+    let string = string_typed(o);
     let format_ok = o
         .get("format")
         .and_then(Value::as_str)
@@ -240,13 +245,7 @@ fn constrained_string(schema: &Value) -> bool {
     let Some(o) = schema.as_object() else {
         return false;
     };
-    let string = match o.get("type") {
-        Some(Value::String(t)) => t == "string",
-        Some(Value::Array(ts)) => {
-            ts.iter().any(|t| t == "string") && ts.iter().all(|t| t == "string" || t == "null")
-        }
-        _ => false,
-    };
+    let string = string_typed(o);
     string
         && !o.contains_key("enum")
         && !o.contains_key("const")
