@@ -491,9 +491,10 @@ pub fn ends_pair(params: &[&str]) -> Option<(String, String)> {
 }
 
 /// For a tool with a string pair that names a move's two ends ([`ENDS`]: names that differ
-/// only there, such as `source_branch` and `target_branch`), the word after the request's
-/// "from" (or "off of") for the first and after its "to", "into" or "onto" for the second ("a
-/// merge request from fix/leak into main"). Empty unless the tool has such a pair and the
+/// only there, such as `source_branch` and `target_branch`), the words after the request's
+/// "from" (or "off of") for the first and after its "to", "into" or "onto" for the second: one
+/// word, or a name in capitals of up to four ("a merge request from fix/leak into main", "from
+/// New York to Philadelphia"). Empty unless the tool has such a pair and the
 /// request gives both ends.
 ///
 /// ```
@@ -526,7 +527,29 @@ pub fn move_ends(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
             } else {
                 i + 1
             };
-            (!text(k).is_empty() && !plain(k)).then(|| text(k).to_string())
+            if text(k).is_empty() || plain(k) {
+                return None;
+            }
+            // A name in capitals runs on, up to four words and no punctuation: "from New York
+            // to Philadelphia" (but "into main titled ..." is `main`).
+            let raw = |j: usize| {
+                ws.get(j)
+                    .and_then(|w| query.get(w.raw.clone()))
+                    .unwrap_or("")
+            };
+            let capital = |j: usize| text(j).starts_with(char::is_uppercase);
+            let mut end = k + 1;
+            while end < k + 4
+                && capital(end - 1)
+                && capital(end)
+                && !plain(end)
+                && !raw(end - 1).ends_with([',', ';', '.', ':', '!', '?'])
+                && !raw(end).starts_with(QUOTES)
+            {
+                end += 1;
+            }
+            let (first, last) = (ws.get(k)?, ws.get(end - 1)?);
+            query.get(first.body.start..last.body.end).map(String::from)
         })
     };
     match (after(&["from", "off"]), after(&["to", "into", "onto"])) {
@@ -618,6 +641,21 @@ mod tests {
         assert!(owner_name(&p, "open https://github.com/acme/engine").is_empty());
         assert!(owner_name(&p, "due 19/03 or 1/2").is_empty());
         assert!(owner_name(&["project_id", "branch"], "fork acme/engine").is_empty());
+    }
+
+    #[test]
+    fn a_moves_ends_are_the_phrases_after_from_and_to() {
+        let v = move_ends(
+            &["source", "destination", "max_cost"],
+            "Find a ride from New York to Philadelphia, with maximum cost of $50",
+        );
+        assert_eq!(v[0].1, ["New York"]);
+        assert_eq!(v[1].1, ["Philadelphia"]);
+        let v = move_ends(
+            &["head", "base"],
+            "a PR from feature/oauth into main titled 'Add It'",
+        );
+        assert_eq!(v[1].1, ["main"]);
     }
 
     #[test]
