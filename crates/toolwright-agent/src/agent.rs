@@ -692,7 +692,7 @@ impl Agent {
             trace.steps.push(rec);
             if let Some((c, prev)) = repeated {
                 let last = prev.error().map_or_else(
-                    || prev.message.clone(),
+                    || prev.message.to_string(),
                     |e| format!("{}: {}", e.code, e.message),
                 );
                 let answer = format!(

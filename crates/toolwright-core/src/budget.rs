@@ -310,7 +310,8 @@ pub fn apply_output_budget_in_place(outcome: &mut Outcome, limit: usize) {
             what,
             t.showing,
             t.total
-        );
+        )
+        .into();
         outcome.instruction = Some(
             "Only part of the result is shown. Narrow the request (filters, a smaller limit, a more \
              specific query) to see the rest."

@@ -124,8 +124,9 @@ fn is_zero(n: &u32) -> bool {
 pub struct Outcome {
     /// success | partial | error | needs_confirmation.
     status: Status,
-    /// One human-readable sentence.
-    pub message: String,
+    /// One human-readable sentence. A [`SharedStr`]: the runtime's usual sentences (a tool's
+    /// "X succeeded.") are made once per tool, and a call copies them without allocating.
+    pub message: SharedStr,
     /// The result (or the preview, for `needs_confirmation`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
@@ -145,7 +146,7 @@ pub struct Outcome {
 #[derive(Deserialize)]
 struct WireOutcome {
     status: Status,
-    message: String,
+    message: SharedStr,
     #[serde(default)]
     data: Option<Value>,
     #[serde(default)]
@@ -211,7 +212,7 @@ impl Outcome {
     pub fn success(data: Value) -> Self {
         Outcome {
             status: Status::Success,
-            message: String::new(),
+            message: SharedStr::default(),
             data: Some(data),
             instruction: None,
             error: None,
@@ -220,7 +221,7 @@ impl Outcome {
     }
 
     /// A partial result with a sentence saying what is missing.
-    pub fn partial(data: Value, message: impl Into<String>) -> Self {
+    pub fn partial(data: Value, message: impl Into<SharedStr>) -> Self {
         Outcome {
             status: Status::Partial,
             message: message.into(),
@@ -235,7 +236,7 @@ impl Outcome {
     pub fn from_error(error: ToolError) -> Self {
         Outcome {
             status: Status::Error,
-            message: error.message.clone(),
+            message: SharedStr::from(error.message.as_str()),
             data: None,
             instruction: None,
             error: Some(Box::new(error)),
@@ -248,8 +249,9 @@ impl Outcome {
         let approval_id = approval_id.into();
         Outcome {
             status: Status::NeedsConfirmation,
-            message: "This action needs a person's approval before it runs; nothing was done yet."
-                .to_string(),
+            message: SharedStr::from_static(
+                "This action needs a person's approval before it runs; nothing was done yet.",
+            ),
             data: Some(preview),
             instruction: Some(
                 "Show the preview to the user and ask them to approve; do not call the tool again \
@@ -265,7 +267,7 @@ impl Outcome {
     }
 
     /// Sets the message.
-    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+    pub fn with_message(mut self, message: impl Into<SharedStr>) -> Self {
         self.message = message.into();
         self
     }

@@ -31,6 +31,8 @@ pub struct ToolEntry {
     name: SharedStr,
     /// What the tool's [`Tool::uses_context`] answered when it was registered.
     uses_context: bool,
+    /// "`name` succeeded.", made once: the message of every success that sets none.
+    succeeded: SharedStr,
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -54,6 +56,7 @@ impl ToolEntry {
             }
         })?;
         let name = SharedStr::from(tool.spec().name.as_str());
+        let succeeded = SharedStr::from(sentence(&name, " succeeded."));
         let uses_context = tool.uses_context();
         Ok(ToolEntry {
             tool,
@@ -61,6 +64,7 @@ impl ToolEntry {
             states: Arc::default(),
             name,
             uses_context,
+            succeeded,
         })
     }
 
@@ -72,6 +76,11 @@ impl ToolEntry {
     /// The tool's name (the spec's), shared: cloning it does not allocate.
     pub fn name(&self) -> &SharedStr {
         &self.name
+    }
+
+    /// The message of a success whose tool set none ("`name` succeeded."), made once.
+    pub fn success_message(&self) -> &SharedStr {
+        &self.succeeded
     }
 
     /// Whether the tool looks at the registry's state or calls tools through its context
@@ -607,12 +616,13 @@ pub fn finish_in_place(
     }
     if out.message.is_empty() {
         out.message = match out.status() {
-            Status::Success => sentence(&out.meta.tool, " succeeded."),
-            Status::Partial => sentence(&out.meta.tool, " returned a partial result."),
-            Status::Error => out
-                .error()
-                .map_or_else(|| "The call failed.".to_string(), |e| e.message.clone()),
-            Status::NeedsConfirmation => "This action needs approval.".to_string(),
+            Status::Success => sentence(&out.meta.tool, " succeeded.").into(),
+            Status::Partial => sentence(&out.meta.tool, " returned a partial result.").into(),
+            Status::Error => out.error().map_or_else(
+                || SharedStr::from_static("The call failed."),
+                |e| SharedStr::from(e.message.as_str()),
+            ),
+            Status::NeedsConfirmation => SharedStr::from_static("This action needs approval."),
         };
     }
     if let Some(s) = spec {

@@ -34,6 +34,17 @@ use std::sync::Arc;
 pub struct SharedStr(SmolStr);
 
 impl SharedStr {
+    /// A string known at compile time: kept by reference, never copied or allocated.
+    ///
+    /// ```
+    /// use toolwright_core::SharedStr;
+    /// const DONE: SharedStr = SharedStr::from_static("The call was cancelled before it started.");
+    /// assert_eq!(DONE, "The call was cancelled before it started.");
+    /// ```
+    pub const fn from_static(s: &'static str) -> Self {
+        SharedStr(SmolStr::new_static(s))
+    }
+
     /// The string.
     pub fn as_str(&self) -> &str {
         self.0.as_str()

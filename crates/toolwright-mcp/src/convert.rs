@@ -39,7 +39,8 @@ pub(crate) fn raw_blocks(out: &Outcome) -> Option<&Vec<Value>> {
 /// specification recommends for clients that only read text).
 pub fn envelope_text(out: &Outcome) -> String {
     // The envelope's own writer: byte for byte serde's output, about a third of the work.
-    out.to_json_string().unwrap_or_else(|_| out.message.clone())
+    out.to_json_string()
+        .unwrap_or_else(|_| out.message.to_string())
 }
 
 /// The MCP `tools/list` entry of `spec`: the schema passed through unchanged as `inputSchema`,
@@ -157,7 +158,7 @@ fn into_json(out: Outcome) -> Value {
     } = out;
     let mut m = Map::with_capacity(6);
     m.insert("status".into(), Value::String(status.as_str().into()));
-    m.insert("message".into(), Value::String(message));
+    m.insert("message".into(), Value::String(message.into()));
     if let Some(d) = data {
         m.insert("data".into(), d);
     }

@@ -196,7 +196,8 @@ impl Service for Gate {
             out.message = format!(
                 "{} needs a person's approval before it runs (approval id {id}); nothing was done yet.",
                 spec.name
-            );
+            )
+            .into();
             out
         })
     }

@@ -112,7 +112,8 @@ impl Service for Fallback {
             let mut fout = inner.call(freq).await;
             if fout.is_error() {
                 let mut out = out;
-                out.message = format!("{reason} The fallback `{to}` failed too: {}", fout.message);
+                out.message =
+                    format!("{reason} The fallback `{to}` failed too: {}", fout.message).into();
                 return out;
             }
             fout.meta.fallback_from = Some(from.clone());
@@ -126,7 +127,8 @@ impl Service for Fallback {
             fout.message = format!(
                 "`{from}` was unavailable ({}), so the fallback `{to}` answered.{said}",
                 reason.trim_end_matches('.')
-            );
+            )
+            .into();
             fout
         })
     }

@@ -543,6 +543,10 @@ impl Runtime {
                 retries: out.meta.retries,
             });
         }
+        // What holds a destructor goes first, so that the envelope moves out of its box once,
+        // straight into the caller's place.
+        drop(known);
+        drop(span);
         *out
     }
 
@@ -638,11 +642,17 @@ impl Runtime {
             .is_some()
             .then(|| inner.registry.get(&out.meta.tool))
             .flatten();
+        let answered = fallback_entry.as_ref().or(entry.as_ref().ok().copied());
         let (spec, tool) = match (&fallback_entry, &entry) {
             (Some(f), _) => (Some(f.spec()), f.name().clone()),
             (None, Ok(e)) => (spec, e.name().clone()),
             (None, Err(_)) => (spec, toolwright_core::called_name(&call.name)),
         };
+        // The answering tool's "X succeeded.", made when it was registered (no allocation).
+        let unsaid = out.message.is_empty() && out.status() == toolwright_core::Status::Success;
+        if let Some(e) = answered.filter(|_| unsaid) {
+            out.message = e.success_message().clone();
+        }
         let names = CallNames { tool, call_id };
         finish_in_place(&mut out, spec, names, start.elapsed(), coerced);
         if tracked {

@@ -57,7 +57,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
-use toolwright_core::{ErrorCode, Meta, Outcome, ToolError, canonical};
+use toolwright_core::{ErrorCode, Meta, Outcome, SharedStr, ToolError, canonical};
 
 /// What a store holds for a key.
 #[derive(Debug, Clone, PartialEq)]
@@ -577,9 +577,9 @@ fn replay(mut out: Outcome) -> Outcome {
     let note = "Replayed: an earlier call with the same idempotency key already did this, so \
                 the tool did not run again; this is its stored result.";
     out.message = if out.message.is_empty() {
-        note.to_string()
+        SharedStr::from_static(note)
     } else {
-        format!("{} {note}", out.message)
+        format!("{} {note}", out.message).into()
     };
     out
 }
