@@ -27,6 +27,14 @@ impl Tool for Overlaid {
         self.inner.call_shared(args, ctx)
     }
 
+    fn call_ref(&self, args: &Value, ctx: ToolContext) -> ToolFuture {
+        self.inner.call_ref(args, ctx)
+    }
+
+    fn borrows_args(&self) -> bool {
+        self.inner.borrows_args()
+    }
+
     fn uses_context(&self) -> bool {
         self.inner.uses_context()
     }

@@ -33,6 +33,8 @@ pub struct ToolEntry {
     uses_context: bool,
     /// "`name` succeeded.", made once: the message of every success that sets none.
     succeeded: SharedStr,
+    /// What the tool's [`Tool::borrows_args`] answered when it was registered.
+    borrows_args: bool,
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -58,6 +60,7 @@ impl ToolEntry {
         let name = SharedStr::from(tool.spec().name.as_str());
         let succeeded = SharedStr::from(sentence(&name, " succeeded."));
         let uses_context = tool.uses_context();
+        let borrows_args = tool.borrows_args();
         Ok(ToolEntry {
             tool,
             validator,
@@ -65,6 +68,7 @@ impl ToolEntry {
             name,
             uses_context,
             succeeded,
+            borrows_args,
         })
     }
 
@@ -76,6 +80,12 @@ impl ToolEntry {
     /// The tool's name (the spec's), shared: cloning it does not allocate.
     pub fn name(&self) -> &SharedStr {
         &self.name
+    }
+
+    /// Whether the tool runs from a reference to its arguments without copying them
+    /// ([`Tool::borrows_args`], asked once when the entry was made).
+    pub fn borrows_args(&self) -> bool {
+        self.borrows_args
     }
 
     /// The message of a success whose tool set none ("`name` succeeded."), made once.
@@ -407,6 +417,10 @@ pub struct GuardedCall {
     watch: Option<crate::blocking::BlockingWatch>,
     /// The watch is made when a blocking body starts ([`GuardedCall::watch_lazily`]).
     lazy: bool,
+    /// The arguments are kept for another attempt ([`GuardedCall::keep_args`]).
+    keep: bool,
+    /// The arguments kept, once the tool started.
+    kept: Option<Arc<Value>>,
     state: Guarded,
 }
 
@@ -437,8 +451,25 @@ impl GuardedCall {
             entry,
             watch,
             lazy: false,
+            keep: false,
+            kept: None,
             state: Guarded::NotStarted(args, ctx),
         }
+    }
+
+    /// Keeps the arguments for another attempt when `keep` ([`GuardedCall::take_args`] hands
+    /// them out once the tool started): a tool that [borrows](ToolEntry::borrows_args) them
+    /// runs from a reference and the call's handle is the only one (no reference count
+    /// changes, no copy); another gets a shared handle, as [`Tool::call_shared`] allows.
+    #[must_use]
+    pub fn keep_args(mut self, keep: bool) -> Self {
+        self.keep = keep;
+        self
+    }
+
+    /// The arguments kept by [`GuardedCall::keep_args`], once the tool has started.
+    pub fn take_args(&mut self) -> Option<Arc<Value>> {
+        self.kept.take()
     }
 
     /// Counts the sync bodies the call starts on a watch made only when the first one starts
@@ -468,7 +499,21 @@ impl GuardedCall {
                 std::mem::replace(&mut self.state, Guarded::Done)
         {
             let tool = &self.entry.tool;
-            match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_shared(args, ctx))) {
+            let (keep, borrows) = (self.keep, self.entry.borrows_args);
+            let kept = &mut self.kept;
+            let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                if !keep {
+                    return tool.call_shared(args, ctx);
+                }
+                if borrows {
+                    let f = tool.call_ref(&args, ctx);
+                    *kept = Some(args);
+                    return f;
+                }
+                *kept = Some(Arc::clone(&args));
+                tool.call_shared(args, ctx)
+            }));
+            match started {
                 Ok(f) => self.state = Guarded::Running(f),
                 Err(p) => return Poll::Ready(Box::new(panic_outcome(&self.entry.spec().name, &p))),
             }

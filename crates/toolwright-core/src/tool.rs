@@ -188,6 +188,20 @@ pub trait Tool: Send + Sync + 'static {
         self.call(args, ctx)
     }
 
+    /// Runs the tool with arguments it only reads where it is called: the caller keeps them
+    /// (a call that may run again needs no handle on them then). The default clones them;
+    /// `#[tool]` overrides it to deserialize straight from the reference, and says so with
+    /// [`Tool::borrows_args`].
+    fn call_ref(&self, args: &Value, ctx: ToolContext) -> ToolFuture {
+        self.call(args.clone(), ctx)
+    }
+
+    /// Whether [`Tool::call_ref`] costs no copy of the arguments (it reads them before its
+    /// future is made). The default is `false`: callers then share the arguments instead.
+    fn borrows_args(&self) -> bool {
+        false
+    }
+
     /// Whether the tool looks at its [`ToolContext`] beyond its call id, name, session, step,
     /// approval and cancellation signal: the registry's state ([`ToolContext::state`]) or
     /// [`ToolContext::call_tool`]. When it answers `false` (what `#[tool]` answers for a

@@ -524,6 +524,14 @@ impl Tool for DeleteFileWithPreview {
         DeleteFileTool.call_shared(args, ctx)
     }
 
+    fn call_ref(&self, args: &serde_json::Value, ctx: ToolContext) -> ToolFuture {
+        DeleteFileTool.call_ref(args, ctx)
+    }
+
+    fn borrows_args(&self) -> bool {
+        DeleteFileTool.borrows_args()
+    }
+
     fn uses_context(&self) -> bool {
         DeleteFileTool.uses_context()
     }

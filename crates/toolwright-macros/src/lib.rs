@@ -746,12 +746,15 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
 
     let has_validators = params.iter().any(|p| p.attrs.validate.is_some());
     // Validators report the value the model sent, so they keep the raw arguments.
+    // (`call_ref` copies them then, so such a tool does not say it borrows its arguments.)
     let (keep_raw, keep_raw_shared) = if has_validators {
         (
             quote!(::core::option::Option::Some(::std::sync::Arc::new(
                 args.clone()
             ))),
-            quote!(::core::option::Option::Some(::std::sync::Arc::clone(&args))),
+            quote!(::core::option::Option::Some(::std::sync::Arc::clone(
+                &shared
+            ))),
         )
     } else {
         (
@@ -759,6 +762,7 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
             quote!(::core::option::Option::None),
         )
     };
+    let borrows_args = !has_validators;
     let validators: Vec<TokenStream2> = params
         .iter()
         .filter_map(|p| {
@@ -1009,13 +1013,29 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
                 ctx: ::toolwright::ToolContext,
             ) -> ::toolwright::ToolFuture {
                 // Sole owner: move the strings out instead of copying them.
-                let args = match ::std::sync::Arc::try_unwrap(args) {
-                    ::core::result::Result::Ok(owned) => return self.call(owned, ctx),
-                    ::core::result::Result::Err(shared) => shared,
-                };
+                match ::std::sync::Arc::try_unwrap(args) {
+                    ::core::result::Result::Ok(owned) => self.call(owned, ctx),
+                    ::core::result::Result::Err(shared) => {
+                        let flat = Self::__toolwright_spec().1;
+                        let raw = #keep_raw_shared;
+                        let args: &::toolwright::__private::serde_json::Value = &shared;
+                        Self::__toolwright_run(#parse_args_shared, raw, ctx)
+                    }
+                }
+            }
+
+            fn call_ref(
+                &self,
+                args: &::toolwright::__private::serde_json::Value,
+                ctx: ::toolwright::ToolContext,
+            ) -> ::toolwright::ToolFuture {
                 let flat = Self::__toolwright_spec().1;
-                let raw = #keep_raw_shared;
+                let raw = #keep_raw;
                 Self::__toolwright_run(#parse_args_shared, raw, ctx)
+            }
+
+            fn borrows_args(&self) -> bool {
+                #borrows_args
             }
         }
     })

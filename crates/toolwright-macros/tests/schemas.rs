@@ -498,6 +498,25 @@ async fn only_tools_with_a_context_or_state_parameter_use_the_context() {
     assert_eq!(out.data, Some(json!({"inner": "partial"})), "{out:?}");
 }
 
+#[tokio::test]
+async fn a_tool_reads_borrowed_arguments_unless_its_validators_keep_them() {
+    assert!(WhoamiTool.borrows_args());
+    // Validators report the value the model sent: such a tool copies it, so it does not
+    // claim to borrow.
+    assert!(!OrderTool.borrows_args());
+    let ctx = ToolContext::for_call("c1", "whoami", toolwright::CancelSignal::new());
+    let args = json!({"label": "x"});
+    let out = WhoamiTool.call_ref(&args, ctx).await.unwrap();
+    let ctx = ToolContext::for_call("c2", "whoami", toolwright::CancelSignal::new());
+    let owned = WhoamiTool.call(args.clone(), ctx).await.unwrap();
+    assert_eq!(format!("{out:?}").replace("c1", "c2"), format!("{owned:?}"));
+    assert_eq!(
+        args,
+        json!({"label": "x"}),
+        "the caller still holds its arguments"
+    );
+}
+
 /// Sleep far past the deadline. Use this to test deadlines.
 #[tool(side_effects = "none", timeout_ms = 50)]
 async fn snooze() -> Result<u32, ToolError> {

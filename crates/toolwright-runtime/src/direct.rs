@@ -47,11 +47,14 @@ impl Direct {
         self.policies && self.retry.max_retries > 0 && retry::safe_to_rerun(req)
     }
 
-    /// The first attempt of `req` (one [`Direct::takes`]), which started at `start`. Nothing is
-    /// kept for retries: the caller, which still holds what the request was made of, makes it
-    /// again when the first attempt failed transiently and the call [`Direct::reruns`]
-    /// ([`Direct::retries`]), so a call that succeeds copies no handle for them.
-    pub(crate) fn call(&self, mut req: Request, start: quanta::Instant) -> DirectCall {
+    /// The first attempt of `req` (one [`Direct::takes`]), which started at `start`. When
+    /// `rerun` (the call [`Direct::reruns`]) the attempt keeps the arguments
+    /// ([`DirectCall::take_args`]): the caller, which holds the rest of what the request was
+    /// made of, makes it again when the first attempt failed transiently ([`Direct::retries`]).
+    /// A tool that borrows its arguments runs from a reference then, so keeping them costs
+    /// nothing.
+    #[inline(always)]
+    pub(crate) fn call(&self, mut req: Request, start: quanta::Instant, rerun: bool) -> DirectCall {
         if !self.policies {
             // Only the tool, with panics caught.
             return DirectCall::first(service::run_inline(req), None);
@@ -64,9 +67,10 @@ impl Direct {
         if deadline.host_cancelled() {
             return DirectCall {
                 state: State::Slow(Box::pin(std::future::ready(timeout::cancelled_outcome()))),
+                kept: None,
             };
         }
-        let attempt = service::run_inline(req).watch_lazily();
+        let attempt = service::run_inline(req).watch_lazily().keep_args(rerun);
         DirectCall::first(attempt, Some(deadline))
     }
 
@@ -95,6 +99,8 @@ impl Direct {
 /// any: [`Direct::retries`]).
 pub(crate) struct DirectCall {
     state: State,
+    /// The arguments the first attempt kept for the retries, once it started.
+    kept: Option<std::sync::Arc<serde_json::Value>>,
 }
 
 // The first attempt is kept inline: boxing it would cost the allocation per call this path
@@ -119,7 +125,13 @@ impl DirectCall {
     fn first(attempt: GuardedCall, deadline: Option<Deadline>) -> Self {
         DirectCall {
             state: State::First(First { attempt, deadline }),
+            kept: None,
         }
+    }
+
+    /// The arguments the first attempt kept ([`Direct::call`] with `rerun`), once it started.
+    pub(crate) fn take_args(&mut self) -> Option<std::sync::Arc<serde_json::Value>> {
+        self.kept.take()
     }
 }
 
@@ -158,6 +170,7 @@ impl Future for DirectCall {
             )))),
             State::First(first) => match first.attempt.poll_boxed(cx) {
                 Poll::Ready(out) => {
+                    this.kept = first.attempt.take_args();
                     // Most calls end here: the first attempt is dropped where it is (an attempt
                     // is a few hundred bytes: it is not moved out to be dropped).
                     this.state = State::Done;
@@ -165,6 +178,7 @@ impl Future for DirectCall {
                 }
                 // Polled again at once by the wait: its timer and wakers are set then.
                 Poll::Pending => {
+                    this.kept = first.attempt.take_args();
                     let State::First(first) = std::mem::replace(&mut this.state, State::Done)
                     else {
                         return Poll::Pending;

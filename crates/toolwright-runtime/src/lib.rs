@@ -418,7 +418,7 @@ impl Runtime {
 
     /// Runs one call and returns its envelope. Never panics.
     pub async fn invoke(&self, call: ToolCall, opts: &CallOptions) -> Outcome {
-        self.invoke_at(call, opts, 0).await
+        *self.invoke_at(call, opts, 0).await
     }
 
     /// Runs the calls of one model turn; results come back in call order. Up to the configured
@@ -456,7 +456,8 @@ impl Runtime {
 
     // Not boxed: a call moves through here once, and recursion (tools calling tools) goes
     // through the boxed `Invoker` future.
-    async fn invoke_at(&self, mut call: ToolCall, opts: &CallOptions, depth: u32) -> Outcome {
+    /// [`Runtime::invoke`] at `depth`; the envelope stays boxed until the caller's place.
+    async fn invoke_at(&self, mut call: ToolCall, opts: &CallOptions, depth: u32) -> Box<Outcome> {
         // The TSC clock: a pair of reads costs about a third of `std::time::Instant`'s here.
         let start = quanta::Instant::now();
         if call.id.is_empty() {
@@ -543,11 +544,7 @@ impl Runtime {
                 retries: out.meta.retries,
             });
         }
-        // What holds a destructor goes first, so that the envelope moves out of its box once,
-        // straight into the caller's place.
-        drop(known);
-        drop(span);
-        *out
+        out
     }
 
     async fn run(
@@ -694,12 +691,12 @@ impl Runtime {
         if entry.uses_context() {
             req.invoker = self.invoker(depth);
         }
-        // A call that may run again keeps a handle on its arguments (the one thing its request
-        // is made of that this function does not hold) to make the retries' request anew.
+        // A call that may run again keeps its arguments (the one thing its request is made of
+        // that this function does not hold) to make the retries' request anew.
         let rerun = direct.reruns(&req);
-        let args = rerun.then(|| req.args.clone());
-        let first = direct.call(req, start).await;
-        match args {
+        let mut attempt = direct.call(req, start, rerun);
+        let first = (&mut attempt).await;
+        match attempt.take_args() {
             Some(args) if Direct::wants_retries(&first) => {
                 let mut req = self.request(call_id, entry, args, opts);
                 if entry.uses_context() {
@@ -722,6 +719,7 @@ impl Runtime {
     /// called without a host token, gets an inert signal: the deadline stops it by dropping its
     /// future, and no one else would watch the signal (the caller makes a real one for the
     /// policy stack, where a fallback may run another tool).
+    #[inline(always)]
     fn request(
         &self,
         call_id: &SharedStr,
@@ -785,7 +783,7 @@ impl Invoker for ChildInvoker {
         let opts = child_options(parent);
         Box::pin(async move {
             match rt {
-                Some(rt) => rt.invoke_at(call, &opts, depth).await,
+                Some(rt) => *rt.invoke_at(call, &opts, depth).await,
                 None => Outcome::from_error(ToolError::internal("the runtime was shut down")),
             }
         })
@@ -797,6 +795,6 @@ impl Invoker for Runtime {
     fn invoke_call(&self, call: ToolCall, parent: &ToolContext) -> BoxFuture<'static, Outcome> {
         let rt = self.clone();
         let opts = child_options(parent);
-        Box::pin(async move { rt.invoke_at(call, &opts, 1).await })
+        Box::pin(async move { *rt.invoke_at(call, &opts, 1).await })
     }
 }

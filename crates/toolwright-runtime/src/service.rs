@@ -300,6 +300,7 @@ impl Service for ToolService {
 /// Runs the tool of `req` in the caller's task with panics caught, the attempt's watch (if the
 /// deadline set one) in scope: [`ToolService::inline`]'s future, also awaited unboxed by the
 /// runtime's direct path.
+#[inline(always)]
 pub(crate) fn run_inline(req: Request) -> GuardedCall {
     let (ctx, entry, args, watch) = req.into_parts();
     GuardedCall::new(entry, args, ctx, watch)

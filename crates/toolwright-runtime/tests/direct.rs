@@ -18,7 +18,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use toolwright_core::blocking::run_blocking;
 use toolwright_core::{
-    FnTool, Registry, SideEffects, ToolCall, ToolError, ToolMeta, ToolOutput, ToolSpec,
+    FnTool, Registry, SideEffects, Tool, ToolCall, ToolContext, ToolError, ToolFuture, ToolMeta,
+    ToolOutput, ToolSpec,
 };
 use toolwright_runtime::{CallOptions, RetryPolicy, Runtime};
 
@@ -36,9 +37,51 @@ fn spec(name: &str, effects: SideEffects, timeout_ms: u64) -> ToolSpec {
     })
 }
 
+/// Unavailable on its first run, then echoes `n`; it reads its arguments where it is called
+/// (`Tool::borrows_args`, as `#[tool]` does), so the direct path keeps them for the retry
+/// without sharing them.
+struct BorrowsFlaky {
+    spec: ToolSpec,
+    runs: Arc<AtomicU32>,
+}
+
+impl Tool for BorrowsFlaky {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, args: Value, ctx: ToolContext) -> ToolFuture {
+        self.call_ref(&args, ctx)
+    }
+
+    fn call_ref(&self, args: &Value, _ctx: ToolContext) -> ToolFuture {
+        let first = self.runs.fetch_add(1, Ordering::SeqCst) == 0;
+        let n = args["n"].clone();
+        Box::pin(async move {
+            if first {
+                Err(ToolError::dependency_unavailable(
+                    "Down for a moment.",
+                    "Try again.",
+                ))
+            } else {
+                Ok(ToolOutput::Data(json!({"n": n})))
+            }
+        })
+    }
+
+    fn borrows_args(&self) -> bool {
+        true
+    }
+}
+
 /// Every scenario's tool, with a counter of its runs.
 fn registry(runs: &Arc<AtomicU32>) -> Registry {
     let reg = Registry::new();
+    reg.register(BorrowsFlaky {
+        spec: spec("borrows_flaky", SideEffects::Read, 1000),
+        runs: runs.clone(),
+    })
+    .unwrap();
     let r = runs.clone();
     reg.register(FnTool::new(
         spec("ok", SideEffects::Read, 1000),
@@ -188,6 +231,16 @@ async fn the_direct_path_answers_as_the_stack_does() {
             runs
         ),
         (json!("success"), json!(2), 3)
+    );
+    // The retry gets the arguments the first attempt read.
+    let (borrows, runs) = both("borrows_flaky", json!({"n": 7}), &opts).await;
+    assert_eq!(
+        (
+            borrows["data"]["n"].clone(),
+            borrows["meta"]["retries"].clone(),
+            runs
+        ),
+        (json!(7), json!(1), 2)
     );
     let (write, runs) = both("write_flaky", json!({}), &opts).await;
     assert_eq!(
