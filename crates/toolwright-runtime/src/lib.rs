@@ -564,13 +564,7 @@ impl Runtime {
                      stopped to avoid a loop."
                 ),
             );
-            return Box::new(finish(
-                Outcome::from_error(e),
-                None,
-                &call,
-                start.elapsed(),
-                Vec::new(),
-            ));
+            return refused(e, &call, start);
         }
         if opts
             .cancel
@@ -578,13 +572,7 @@ impl Runtime {
             .is_some_and(CancellationToken::is_cancelled)
         {
             let e = ToolError::cancelled("The call was cancelled by the host before it started.");
-            return Box::new(finish(
-                Outcome::from_error(e),
-                None,
-                &call,
-                start.elapsed(),
-                Vec::new(),
-            ));
+            return refused(e, &call, start);
         }
         // Registered since the caller looked (rare): held here.
         let resolved;
@@ -739,6 +727,17 @@ impl Runtime {
         req.caller = opts.caller.clone();
         req
     }
+}
+
+/// The envelope of a call stopped before it was resolved (too deep, or cancelled by the host).
+fn refused(e: ToolError, call: &ToolCall, start: quanta::Instant) -> Box<Outcome> {
+    Box::new(finish(
+        Outcome::from_error(e),
+        None,
+        call,
+        start.elapsed(),
+        Vec::new(),
+    ))
 }
 
 /// Counts a running call until dropped (also when the caller drops the call's future).
