@@ -362,6 +362,142 @@ pub fn focus(
     (!v.is_empty()).then_some(v)
 }
 
+/// Prepositions that place a file in a directory ("todo.md in /home/ana", "report.pdf from
+/// /home/ana/Downloads into /home/ana/Documents").
+const PLACING: &[&str] = &[
+    "in", "inside", "within", "under", "at", "from", "into", "to", "onto",
+];
+
+/// Words that may stand between such a preposition and its directory ("in the folder /srv").
+const DIRECTORY_NOUNS: &[&str] = &[
+    "the",
+    "a",
+    "my",
+    "our",
+    "your",
+    "this",
+    "that",
+    "dir",
+    "directory",
+    "folder",
+];
+
+/// Whether a word is written as a directory: it holds `/` or `\`, is not a URL nor an
+/// address, and its last part is not a file name (`/home/ana`, `~/Documents/`; not
+/// `/srv/app/config.yaml`).
+fn dir_like(word: &str) -> bool {
+    let last = word
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or("");
+    path_like(word) && word.contains(['/', '\\']) && !last.is_empty() && !path_like(last)
+}
+
+/// Whether a word is a bare file name: written as a path ([`path_like`]) without a directory.
+fn file_like(word: &str) -> bool {
+    path_like(word) && !word.contains(['/', '\\'])
+}
+
+/// The request's bare file names placed in a directory, as (file, directory) pairs: a file name,
+/// or a list of them joined by "and", "or" or commas, followed by one preposition of
+/// [`PLACING`] and a directory or more ("save todo.md in /home/ana"; "package.json and
+/// package-lock.json in /srv/web"; "report.pdf from /home/ana/Downloads into
+/// /home/ana/Documents": both directories).
+pub fn placed_files(query: &str) -> Vec<(String, String)> {
+    let ws = tokens(query);
+    let text = |k: usize| {
+        ws.get(k)
+            .and_then(|w| query.get(w.body.clone()))
+            .unwrap_or("")
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ws.len() {
+        if !file_like(text(i)) {
+            i += 1;
+            continue;
+        }
+        let mut files = vec![text(i)];
+        let mut j = i + 1;
+        loop {
+            let joined = matches!(text(j).to_lowercase().as_str(), "and" | "or");
+            if joined && file_like(text(j + 1)) {
+                files.push(text(j + 1));
+                j += 2;
+            } else if file_like(text(j)) {
+                files.push(text(j));
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        while PLACING.contains(&text(j).to_lowercase().as_str()) {
+            let mut k = j + 1;
+            while k < j + 3 && DIRECTORY_NOUNS.contains(&text(k).to_lowercase().as_str()) {
+                k += 1;
+            }
+            if !dir_like(text(k)) {
+                break;
+            }
+            for f in &files {
+                out.push((f.to_string(), text(k).to_string()));
+            }
+            j = k + 1;
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// Whether the parameter called `param` (among `params`) takes a file's full path: it is named
+/// as a path or file but not as a directory, or it is one of a move's two ends ([`ends_pair`]).
+pub fn takes_file(param: &str, params: &[&str]) -> bool {
+    const DIRECTORY: &[&str] = &[
+        "dir",
+        "dirs",
+        "directory",
+        "directories",
+        "dirname",
+        "folder",
+        "folders",
+    ];
+    let named_dir = name_words(param)
+        .iter()
+        .any(|w| DIRECTORY.contains(&w.as_str()));
+    let end = ends_pair(params).is_some_and(|(a, b)| a == param || b == param);
+    !named_dir && (written_as(param) == Some(Written::Path) || end)
+}
+
+/// `values` with each file placed in a directory ([`placed_files`]) and each such directory
+/// replaced by the file's full path in it ("todo.md in /home/ana" → `/home/ana/todo.md`), for a
+/// parameter that [`takes_file`]; unchanged when no value is such a file or directory.
+pub fn compose_placed(values: &[String], placed: &[(String, String)]) -> Vec<String> {
+    let join = |f: &str, d: &str| {
+        let sep = if d.contains('/') { '/' } else { '\\' };
+        format!("{}{sep}{f}", d.trim_end_matches(['/', '\\']))
+    };
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        let joined: Vec<String> = placed
+            .iter()
+            .filter(|(f, d)| f == v || d == v)
+            .map(|(f, d)| join(f, d))
+            .collect();
+        let add = if joined.is_empty() {
+            vec![v.clone()]
+        } else {
+            joined
+        };
+        for a in add {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
 /// Parameter names of the owner side of an `owner/name` word.
 const OWNER_WORDS: &[&str] = &[
     "owner",
