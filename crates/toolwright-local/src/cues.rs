@@ -100,8 +100,9 @@ const URL_WORDS: &[&str] = &["url", "urls", "uri", "uris", "link", "links", "hre
 /// Quotes that open a quoted text.
 const QUOTES: &[char] = &['"', '\'', '`', '\u{2018}', '\u{201c}'];
 
-/// The lowercase words of a parameter's name, split at `_`, `-`, `.` and camel case
-/// (`threadTs` → `thread`, `ts`).
+/// The lowercase words of a parameter's name, split at `_`, `-`, `.`, camel case and where
+/// digits meet letters (`threadTs` → `thread`, `ts`; `atm_pressure` → `atm`, `pressure`;
+/// `side12b` → `side`, `12`, `b`).
 pub fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -112,14 +113,36 @@ pub fn name_words(name: &str) -> Vec<String> {
             prev_lower = false;
             continue;
         }
-        if c.is_uppercase() && prev_lower {
-            out.push(std::mem::take(&mut cur));
+        let digits_meet = cur
+            .chars()
+            .last()
+            .is_some_and(|l| l.is_ascii_digit() != c.is_ascii_digit());
+        if (c.is_uppercase() && prev_lower) || digits_meet {
+            out.extend((!cur.is_empty()).then(|| std::mem::take(&mut cur)));
         }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        prev_lower = c.is_lowercase();
         cur.extend(c.to_lowercase());
     }
     out.extend((!cur.is_empty()).then_some(cur));
     out
+}
+
+/// The first pair of `names` whose words differ only in pairs of `words`, the first word of a
+/// pair in the first name (`source_branch`/`target_branch` by (`source`, `target`),
+/// `from_version`/`to_version` by (`from`, `to`)): the two ends of a move or of a range.
+pub fn name_pair(names: &[&str], words: &[(&str, &str)]) -> Option<(String, String)> {
+    names.iter().find_map(|a| {
+        names.iter().find_map(|b| {
+            let (wa, wb) = (name_words(a), name_words(b));
+            let paired = wa.len() == wb.len()
+                && wa != wb
+                && wa
+                    .iter()
+                    .zip(&wb)
+                    .all(|(x, y)| x == y || words.iter().any(|(s, t)| x == s && y == t));
+            paired.then(|| (a.to_string(), b.to_string()))
+        })
+    })
 }
 
 /// Whether a word of the request looks like a value rather than an English word: it holds a
@@ -611,18 +634,7 @@ const ENDS: &[(&str, &str)] = &[
 /// (`source_branch` and `target_branch`, `source_timezone` and `target_timezone`, `head` and
 /// `base`), source first.
 pub fn ends_pair(params: &[&str]) -> Option<(String, String)> {
-    params.iter().find_map(|a| {
-        params.iter().find_map(|b| {
-            let (wa, wb) = (name_words(a), name_words(b));
-            let ends = wa.len() == wb.len()
-                && wa != wb
-                && wa
-                    .iter()
-                    .zip(&wb)
-                    .all(|(x, y)| x == y || ENDS.iter().any(|(s, t)| x == s && y == t));
-            ends.then(|| (a.to_string(), b.to_string()))
-        })
-    })
+    name_pair(params, ENDS)
 }
 
 /// For a tool with a string pair that names a move's two ends ([`ENDS`]: names that differ
@@ -707,6 +719,16 @@ mod tests {
         assert_eq!(name_words("channelId"), ["channel", "id"]);
         assert_eq!(name_words("startTarget"), ["start", "target"]);
         assert_eq!(name_words("file-path.x"), ["file", "path", "x"]);
+        assert_eq!(name_words("side12b"), ["side", "12", "b"]);
+        assert_eq!(
+            name_pair(&["title", "source_branch", "target_branch"], ENDS),
+            Some(("source_branch".to_string(), "target_branch".to_string()))
+        );
+        assert_eq!(
+            name_pair(&["max_price", "min_price"], &[("min", "max")]),
+            Some(("min_price".to_string(), "max_price".to_string()))
+        );
+        assert_eq!(name_pair(&["source", "target_branch"], ENDS), None);
     }
 
     #[test]

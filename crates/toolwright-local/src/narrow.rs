@@ -32,6 +32,8 @@
 use serde_json::{Map, Value, json};
 use toolwright_core::ToolSpec;
 
+use crate::cues::name_words;
+
 /// Lowercase words of `text` (letters and digits).
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
@@ -64,37 +66,6 @@ const GENERIC: [&str; 16] = [
     "type", "value", "name", "id", "num", "number", "unit", "units", "mode", "format", "kind",
     "count", "flag", "data", "info", "the",
 ];
-
-/// The words of a parameter name: `atm_pressure`, `returnType`, `side1` → `atm`, `pressure` /
-/// `return`, `type` / `side`, `1`.
-fn name_words(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        let boundary = (c.is_uppercase() && prev_lower)
-            || cur
-                .chars()
-                .last()
-                .is_some_and(|l| l.is_ascii_digit() != c.is_ascii_digit());
-        if boundary && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_lowercase();
-        cur.extend(c.to_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
 
 /// Whether two words differ by at most one edit (insert, delete or substitute).
 fn one_edit(a: &str, b: &str) -> bool {
@@ -562,27 +533,17 @@ const RANGE_WORDS: &[(&str, &str)] = &[
 /// The number parameters of `props` that open and close one range: their names differ only in
 /// a pair of [`RANGE_WORDS`].
 fn range_pair(props: &Map<String, Value>) -> Option<(String, String)> {
-    let numeric = |v: &Value| {
-        matches!(
-            v.get("type").and_then(Value::as_str),
-            Some("number" | "integer")
-        )
-    };
-    for (a, va) in props.iter().filter(|(_, v)| numeric(v)) {
-        for (b, vb) in props.iter().filter(|(_, v)| numeric(v)) {
-            let (wa, wb) = (name_words(a), name_words(b));
-            let pairs = wa.len() == wb.len()
-                && wa
-                    .iter()
-                    .zip(&wb)
-                    .all(|(x, y)| x == y || RANGE_WORDS.iter().any(|(lo, hi)| x == lo && y == hi))
-                && wa != wb;
-            if pairs && va != &Value::Null && vb != &Value::Null {
-                return Some((a.clone(), b.clone()));
-            }
-        }
-    }
-    None
+    let numeric: Vec<&str> = props
+        .iter()
+        .filter(|(_, v)| {
+            matches!(
+                v.get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            )
+        })
+        .map(|(k, _)| k.as_str())
+        .collect();
+    crate::cues::name_pair(&numeric, RANGE_WORDS)
 }
 
 /// When the tool has a range's two ends ([`range_pair`]) and the query states exactly two
