@@ -27,6 +27,8 @@
 //!   directory or folder takes a word of the request that is written as a path (`/srv/app`,
 //!   `src/a.rs`, `notes.txt`), a URL parameter a word written as a URL, a selector parameter a
 //!   word written as a CSS selector (`#submit-btn`, `.nav-menu`), when there is one.
+//! - **A placed file** ([`placed_files`], [`compose_placed`]): "todo.md in /home/ana" is the
+//!   path `/home/ana/todo.md` for a parameter that [`takes_file`].
 //!
 //! No threshold or word list here was fitted on data; the linking words and the function
 //! words are closed English word classes. How often the name cue holds the expected value
