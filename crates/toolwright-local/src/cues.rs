@@ -27,6 +27,8 @@
 //!   directory or folder takes a word of the request that is written as a path (`/srv/app`,
 //!   `src/a.rs`, `notes.txt`), a URL parameter a word written as a URL, a selector parameter a
 //!   word written as a CSS selector (`#submit-btn`, `.nav-menu`), when there is one.
+//! - **A placed file** ([`placed_files`], [`compose_placed`]): "todo.md in /home/ana" is the
+//!   path `/home/ana/todo.md` for a parameter that [`takes_file`].
 //!
 //! No threshold or word list here was fitted on data; the linking words and the function
 //! words are closed English word classes. How often the name cue holds the expected value
@@ -100,8 +102,9 @@ const URL_WORDS: &[&str] = &["url", "urls", "uri", "uris", "link", "links", "hre
 /// Quotes that open a quoted text.
 const QUOTES: &[char] = &['"', '\'', '`', '\u{2018}', '\u{201c}'];
 
-/// The lowercase words of a parameter's name, split at `_`, `-`, `.` and camel case
-/// (`threadTs` → `thread`, `ts`).
+/// The lowercase words of a parameter's name, split at `_`, `-`, `.`, camel case and where
+/// digits meet letters (`threadTs` → `thread`, `ts`; `atm_pressure` → `atm`, `pressure`;
+/// `side12b` → `side`, `12`, `b`).
 pub fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -112,14 +115,36 @@ pub fn name_words(name: &str) -> Vec<String> {
             prev_lower = false;
             continue;
         }
-        if c.is_uppercase() && prev_lower {
-            out.push(std::mem::take(&mut cur));
+        let digits_meet = cur
+            .chars()
+            .last()
+            .is_some_and(|l| l.is_ascii_digit() != c.is_ascii_digit());
+        if (c.is_uppercase() && prev_lower) || digits_meet {
+            out.extend((!cur.is_empty()).then(|| std::mem::take(&mut cur)));
         }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        prev_lower = c.is_lowercase();
         cur.extend(c.to_lowercase());
     }
     out.extend((!cur.is_empty()).then_some(cur));
     out
+}
+
+/// The first pair of `names` whose words differ only in pairs of `words`, the first word of a
+/// pair in the first name (`source_branch`/`target_branch` by (`source`, `target`),
+/// `from_version`/`to_version` by (`from`, `to`)): the two ends of a move or of a range.
+pub fn name_pair(names: &[&str], words: &[(&str, &str)]) -> Option<(String, String)> {
+    names.iter().find_map(|a| {
+        names.iter().find_map(|b| {
+            let (wa, wb) = (name_words(a), name_words(b));
+            let paired = wa.len() == wb.len()
+                && wa != wb
+                && wa
+                    .iter()
+                    .zip(&wb)
+                    .all(|(x, y)| x == y || words.iter().any(|(s, t)| x == s && y == t));
+            paired.then(|| (a.to_string(), b.to_string()))
+        })
+    })
 }
 
 /// Whether a word of the request looks like a value rather than an English word: it holds a
@@ -362,6 +387,142 @@ pub fn focus(
     (!v.is_empty()).then_some(v)
 }
 
+/// Prepositions that place a file in a directory ("todo.md in /home/ana", "report.pdf from
+/// /home/ana/Downloads into /home/ana/Documents").
+const PLACING: &[&str] = &[
+    "in", "inside", "within", "under", "at", "from", "into", "to", "onto",
+];
+
+/// Words that may stand between such a preposition and its directory ("in the folder /srv").
+const DIRECTORY_NOUNS: &[&str] = &[
+    "the",
+    "a",
+    "my",
+    "our",
+    "your",
+    "this",
+    "that",
+    "dir",
+    "directory",
+    "folder",
+];
+
+/// Whether a word is written as a directory: it holds `/` or `\`, is not a URL nor an
+/// address, and its last part is not a file name (`/home/ana`, `~/Documents/`; not
+/// `/srv/app/config.yaml`).
+fn dir_like(word: &str) -> bool {
+    let last = word
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or("");
+    path_like(word) && word.contains(['/', '\\']) && !last.is_empty() && !path_like(last)
+}
+
+/// Whether a word is a bare file name: written as a path ([`path_like`]) without a directory.
+fn file_like(word: &str) -> bool {
+    path_like(word) && !word.contains(['/', '\\'])
+}
+
+/// The request's bare file names placed in a directory, as (file, directory) pairs: a file name,
+/// or a list of them joined by "and", "or" or commas, followed by one preposition of
+/// [`PLACING`] and a directory or more ("save todo.md in /home/ana"; "package.json and
+/// package-lock.json in /srv/web"; "report.pdf from /home/ana/Downloads into
+/// /home/ana/Documents": both directories).
+pub fn placed_files(query: &str) -> Vec<(String, String)> {
+    let ws = tokens(query);
+    let text = |k: usize| {
+        ws.get(k)
+            .and_then(|w| query.get(w.body.clone()))
+            .unwrap_or("")
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ws.len() {
+        if !file_like(text(i)) {
+            i += 1;
+            continue;
+        }
+        let mut files = vec![text(i)];
+        let mut j = i + 1;
+        loop {
+            let joined = matches!(text(j).to_lowercase().as_str(), "and" | "or");
+            if joined && file_like(text(j + 1)) {
+                files.push(text(j + 1));
+                j += 2;
+            } else if file_like(text(j)) {
+                files.push(text(j));
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        while PLACING.contains(&text(j).to_lowercase().as_str()) {
+            let mut k = j + 1;
+            while k < j + 3 && DIRECTORY_NOUNS.contains(&text(k).to_lowercase().as_str()) {
+                k += 1;
+            }
+            if !dir_like(text(k)) {
+                break;
+            }
+            for f in &files {
+                out.push((f.to_string(), text(k).to_string()));
+            }
+            j = k + 1;
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// Whether the parameter called `param` (among `params`) takes a file's full path: it is named
+/// as a path or file but not as a directory, or it is one of a move's two ends ([`ends_pair`]).
+pub fn takes_file(param: &str, params: &[&str]) -> bool {
+    const DIRECTORY: &[&str] = &[
+        "dir",
+        "dirs",
+        "directory",
+        "directories",
+        "dirname",
+        "folder",
+        "folders",
+    ];
+    let named_dir = name_words(param)
+        .iter()
+        .any(|w| DIRECTORY.contains(&w.as_str()));
+    let end = ends_pair(params).is_some_and(|(a, b)| a == param || b == param);
+    !named_dir && (written_as(param) == Some(Written::Path) || end)
+}
+
+/// `values` with each file placed in a directory ([`placed_files`]) and each such directory
+/// replaced by the file's full path in it ("todo.md in /home/ana" → `/home/ana/todo.md`), for a
+/// parameter that [`takes_file`]; unchanged when no value is such a file or directory.
+pub fn compose_placed(values: &[String], placed: &[(String, String)]) -> Vec<String> {
+    let join = |f: &str, d: &str| {
+        let sep = if d.contains('/') { '/' } else { '\\' };
+        format!("{}{sep}{f}", d.trim_end_matches(['/', '\\']))
+    };
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        let joined: Vec<String> = placed
+            .iter()
+            .filter(|(f, d)| f == v || d == v)
+            .map(|(f, d)| join(f, d))
+            .collect();
+        let add = if joined.is_empty() {
+            vec![v.clone()]
+        } else {
+            joined
+        };
+        for a in add {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
 /// Parameter names of the owner side of an `owner/name` word.
 const OWNER_WORDS: &[&str] = &[
     "owner",
@@ -475,18 +636,7 @@ const ENDS: &[(&str, &str)] = &[
 /// (`source_branch` and `target_branch`, `source_timezone` and `target_timezone`, `head` and
 /// `base`), source first.
 pub fn ends_pair(params: &[&str]) -> Option<(String, String)> {
-    params.iter().find_map(|a| {
-        params.iter().find_map(|b| {
-            let (wa, wb) = (name_words(a), name_words(b));
-            let ends = wa.len() == wb.len()
-                && wa != wb
-                && wa
-                    .iter()
-                    .zip(&wb)
-                    .all(|(x, y)| x == y || ENDS.iter().any(|(s, t)| x == s && y == t));
-            ends.then(|| (a.to_string(), b.to_string()))
-        })
-    })
+    name_pair(params, ENDS)
 }
 
 /// For a tool with a string pair that names a move's two ends ([`ENDS`]: names that differ
@@ -571,6 +721,16 @@ mod tests {
         assert_eq!(name_words("channelId"), ["channel", "id"]);
         assert_eq!(name_words("startTarget"), ["start", "target"]);
         assert_eq!(name_words("file-path.x"), ["file", "path", "x"]);
+        assert_eq!(name_words("side12b"), ["side", "12", "b"]);
+        assert_eq!(
+            name_pair(&["title", "source_branch", "target_branch"], ENDS),
+            Some(("source_branch".to_string(), "target_branch".to_string()))
+        );
+        assert_eq!(
+            name_pair(&["max_price", "min_price"], &[("min", "max")]),
+            Some(("min_price".to_string(), "max_price".to_string()))
+        );
+        assert_eq!(name_pair(&["source", "target_branch"], ENDS), None);
     }
 
     #[test]

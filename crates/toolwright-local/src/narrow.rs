@@ -10,6 +10,12 @@
 //!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not),
 //!   except optional number parameters when the query states a number and no parameter that
 //!   stays takes numbers ("the last 20 lines" keeps `head` and `tail`);
+//! - keeps an optional boolean the query states and gives it the value it states: every
+//!   distinctive word of its name (those after its last preposition, `initialize_with_readme` →
+//!   `readme`; without openers such as `is`, `has`, `auto`) is a query word, an inflection
+//!   aside ("initialized with a README" → `autoInit: true`, "including an image" →
+//!   `includeImage: true`), and it is false when "not", "no", "without" or "n't" stands at
+//!   most three words before ("without a README", "not as a draft");
 //! - restricts enum parameters to the values the query mentions, when it mentions at least as
 //!   many values as there are parameters sharing that enum (`from`/`to` currency: "GBP" and
 //!   "JPY" → both restricted to {GBP, JPY}; the model still chooses the order).
@@ -25,6 +31,8 @@
 
 use serde_json::{Map, Value, json};
 use toolwright_core::ToolSpec;
+
+use crate::cues::name_words;
 
 /// Lowercase words of `text` (letters and digits).
 fn words(text: &str) -> Vec<String> {
@@ -58,37 +66,6 @@ const GENERIC: [&str; 16] = [
     "type", "value", "name", "id", "num", "number", "unit", "units", "mode", "format", "kind",
     "count", "flag", "data", "info", "the",
 ];
-
-/// The words of a parameter name: `atm_pressure`, `returnType`, `side1` → `atm`, `pressure` /
-/// `return`, `type` / `side`, `1`.
-fn name_words(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        let boundary = (c.is_uppercase() && prev_lower)
-            || cur
-                .chars()
-                .last()
-                .is_some_and(|l| l.is_ascii_digit() != c.is_ascii_digit());
-        if boundary && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_lowercase();
-        cur.extend(c.to_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
 
 /// Whether two words differ by at most one edit (insert, delete or substitute).
 fn one_edit(a: &str, b: &str) -> bool {
@@ -130,6 +107,109 @@ fn names_loosely(query_words: &[String], name: &str) -> bool {
                     || (p.chars().count() >= 5 && w.chars().count() >= 5 && one_edit(p, w))
             })
         })
+}
+
+/// Words that open a flag's name without saying what it switches: auxiliaries and modals
+/// (`is_minor_edit`, `has_wiki`, `should_notify`) and the prefix `auto` (`autoInit`).
+const FLAG_OPENERS: &[&str] = &["is", "has", "have", "should", "can", "do", "does", "auto"];
+
+/// Prepositions of a flag's name: the words after the last one name what it switches
+/// (`initialize_with_readme` → `readme`, `convert_to_markdown` → `markdown`).
+const PREPOSITIONS: &[&str] = &[
+    "with", "to", "as", "in", "on", "for", "from", "by", "into", "of", "at",
+];
+
+/// Words that negate what follows them in a request ("without a README", "not as a draft",
+/// "don't include images": `don't` is cut into `don`, `t`).
+const NEGATORS: &[&str] = &["not", "no", "without", "never", "nor", "t"];
+
+/// The words of a boolean parameter's name a request must hold to set it (see
+/// [`flag_in_query`]): the words after its last preposition, else its words without the
+/// [`FLAG_OPENERS`]; words of one or two characters do not count.
+fn flag_words(name: &str) -> Vec<String> {
+    let ws = name_words(name);
+    let object = ws
+        .iter()
+        .rposition(|w| PREPOSITIONS.contains(&w.as_str()))
+        .and_then(|i| ws.get(i + 1..))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(&ws);
+    object
+        .iter()
+        .filter(|w| w.chars().count() >= 3 && !FLAG_OPENERS.contains(&w.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// A word without one inflection ending (`including` → `includ`, `encoded` → `encod`,
+/// `images` → `imag`), when 3 characters or more remain.
+fn stem(w: &str) -> &str {
+    for end in ["ing", "ed", "es", "e", "s"] {
+        if let Some(s) = w.strip_suffix(end)
+            && s.chars().count() >= 3
+        {
+            return s;
+        }
+    }
+    w
+}
+
+/// Whether the request's words state the flag called `name`, and how: `Some(true)` when each of
+/// its [`flag_words`] is a query word (as [`word_matches`] says, or by the same [`stem`]:
+/// "initialized with a README" for `autoInit`, "including an image" for `includeImage`),
+/// `Some(false)` when a [`NEGATORS`] word stands at most three words before the first of them
+/// ("without a README", "not as a draft"), `None` when the request does not state it.
+fn flag_in_query(query_words: &[String], name: &str) -> Option<bool> {
+    let parts = flag_words(name);
+    let matches = |p: &str, w: &str| word_matches(p, w) || stem(p) == stem(w);
+    let mut first: Option<usize> = None;
+    for p in &parts {
+        let at = query_words.iter().position(|w| matches(p, w))?;
+        first = Some(first.map_or(at, |f| f.min(at)));
+    }
+    let first = first?;
+    let negated = (first.saturating_sub(3)..first).any(|j| {
+        let w = query_words.get(j).map_or("", String::as_str);
+        NEGATORS.contains(&w)
+            && (w != "t"
+                || j.checked_sub(1)
+                    .and_then(|k| query_words.get(k))
+                    .is_some_and(|prev| prev.ends_with('n')))
+    });
+    Some(!negated)
+}
+
+/// Whether a parameter takes booleans (`boolean`, `["boolean", "null"]`, or an `anyOf`/`oneOf`
+/// of a boolean and null).
+fn boolean_param(schema: &Value) -> bool {
+    let ty = |s: &Value| match s.get("type") {
+        Some(Value::String(t)) => vec![t.clone()],
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let only_bool = |ts: &[String]| {
+        ts.iter().any(|t| t == "boolean") && ts.iter().all(|t| t == "boolean" || t == "null")
+    };
+    if schema.get("enum").is_some() || schema.get("const").is_some() {
+        return false;
+    }
+    let own = ty(schema);
+    if !own.is_empty() {
+        return only_bool(&own);
+    }
+    ["anyOf", "oneOf"].iter().any(|k| {
+        schema
+            .get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|opts| {
+                let ts: Vec<String> = opts.iter().flat_map(ty).collect();
+                ts.len() == opts.len() && only_bool(&ts)
+            })
+    })
 }
 
 /// The numbers a query states, in order, without repeats: `-3`, `9.8`, `1e-9`, `1,000`. Digits
@@ -453,27 +533,17 @@ const RANGE_WORDS: &[(&str, &str)] = &[
 /// The number parameters of `props` that open and close one range: their names differ only in
 /// a pair of [`RANGE_WORDS`].
 fn range_pair(props: &Map<String, Value>) -> Option<(String, String)> {
-    let numeric = |v: &Value| {
-        matches!(
-            v.get("type").and_then(Value::as_str),
-            Some("number" | "integer")
-        )
-    };
-    for (a, va) in props.iter().filter(|(_, v)| numeric(v)) {
-        for (b, vb) in props.iter().filter(|(_, v)| numeric(v)) {
-            let (wa, wb) = (name_words(a), name_words(b));
-            let pairs = wa.len() == wb.len()
-                && wa
-                    .iter()
-                    .zip(&wb)
-                    .all(|(x, y)| x == y || RANGE_WORDS.iter().any(|(lo, hi)| x == lo && y == hi))
-                && wa != wb;
-            if pairs && va != &Value::Null && vb != &Value::Null {
-                return Some((a.clone(), b.clone()));
-            }
-        }
-    }
-    None
+    let numeric: Vec<&str> = props
+        .iter()
+        .filter(|(_, v)| {
+            matches!(
+                v.get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            )
+        })
+        .map(|(k, _)| k.as_str())
+        .collect();
+    crate::cues::name_pair(&numeric, RANGE_WORDS)
 }
 
 /// When the tool has a range's two ends ([`range_pair`]) and the query states exactly two
@@ -553,6 +623,10 @@ pub struct Narrowing {
     /// Optional number parameters kept because the query states a number no other parameter
     /// can take.
     pub for_numbers: Vec<String>,
+    /// Optional boolean parameters the query states, with the value it states ("initialized
+    /// with a README" → `autoInit` true, "not as a draft" → `draft` false): made required and
+    /// restricted to that value.
+    pub flags: Vec<(String, bool)>,
 }
 
 impl Narrowing {
@@ -562,6 +636,7 @@ impl Narrowing {
             && self.restricted.is_empty()
             && self.promoted.is_empty()
             && self.for_numbers.is_empty()
+            && self.flags.is_empty()
         {
             return None;
         }
@@ -582,6 +657,17 @@ impl Narrowing {
             parts.push(format!(
                 "made {} required because the query names a value",
                 self.promoted.join(", ")
+            ));
+        }
+        if !self.flags.is_empty() {
+            let set: Vec<String> = self
+                .flags
+                .iter()
+                .map(|(p, v)| format!("{p} = {v}"))
+                .collect();
+            parts.push(format!(
+                "set the flags the query states ({})",
+                set.join(", ")
             ));
         }
         for (p, vals) in &self.restricted {
@@ -612,6 +698,14 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     let mut stays: Vec<bool> = Vec::with_capacity(props.len());
     for (name, p) in props {
         let is_required = required.contains(&name.as_str());
+        if !is_required && boolean_param(p) {
+            let flag = flag_in_query(&qw, name);
+            if let Some(v) = flag {
+                report.flags.push((name.clone(), v));
+            }
+            stays.push(flag.is_some());
+            continue;
+        }
         let values = enum_values(p);
         let name_mentioned = mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name);
         let value_mentioned = values
@@ -642,6 +736,18 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             continue;
         }
         kept.insert(name.clone(), p.clone());
+    }
+    // A flag the request states takes the value it states.
+    for (name, v) in &report.flags {
+        if let Some(p) = kept.get_mut(name) {
+            let mut m = Map::new();
+            m.insert("type".into(), json!("boolean"));
+            m.insert("enum".into(), json!([v]));
+            if let Some(d) = p.get("description") {
+                m.insert("description".into(), d.clone());
+            }
+            *p = Value::Object(m);
+        }
     }
     // Enum restriction, per group of parameters sharing one set of values.
     let mut groups: Vec<(Vec<String>, Vec<String>)> = Vec::new();
@@ -676,7 +782,11 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     root.insert("type".into(), json!("object"));
     let kept_required: Vec<Value> = kept
         .keys()
-        .filter(|k| required.contains(&k.as_str()) || report.promoted.contains(k))
+        .filter(|k| {
+            required.contains(&k.as_str())
+                || report.promoted.contains(k)
+                || report.flags.iter().any(|(f, _)| f == *k)
+        })
         .map(|k| json!(k))
         .collect();
     root.insert("properties".into(), Value::Object(kept));
@@ -810,6 +920,75 @@ mod tests {
         assert!(!one_edit("acceleration", "accumulation"));
         assert_eq!(name_words("returnType_x"), vec!["return", "type", "x"]);
         assert_eq!(name_words("side12b"), vec!["side", "12", "b"]);
+    }
+
+    #[test]
+    fn optional_flags_the_query_states_take_the_value_it_states() {
+        let repo = ToolSpec::new(
+            "create_repository",
+            "Create a repository.",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string"},
+                "private": {"type": "boolean"},
+                "autoInit": {"type": "boolean", "description": "Initialize with README.md"},
+                "initialize_with_readme": {"type": ["boolean", "null"]},
+                "draft": {"anyOf": [{"type": "boolean"}, {"type": "null"}]},
+                "includeImage": {"type": "boolean"},
+                "is_minor_edit": {"type": "boolean"}},
+              "required": ["name"]}),
+        );
+        let (s, r) = narrow_for_query(
+            &repo,
+            "a new private repo 'dotfiles', initialized with a README, including an image",
+        );
+        let props = s.parameters["properties"].as_object().unwrap();
+        assert_eq!(
+            props.keys().collect::<Vec<_>>(),
+            [
+                "name",
+                "private",
+                "autoInit",
+                "initialize_with_readme",
+                "includeImage"
+            ]
+        );
+        assert_eq!(props["autoInit"]["enum"], json!([true]));
+        assert_eq!(props["initialize_with_readme"]["enum"], json!([true]));
+        assert_eq!(
+            s.parameters["required"],
+            json!([
+                "name",
+                "private",
+                "autoInit",
+                "initialize_with_readme",
+                "includeImage"
+            ])
+        );
+        assert!(
+            r.describe("create_repository")
+                .unwrap()
+                .contains("autoInit = true")
+        );
+        // Negated: the value is false.
+        let (s, r) = narrow_for_query(&repo, "a repo 'x' without a README, and not as a draft");
+        let props = s.parameters["properties"].as_object().unwrap();
+        assert_eq!(props["initialize_with_readme"]["enum"], json!([false]));
+        assert_eq!(props["draft"]["enum"], json!([false]));
+        assert!(r.flags.contains(&("draft".to_string(), false)));
+        let (s, _) = narrow_for_query(&repo, "don't include images in repo 'x'");
+        assert_eq!(
+            s.parameters["properties"]["includeImage"]["enum"],
+            json!([false])
+        );
+        // Every word of the name must be there: "edit" alone is not a minor edit.
+        let (_, r) = narrow_for_query(&repo, "edit the repo 'x'");
+        assert!(r.dropped.contains(&"is_minor_edit".to_string()));
+        let (_, r) = narrow_for_query(&repo, "a minor edit to repo 'x'");
+        assert_eq!(r.flags, [("is_minor_edit".to_string(), true)]);
+        assert_eq!(flag_words("autoInit"), ["init"]);
+        assert_eq!(flag_words("convert_to_markdown"), ["markdown"]);
+        assert_eq!(flag_words("use_display_names"), ["use", "display", "names"]);
+        assert_eq!(stem("including"), stem("include"));
     }
 
     #[test]

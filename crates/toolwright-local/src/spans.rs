@@ -349,7 +349,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     } else {
         Vec::new()
     };
-    let values = |k: &str, schema: &Value| -> Option<Vec<String>> {
+    let pointed = |k: &str, schema: &Value| -> Option<Vec<String>> {
         if let Some((_, v)) = pairs.iter().find(|(p, _)| p == k) {
             let v: Vec<String> = v.iter().filter(|s| within(schema, s)).cloned().collect();
             if !v.is_empty() && free_string(schema) {
@@ -371,6 +371,24 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             return Some(fits);
         }
         Some(crate::cues::focus(k, query, &fits, |s| within(schema, s)).unwrap_or(fits))
+    };
+    let placed = if cues {
+        crate::cues::placed_files(query)
+    } else {
+        Vec::new()
+    };
+    // A file placed in a directory ("todo.md in /home/ana") is one path for a parameter that
+    // takes a file.
+    let values = |k: &str, schema: &Value| -> Option<Vec<String>> {
+        let v = pointed(k, schema)?;
+        if placed.is_empty() || !crate::cues::takes_file(k, &names) {
+            return Some(v);
+        }
+        let composed: Vec<String> = crate::cues::compose_placed(&v, &placed)
+            .into_iter()
+            .filter(|s| within(schema, s))
+            .collect();
+        Some(if composed.is_empty() { v } else { composed })
     };
     let mut grounded = Map::new();
     for (k, p) in props {
@@ -584,6 +602,53 @@ mod tests {
         assert_eq!(allowed(&g, "timezone"), ["Asia/Tokyo"]);
         let (_, report) = ground_strings(&s, "what time is it in Tokyo right now?", false);
         assert!(report.is_empty());
+    }
+
+    #[test]
+    fn a_file_placed_in_a_directory_is_one_path() {
+        let write = spec(json!({"path": {"type": "string"}, "content": {"type": "string"}}));
+        let (g, _) = ground_strings(
+            &write,
+            "save a file todo.md in /home/ana with the text '- buy milk'",
+            true,
+        );
+        assert_eq!(allowed(&g, "path"), ["/home/ana/todo.md"]);
+        let (g, _) = ground_strings(&write, "save todo.md in /home/ana", false);
+        assert!(allowed(&g, "path").contains(&"todo.md".to_string()));
+        let read = spec(json!({"paths": {"type": "array", "items": {"type": "string"}}}));
+        let (g, _) = ground_strings(
+            &read,
+            "Compare package.json and package-lock.json in /srv/web",
+            true,
+        );
+        assert_eq!(
+            g.parameters["properties"]["paths"]["items"]["enum"],
+            json!(["/srv/web/package.json", "/srv/web/package-lock.json"])
+        );
+        let mv = spec(json!({"source": {"type": "string"}, "destination": {"type": "string"}}));
+        let (g, _) = ground_strings(
+            &mv,
+            "move report.pdf from /home/ana/Downloads into /home/ana/Documents",
+            true,
+        );
+        assert_eq!(allowed(&g, "source"), ["/home/ana/Downloads/report.pdf"]);
+        assert_eq!(
+            allowed(&g, "destination"),
+            ["/home/ana/Documents/report.pdf"]
+        );
+        // A directory parameter keeps the directory; a file not placed by a preposition stays.
+        let list = spec(json!({"directory": {"type": "string"}}));
+        let (g, _) = ground_strings(&list, "todo.md in /home/ana", true);
+        assert_eq!(allowed(&g, "directory"), ["todo.md", "/home/ana"]);
+        let search = spec(json!({"path": {"type": "string"}, "pattern": {"type": "string"}}));
+        let (g, _) = ground_strings(&search, "find every .csv file anywhere under /data", true);
+        assert_eq!(allowed(&g, "path"), [".csv", "/data"]);
+        assert_eq!(
+            crate::cues::placed_files(
+                "copy notes.txt to /tmp/backup.txt, or ab.txt into the folder ~/x/"
+            ),
+            [("ab.txt".to_string(), "~/x/".to_string())]
+        );
     }
 
     #[test]
