@@ -78,7 +78,7 @@ const LINKING: &[&str] = &[
     "uri", "=", ":", "#",
 ];
 
-/// Name words of a parameter that take a path.
+/// Name words of a parameter that take a path (with [`DIRECTORY_WORDS`]).
 const PATH_WORDS: &[&str] = &[
     "path",
     "paths",
@@ -87,6 +87,10 @@ const PATH_WORDS: &[&str] = &[
     "filename",
     "filenames",
     "filepath",
+];
+
+/// Name words of a parameter that takes a directory's path.
+const DIRECTORY_WORDS: &[&str] = &[
     "dir",
     "dirs",
     "directory",
@@ -227,7 +231,7 @@ pub fn selector_like(word: &str) -> bool {
 pub fn written_as(name: &str) -> Option<Written> {
     let ws = name_words(name);
     let has = |set: &[&str]| ws.iter().any(|w| set.contains(&w.as_str()));
-    if has(PATH_WORDS) {
+    if has(PATH_WORDS) || has(DIRECTORY_WORDS) {
         Some(Written::Path)
     } else if has(URL_WORDS) {
         Some(Written::Url)
@@ -478,18 +482,9 @@ pub fn placed_files(query: &str) -> Vec<(String, String)> {
 /// Whether the parameter called `param` (among `params`) takes a file's full path: it is named
 /// as a path or file but not as a directory, or it is one of a move's two ends ([`ends_pair`]).
 pub fn takes_file(param: &str, params: &[&str]) -> bool {
-    const DIRECTORY: &[&str] = &[
-        "dir",
-        "dirs",
-        "directory",
-        "directories",
-        "dirname",
-        "folder",
-        "folders",
-    ];
     let named_dir = name_words(param)
         .iter()
-        .any(|w| DIRECTORY.contains(&w.as_str()));
+        .any(|w| DIRECTORY_WORDS.contains(&w.as_str()));
     let end = ends_pair(params).is_some_and(|(a, b)| a == param || b == param);
     !named_dir && (written_as(param) == Some(Written::Path) || end)
 }
