@@ -182,15 +182,7 @@ fn flag_in_query(query_words: &[String], name: &str) -> Option<bool> {
 /// Whether a parameter takes booleans (`boolean`, `["boolean", "null"]`, or an `anyOf`/`oneOf`
 /// of a boolean and null).
 fn boolean_param(schema: &Value) -> bool {
-    let ty = |s: &Value| match s.get("type") {
-        Some(Value::String(t)) => vec![t.clone()],
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .map(String::from)
-            .collect(),
-        _ => Vec::new(),
-    };
+    let ty = toolwright_catalog::schema::types;
     let only_bool = |ts: &[String]| {
         ts.iter().any(|t| t == "boolean") && ts.iter().all(|t| t == "boolean" || t == "null")
     };
