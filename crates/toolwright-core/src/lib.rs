@@ -26,8 +26,8 @@ pub use cancel::CancelSignal;
 pub use envelope::{Coercion, EnvelopeError, Meta, Outcome, Status, Truncation};
 pub use error::{ErrorCode, FieldError, Problem, ToolError};
 pub use registry::{
-    CallNames, GuardedCall, Registry, RegistryError, ToolEntry, approval_id, called_name, finish,
-    finish_in_place, is_valid_tool_name, run_guarded, run_guarded_shared,
+    CallFacts, CallNames, GuardedCall, Registry, RegistryError, ToolEntry, approval_id,
+    called_name, finish, finish_in_place, is_valid_tool_name, run_guarded, run_guarded_shared,
 };
 pub use shared_str::SharedStr;
 pub use spec::{

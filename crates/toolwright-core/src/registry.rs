@@ -35,6 +35,58 @@ pub struct ToolEntry {
     succeeded: SharedStr,
     /// What the tool's [`Tool::borrows_args`] answered when it was registered.
     borrows_args: bool,
+    /// What every call asks of the spec, read once.
+    facts: CallFacts,
+}
+
+/// What the runtime asks of a tool's spec on every call, read once when the entry is made
+/// ([`ToolEntry::facts`]): a spec does not change once its tool is registered (its validator
+/// is compiled from it then too), and a tool's `spec()` is a call through its vtable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CallFacts {
+    /// [`ToolSpec::needs_confirmation`].
+    pub needs_confirmation: bool,
+    /// The spec's `meta.idempotent`.
+    pub idempotent: bool,
+    /// [`ToolSpec::safe_to_retry`].
+    pub safe_to_retry: bool,
+    /// The spec has a `meta.rate_limit`.
+    pub rate_limited: bool,
+    /// The spec names a `meta.fallback`.
+    pub has_fallback: bool,
+    /// [`ToolSpec::max_retries`].
+    pub max_retries: u32,
+    /// The spec's `meta.sla_ms`.
+    pub sla_ms: Option<u64>,
+    /// The spec's `meta.timeout_ms`.
+    pub timeout_ms: Option<u64>,
+}
+
+impl CallFacts {
+    /// The facts of `spec`.
+    ///
+    /// ```
+    /// use toolwright_core::{CallFacts, ToolSpec};
+    /// let mut spec = ToolSpec::new("delete_file", "Deletes a file.", serde_json::json!({}));
+    /// spec.meta.requires_confirmation = true;
+    /// spec.meta.sla_ms = Some(200);
+    /// let facts = CallFacts::of(&spec);
+    /// assert!(facts.needs_confirmation && !facts.has_fallback);
+    /// assert_eq!(facts.sla_ms, Some(200));
+    /// ```
+    pub fn of(spec: &ToolSpec) -> Self {
+        CallFacts {
+            needs_confirmation: spec.needs_confirmation(),
+            idempotent: spec.meta.idempotent,
+            safe_to_retry: spec.safe_to_retry(),
+            rate_limited: spec.meta.rate_limit.is_some(),
+            has_fallback: spec.meta.fallback.is_some(),
+            max_retries: spec.max_retries(),
+            sla_ms: spec.meta.sla_ms,
+            timeout_ms: spec.meta.timeout_ms,
+        }
+    }
 }
 
 impl std::fmt::Debug for ToolEntry {
@@ -61,6 +113,7 @@ impl ToolEntry {
         let succeeded = SharedStr::from(sentence(&name, " succeeded."));
         let uses_context = tool.uses_context();
         let borrows_args = tool.borrows_args();
+        let facts = CallFacts::of(tool.spec());
         Ok(ToolEntry {
             tool,
             validator,
@@ -69,12 +122,18 @@ impl ToolEntry {
             uses_context,
             succeeded,
             borrows_args,
+            facts,
         })
     }
 
     /// The tool's spec.
     pub fn spec(&self) -> &ToolSpec {
         self.tool.spec()
+    }
+
+    /// What every call asks of the spec, read when the entry was made.
+    pub fn facts(&self) -> &CallFacts {
+        &self.facts
     }
 
     /// The tool's name (the spec's), shared: cloning it does not allocate.

@@ -158,7 +158,7 @@ struct Gate {
 /// Whether the gate stops `req` (its tool needs confirmation and the call was not approved);
 /// any other request goes straight through.
 pub(crate) fn gated(req: &Request) -> bool {
-    req.entry.spec().needs_confirmation() && !req.approved
+    req.entry.facts().needs_confirmation && !req.approved
 }
 
 impl Service for Gate {

@@ -68,7 +68,7 @@ struct Fallback {
 
 /// Whether `req`'s tool names a fallback; calls to any other go straight through.
 pub(crate) fn has_fallback(req: &Request) -> bool {
-    req.entry.spec().meta.fallback.is_some()
+    req.entry.facts().has_fallback
 }
 
 impl Service for Fallback {

@@ -519,10 +519,10 @@ impl Runtime {
         }
         // Names the model made up share one series, so they cannot blow up the label set.
         let known = match entry {
-            Some(e) if e.spec().name == out.meta.tool => Some(e),
+            Some(e) if *e.name() == out.meta.tool => Some(e),
             _ => self.inner.registry.get(&out.meta.tool),
         };
-        let sla = known.as_ref().and_then(|e| e.spec().meta.sla_ms);
+        let sla = known.as_ref().and_then(|e| e.facts().sla_ms);
         let series = if known.is_some() {
             out.meta.tool.as_str()
         } else {
@@ -588,7 +588,7 @@ impl Runtime {
         };
         let max = entry
             .as_ref()
-            .map_or(DEFAULT_MAX_RETRIES, |e| e.spec().max_retries());
+            .map_or(DEFAULT_MAX_RETRIES, |e| e.facts().max_retries);
         let session = opts.session_id.as_deref().unwrap_or("");
         let spec = entry.as_ref().ok().map(|e| e.spec());
         // The arguments move into validation and on into the request (no copy).

@@ -51,7 +51,7 @@ fn limit_key(req: &Request, per_caller: bool) -> String {
 
 /// Whether `req`'s tool has a rate limit; calls to any other go straight through.
 pub(crate) fn limited(req: &Request) -> bool {
-    req.entry.spec().meta.rate_limit.is_some()
+    req.entry.facts().rate_limited
 }
 
 impl Service for Limiter {

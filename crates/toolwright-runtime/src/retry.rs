@@ -70,9 +70,7 @@ pub(crate) fn random_u64() -> u64 {
 
 /// Whether `req` may be re-run automatically (read-only, idempotent, or keyed).
 pub fn safe_to_rerun(req: &Request) -> bool {
-    req.entry.spec().safe_to_retry()
-        || req.idempotency_key.is_some()
-        || req.explicit_key().is_some()
+    req.entry.facts().safe_to_retry || req.idempotency_key.is_some() || req.explicit_key().is_some()
 }
 
 /// Whether a failure with `out`'s code is worth an automatic retry, given how many were made.

@@ -20,10 +20,12 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The deadline for one attempt of `spec`: `timeout_ms`, else `sla_ms`, else `default`.
 pub fn deadline_for(spec: &ToolSpec, default: Duration) -> Duration {
-    spec.meta
-        .timeout_ms
-        .or(spec.meta.sla_ms)
-        .map_or(default, Duration::from_millis)
+    limit(spec.meta.timeout_ms, spec.meta.sla_ms, default)
+}
+
+/// `timeout_ms`, else `sla_ms`, else `default`.
+fn limit(timeout_ms: Option<u64>, sla_ms: Option<u64>, default: Duration) -> Duration {
+    timeout_ms.or(sla_ms).map_or(default, Duration::from_millis)
 }
 
 /// Adds a deadline to every call (see the module docs).
@@ -118,7 +120,8 @@ impl Deadline {
     /// holds the entry; the caller gives both with [`Deadline::use_watch`] and
     /// [`Deadline::use_entry`] before [`Deadline::wait`]).
     pub(crate) fn arm_from(req: &mut Request, default: Duration, due: Due, lazy: bool) -> Deadline {
-        let limit = deadline_for(req.entry.spec(), default);
+        let facts = req.entry.facts();
+        let limit = limit(facts.timeout_ms, facts.sla_ms, default);
         let signal = req.cancel.clone();
         let watch = (!lazy).then(BlockingWatch::new);
         req.watch.clone_from(&watch);

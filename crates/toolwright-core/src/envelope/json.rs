@@ -5,7 +5,7 @@
 //! fragment at a time (about a fifth of a small call's cost). What is rare (an error, a
 //! truncation, coercions) and the tool's `data` are written by serde_json itself.
 
-use super::{Meta, Outcome};
+use super::{Meta, Outcome, Status};
 use serde::Serialize;
 
 impl Outcome {
@@ -16,13 +16,17 @@ impl Outcome {
     /// A value in `data` that serde_json cannot write (a map with non-string keys cannot be in a
     /// `Value`, so in practice none).
     pub fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        out.extend_from_slice(b"{\"status\":\"");
-        out.extend_from_slice(self.status.as_str().as_bytes());
-        out.extend_from_slice(b"\",\"message\":");
+        // The opening through the message's key is one constant per status.
+        out.extend_from_slice(match self.status {
+            Status::Success => b"{\"status\":\"success\",\"message\":",
+            Status::Partial => b"{\"status\":\"partial\",\"message\":",
+            Status::Error => b"{\"status\":\"error\",\"message\":",
+            Status::NeedsConfirmation => b"{\"status\":\"needs_confirmation\",\"message\":",
+        });
         write_str(out, &self.message)?;
         if let Some(data) = &self.data {
             out.extend_from_slice(b",\"data\":");
-            serde_json::to_writer(&mut *out, data)?;
+            write_value(out, data)?;
         }
         if let Some(instruction) = &self.instruction {
             out.extend_from_slice(b",\"instruction\":");
@@ -32,7 +36,6 @@ impl Outcome {
             out.extend_from_slice(b",\"error\":");
             serde_json::to_writer(&mut *out, error)?;
         }
-        out.extend_from_slice(b",\"meta\":");
         write_meta(out, &self.meta)?;
         out.push(b'}');
         Ok(())
@@ -106,17 +109,18 @@ impl Meta {
     }
 }
 
+/// `,"meta":{…}`.
 fn write_meta(out: &mut Vec<u8>, meta: &Meta) -> serde_json::Result<()> {
-    out.extend_from_slice(b"{\"tool\":");
+    out.extend_from_slice(b",\"meta\":{\"tool\":");
     write_str(out, &meta.tool)?;
     out.extend_from_slice(b",\"call_id\":");
     write_str(out, &meta.call_id)?;
     out.extend_from_slice(b",\"duration_ms\":");
-    out.extend_from_slice(itoa::Buffer::new().format(meta.duration_ms).as_bytes());
+    write_u64(out, meta.duration_ms);
     out.extend_from_slice(b",\"attempt\":");
-    out.extend_from_slice(itoa::Buffer::new().format(meta.attempt).as_bytes());
+    write_u64(out, u64::from(meta.attempt));
     out.extend_from_slice(b",\"attempts_left\":");
-    out.extend_from_slice(itoa::Buffer::new().format(meta.attempts_left).as_bytes());
+    write_u64(out, u64::from(meta.attempts_left));
     out.extend_from_slice(if meta.replayed {
         b",\"replayed\":true,\"truncated\":"
     } else {
@@ -140,12 +144,35 @@ fn write_meta(out: &mut Vec<u8>, meta: &Meta) -> serde_json::Result<()> {
     }
     if meta.retries != 0 {
         out.extend_from_slice(b",\"retries\":");
-        out.extend_from_slice(itoa::Buffer::new().format(meta.retries).as_bytes());
+        write_u64(out, u64::from(meta.retries));
     }
     if meta.still_running {
         out.extend_from_slice(b",\"still_running\":true");
     }
     out.push(b'}');
+    Ok(())
+}
+
+/// `n` in decimal; a single digit (the usual attempt counts and durations) without the
+/// formatter.
+fn write_u64(out: &mut Vec<u8>, n: u64) {
+    match u8::try_from(n) {
+        Ok(d) if d < 10 => out.push(b'0' + d),
+        _ => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+    }
+}
+
+/// A tool's `data`: the usual scalars written here, anything else by serde_json (same bytes).
+fn write_value(out: &mut Vec<u8>, v: &serde_json::Value) -> serde_json::Result<()> {
+    use serde_json::Value;
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::String(s) => write_str(out, s)?,
+        Value::Number(n) if n.is_u64() => write_u64(out, n.as_u64().unwrap_or_default()),
+        _ => serde_json::to_writer(&mut *out, v)?,
+    }
     Ok(())
 }
 
@@ -263,11 +290,18 @@ mod tests {
             duration_ms in any::<u64>(), attempt in any::<u32>(), attempts_left in any::<u32>(),
             retries in any::<u32>(), replayed in any::<bool>(), still_running in any::<bool>(),
             approval in proptest::option::of(text()), fallback in proptest::option::of(text()),
-            data in proptest::option::of(text()), error in proptest::option::of(text()),
+            data in proptest::option::of(prop_oneof![
+                text().prop_map(Value::String),
+                any::<u64>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                any::<f64>().prop_map(Value::from),
+                any::<bool>().prop_map(Value::Bool),
+            ]),
+            error in proptest::option::of(text()),
         ) {
             let mut o = match error {
                 Some(m) => Outcome::from_error(ToolError::internal(m)),
-                None => Outcome::success(data.map_or(Value::Null, Value::String)),
+                None => Outcome::success(data.unwrap_or(Value::Null)),
             }
             .with_message(message);
             o.instruction = instruction;

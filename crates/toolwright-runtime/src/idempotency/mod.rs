@@ -234,7 +234,7 @@ pub(crate) fn millis(d: Duration) -> i64 {
 /// Whether [`key_for`] gives `req` a key (without computing it): the arguments carry an
 /// `idempotency_key`, or the tool is `idempotent`.
 pub(crate) fn keyed(req: &Request) -> bool {
-    req.entry.spec().meta.idempotent || explicit_key(&req.args).is_some()
+    req.entry.facts().idempotent || explicit_key(&req.args).is_some()
 }
 
 /// The key and fingerprint of a call, if it is keyed (see the module docs).
