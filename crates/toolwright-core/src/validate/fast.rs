@@ -383,7 +383,7 @@ fn leaf(c: &mut Checks) -> Option<Node> {
 }
 
 impl Leaf {
-    #[inline]
+    #[inline(always)]
     fn check(&self, v: &Value) -> Verdict {
         match (&self.kind, v) {
             (_, Value::Null) => Verdict::of(self.null_ok),
@@ -544,6 +544,10 @@ fn exact(v: &Value) -> Option<f64> {
 
 impl Node {
     /// What the plan knows about `v`.
+    ///
+    /// Inlined where it is called: most nodes under an object are leaves, whose check is a few
+    /// comparisons; the general checks (a call of their own) save and restore many registers.
+    #[inline(always)]
     pub(crate) fn check(&self, v: &Value) -> Verdict {
         match self {
             Node::Any => Valid,
@@ -556,6 +560,7 @@ impl Node {
 }
 
 impl Checks {
+    #[inline(never)]
     fn check(&self, v: &Value) -> Verdict {
         // An unmodelled keyword may also change what a modelled one means (`patternProperties`
         // widens `additionalProperties`, `prefixItems` narrows `items`): no verdict at all.
