@@ -193,6 +193,7 @@ static PLAIN: [bool; 256] = {
 
 /// `s` as a JSON string: copied whole between quotes when nothing in it needs escaping (the
 /// usual names, ids and sentences), else escaped by serde_json.
+#[inline(always)]
 fn write_str(out: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
     if s.bytes().all(|b| PLAIN.get(usize::from(b)) == Some(&true)) {
         out.reserve(s.len() + 2);
