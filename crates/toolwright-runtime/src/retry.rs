@@ -147,7 +147,7 @@ pub(crate) fn transient_first(out: &Outcome) -> bool {
 /// with [`Request::share`]) is a transient failure worth running again; the runtime's direct
 /// path asks it too.
 pub(crate) fn again(req: &Request, out: &Outcome) -> bool {
-    let has_fallback = req.entry.spec().meta.fallback.is_some();
+    let has_fallback = req.entry.facts().has_fallback;
     transient(out, 0, has_fallback) && !host_cancelled(req)
 }
 
@@ -165,7 +165,7 @@ pub(crate) async fn retry_loop(
     req: Request,
     mut out: Outcome,
 ) -> Outcome {
-    let has_fallback = req.entry.spec().meta.fallback.is_some();
+    let has_fallback = req.entry.facts().has_fallback;
     // The first attempt's deadline may have cancelled the request's signal: the next attempts
     // get fresh ones (`Request::clone`), with the same parent.
     let req = req.clone();
