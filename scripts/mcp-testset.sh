@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Reproduces crates/toolwright-eval/data/mcp-test/servers/*.json and tools.json, the HELD-OUT
+# test set's tool catalog (never used to choose or tune anything; the dev set is data/mcp,
+# made by scripts/mcp-devset.sh). Installs the pinned MCP server packages (npm / PyPI) into
+# a temporary directory, starts each one over stdio with dummy credentials, asks for its
+# tools (scripts/mcp-list-tools.py) and writes the raw `tools/list` result. Not run by CI.
+#
+#   scripts/mcp-testset.sh            # rewrite the files in the repository
+#   OUT=/some/dir scripts/mcp-testset.sh
+#
+# Needs node + npm and python3 (with venv). Reads nothing outside the repository and its
+# own temp dir; no server is given a real token and none of them contacts its service
+# to list its tools.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${OUT:-$ROOT/crates/toolwright-eval/data/mcp-test}"
+LIST="$ROOT/scripts/mcp-list-tools.py"
+PY="${PYTHON:-python3}"
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcp-testset.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUT/servers" "$TMP/npm" "$TMP/home" "$TMP/arxiv"
+export HOME="$TMP/home" npm_config_cache="$TMP/npm-cache" PIP_CACHE_DIR="$TMP/pip-cache"
+# No telemetry from servers that have it.
+export DO_NOT_TRACK=1 MDB_MCP_TELEMETRY=disabled
+
+# ---- pinned packages -------------------------------------------------------------------
+NPM_PKGS=(
+  mcp-server-kubernetes@4.1.7
+  mongodb-mcp-server@3.0.4
+  firecrawl-mcp@3.26.0
+  airtable-mcp-server@1.14.0
+  tavily-mcp@0.2.22
+  @upstash/context7-mcp@4.1.1
+  @modelcontextprotocol/server-everart@0.6.2
+)
+# PyPI: one venv each, since their `mcp` requirements may conflict; `mcp` pinned to the
+# version they resolved to when the set was made (its FastMCP writes their schemas).
+declare -A PYPI_PKGS=(
+  [arxiv]="arxiv-mcp-server==0.8.2 mcp==1.30.0"
+  [obsidian]="mcp-obsidian==0.2.3 mcp==1.30.0"
+  [calculator]="mcp-server-calculator==0.2.1 mcp==1.30.0"
+)
+
+echo "mcp-testset: installing npm packages into $TMP/npm" >&2
+( cd "$TMP/npm" && npm init -y >/dev/null &&
+  npm install --ignore-scripts --no-audit --no-fund --silent "${NPM_PKGS[@]}" >&2 )
+for key in "${!PYPI_PKGS[@]}"; do
+  echo "mcp-testset: installing ${PYPI_PKGS[$key]} into $TMP/venv-$key" >&2
+  "$PY" -m venv "$TMP/venv-$key"
+  # shellcheck disable=SC2086
+  "$TMP/venv-$key/bin/pip" install -q --disable-pip-version-check ${PYPI_PKGS[$key]} >&2
+done
+
+# ---- list each server ------------------------------------------------------------------
+N="$TMP/npm/node_modules"
+list() { local name="$1"; shift; "$PY" "$LIST" "$OUT/servers/$name.json" -- "$@"; }
+
+# No kubeconfig (HOME is the empty temp home): it lists its tools without a cluster.
+list kubernetes node "$N/mcp-server-kubernetes/dist/index.js"
+# No connection string: it lists `connect` and the tools that take a connectionId.
+list mongodb node "$N/mongodb-mcp-server/dist/esm/index.js"
+FIRECRAWL_API_KEY=fc-dummy list firecrawl node "$N/firecrawl-mcp/dist/index.js"
+AIRTABLE_API_KEY=patdummy.dummy list airtable node "$N/airtable-mcp-server/dist/main.js"
+TAVILY_API_KEY=tvly-dummy list tavily node "$N/tavily-mcp/build/index.js"
+list context7 node "$N/@upstash/context7-mcp/dist/index.js"
+EVERART_API_KEY=dummy list everart node "$N/@modelcontextprotocol/server-everart/dist/index.js"
+list arxiv "$TMP/venv-arxiv/bin/arxiv-mcp-server" --storage-path "$TMP/arxiv"
+OBSIDIAN_API_KEY=dummy OBSIDIAN_HOST=127.0.0.1 list obsidian "$TMP/venv-obsidian/bin/mcp-obsidian"
+list calculator "$TMP/venv-calculator/bin/mcp-server-calculator"
+
+# ---- combine ---------------------------------------------------------------------------
+# One tools/list result; a name that two servers share becomes `<server>__<name>` on both.
+"$PY" - "$OUT" <<'PY'
+import collections, glob, json, os, sys
+out = sys.argv[1]
+servers = {os.path.basename(f)[:-5]: json.load(open(f, encoding="utf-8"))["tools"]
+           for f in sorted(glob.glob(os.path.join(out, "servers", "*.json")))}
+count = collections.Counter(t["name"] for tools in servers.values() for t in tools)
+combined = []
+for short, tools in servers.items():
+    for t in tools:
+        t = dict(t)
+        if count[t["name"]] > 1:
+            t["name"] = f"{short}__{t['name']}"
+        combined.append(t)
+with open(os.path.join(out, "tools.json"), "w", encoding="utf-8") as f:
+    json.dump({"tools": combined}, f, indent=2, ensure_ascii=False)
+    f.write("\n")
+print(f"mcp-testset: {len(combined)} tools from {len(servers)} servers", file=sys.stderr)
+PY
