@@ -245,19 +245,39 @@ const ACTIONS: &[(Action, &[&str])] = &[
     ),
 ];
 
+/// Phrasal verbs whose meaning is not their first word's ("get rid of" is no `get`): everyday
+/// English, tried before the single verbs at each word.
+const PHRASES: &[(Action, &[&str])] = &[
+    (Action::Delete, &["get", "rid", "of"]),
+    (Action::Delete, &["throw", "out"]),
+    (Action::Delete, &["throw", "away"]),
+    (Action::Delete, &["take", "down"]),
+    (Action::Create, &["set", "up"]),
+    (Action::Create, &["spin", "up"]),
+    (Action::Update, &["roll", "back"]),
+];
+
 /// The action of the first of `words` (lowercase, unstemmed, as [`words`] gives them) that is
-/// one of the verbs of an [`Action`].
+/// one of the verbs of an [`Action`], or begins one of its phrasal verbs.
 ///
 /// ```
 /// use toolwright_catalog::text::{Action, action, words};
 /// assert_eq!(action(&words("delete_message")), Some(Action::Delete));
 /// assert_eq!(action(&words("What's the weather")), Some(Action::Read));
+/// assert_eq!(action(&words("get rid of the old branch")), Some(Action::Delete));
+/// assert_eq!(action(&words("set up a new project")), Some(Action::Create));
 /// assert_eq!(action(&words("sequentialthinking")), None);
 /// ```
 pub fn action(words: &[String]) -> Option<Action> {
-    words.iter().find_map(|w| {
+    (0..words.len()).find_map(|i| {
+        let rest = words.get(i..).unwrap_or_default();
+        if let Some((a, _)) = PHRASES.iter().find(|(_, p)| {
+            p.len() <= rest.len() && p.iter().zip(rest).all(|(p, w)| *p == w.as_str())
+        }) {
+            return Some(*a);
+        }
         // "what's" → "what".
-        let w = w.split('\'').next().unwrap_or_default();
+        let w = rest.first()?.split('\'').next().unwrap_or_default();
         ACTIONS
             .iter()
             .find(|(_, verbs)| verbs.contains(&w))

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 //! Dumps the hybrid router's top candidates (product defaults, as `toolwright eval` and
-//! `bfcl_recall` build it) for the MCP dev set and for pooled BFCL, as JSONL, for offline
+//! `bfcl_recall` build it) for the MCP dev set, the held-out MCP test set and pooled BFCL, as
+//! JSONL, for offline
 //! re-ranking experiments.
 //!
 //! ```text
@@ -11,7 +12,7 @@
 //! `OUT` defaults to stdout, `K` (candidates per request) to 30. Lines are of two kinds:
 //! - `{"kind":"tool","set":..,"name":..,"text":..,"headline":..,"description":..,"server":..}`,
 //!   one per tool of each catalog (`text` is what the embedder embeds);
-//! - `{"kind":"request","set":"mcp"|"bfcl","category":..,"id":..,"query":..,"expected":[..],
+//! - `{"kind":"request","set":"mcp"|"mcp-test"|"bfcl","category":..,"id":..,"query":..,"expected":[..],
 //!   "cands":[{"name":..,"score":..,"lexical":..,"similarity":..},..]}`, the candidates in the
 //!   router's order. MCP: the in-scope requests only, every tool as one catalog; BFCL: the
 //!   categories `multiple`, `simple_python`, `live_simple`, `live_multiple` against the pool of
@@ -92,21 +93,26 @@ fn main() -> Result<(), String> {
         );
     };
 
-    // The MCP dev set: every tool (with its server) as one catalog, the in-scope requests.
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp");
-    let ds = ToolsetDataset::load(&dir).map_err(|e| e.to_string())?;
-    tools("mcp", &ds.specs, &mut emit)?;
-    let router = build(ds.specs.clone())?;
-    let (mut n, mut h1, mut h5) = (0, 0, 0);
-    for r in ds.requests.iter().filter(|r| !r.out_of_scope()) {
-        let expected: Vec<String> = r.right_tools().into_iter().map(str::to_string).collect();
-        let (v, a, b) = request(&router, "mcp", &r.server, &r.id, &r.query, &expected);
-        emit(v)?;
-        n += 1;
-        h1 += usize::from(a);
-        h5 += usize::from(b);
+    // The MCP dev set and the held-out test set: each set's tools (with their servers) as one
+    // catalog, its in-scope requests.
+    for set in ["mcp", "mcp-test"] {
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("data")
+            .join(set);
+        let ds = ToolsetDataset::load(&dir).map_err(|e| e.to_string())?;
+        tools(set, &ds.specs, &mut emit)?;
+        let router = build(ds.specs.clone())?;
+        let (mut n, mut h1, mut h5) = (0, 0, 0);
+        for r in ds.requests.iter().filter(|r| !r.out_of_scope()) {
+            let expected: Vec<String> = r.right_tools().into_iter().map(str::to_string).collect();
+            let (v, a, b) = request(&router, set, &r.server, &r.id, &r.query, &expected);
+            emit(v)?;
+            n += 1;
+            h1 += usize::from(a);
+            h5 += usize::from(b);
+        }
+        report(&format!("{set}, hybrid"), n, h1, h5);
     }
-    report("mcp dev, hybrid", n, h1, h5);
 
     // Pooled BFCL.
     let Some(bdir) = bfcl::data_dir("dump_candidates") else {

@@ -242,6 +242,40 @@ mod tests {
     }
 
     #[test]
+    fn the_held_out_mcp_test_set_loads_and_is_as_documented() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp-test");
+        let ds = ToolsetDataset::load(&dir).unwrap();
+        assert_eq!(ds.specs.len(), 138);
+        assert_eq!(ds.requests.len(), 224);
+        let oos = ds.requests.iter().filter(|r| r.out_of_scope()).count();
+        assert_eq!(oos, 36);
+        assert!(ds.specs.iter().all(|s| s.meta.server.is_some()));
+        // Every tool is expected by some request, and every expected argument is a parameter
+        // of its tool.
+        let expected: std::collections::HashSet<&str> = ds
+            .requests
+            .iter()
+            .flat_map(|r| r.expected.iter().map(|e| e.name.as_str()))
+            .collect();
+        for spec in &ds.specs {
+            assert!(expected.contains(spec.name.as_str()), "{}", spec.name);
+        }
+        for r in &ds.requests {
+            for e in &r.expected {
+                let spec = ds.specs.iter().find(|s| s.name == e.name).unwrap();
+                for arg in e.arguments.keys() {
+                    assert!(
+                        spec.parameters["properties"].get(arg).is_some(),
+                        "{}: `{arg}` is not a parameter of {}",
+                        r.id,
+                        e.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn any_of_requests_become_one_task_per_alternative() {
         let specs = vec![
             ToolSpec::new("a", "A.", serde_json::json!({"type": "object"})),
