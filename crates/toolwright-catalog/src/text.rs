@@ -232,7 +232,7 @@ const ACTIONS: &[(Action, &[&str])] = &[
     (
         Action::Create,
         &[
-            "create", "add", "new", "make", "post", "send", "write", "insert",
+            "create", "add", "new", "make", "post", "send", "write", "insert", "generate",
         ],
     ),
     (
@@ -286,15 +286,24 @@ pub fn action(words: &[String]) -> Option<Action> {
 }
 
 /// What a request asks to do: the [`action`] of its first four words ("close issue 42" →
-/// update, "what is in …" → read).
+/// update, "what is in …" → read). "new" counts only as the first word: later it is an
+/// adjective ("anything new on arXiv?", "the new release is broken").
 ///
 /// ```
 /// use toolwright_catalog::text::{Action, request_action};
 /// assert_eq!(request_action("please delete the file"), Some(Action::Delete));
 /// assert_eq!(request_action("the weather in Oslo, then delete it"), None);
+/// assert_eq!(request_action("new branch called fix-login"), Some(Action::Create));
+/// assert_eq!(request_action("anything new on arXiv?"), None);
 /// ```
 pub fn request_action(query: &str) -> Option<Action> {
-    let first: Vec<String> = words(query).into_iter().take(4).collect();
+    let first: Vec<String> = words(query)
+        .into_iter()
+        .take(4)
+        .enumerate()
+        .filter(|(i, w)| *i == 0 || w != "new")
+        .map(|(_, w)| w)
+        .collect();
     action(&first)
 }
 

@@ -1,7 +1,8 @@
-//! Values in a request: URLs, file paths, e-mail addresses, times and dates that a person
-//! writes literally ("read https://…", "open /tmp/notes.txt"). Routing adds the name of each
-//! kind to the query, so that a tool whose parameters take that kind of value (`url`, `path`,
-//! `email`, `time`) is found by what the request carries, not only by the words around it.
+//! Values in a request: URLs, file paths, e-mail addresses, times, dates and arithmetic that a
+//! person writes literally ("read https://…", "open /tmp/notes.txt", "what is 17 * 23"). Routing
+//! adds the name of each kind to the query, so that a tool whose parameters take that kind of
+//! value (`url`, `path`, `email`, `time`, `expression`) is found by what the request carries,
+//! not only by the words around it.
 //!
 //! ```
 //! use toolwright_catalog::values::{ValueKind, value_kinds};
@@ -23,6 +24,10 @@ pub enum ValueKind {
     Time,
     /// An ISO date (`2024-05-01`).
     Date,
+    /// Arithmetic on numbers: an operator between two numbers (`17 * 23`, `7/8`, `3 - 1`,
+    /// `12 times 4`, `100 divided by 7`), a power or root (`2^10`, `9 squared`, `square root
+    /// of 2`) or a percentage of a number (`15% of 80`).
+    Arithmetic,
 }
 
 impl ValueKind {
@@ -34,6 +39,7 @@ impl ValueKind {
             ValueKind::Email => "email",
             ValueKind::Time => "time",
             ValueKind::Date => "date",
+            ValueKind::Arithmetic => "arithmetic expression",
         }
     }
 }
@@ -107,13 +113,102 @@ fn is_date(t: &str) -> bool {
             && parts.iter().all(|p| p.chars().all(|c| c.is_ascii_digit())))
 }
 
-/// The kinds of value `query` holds, each once, in order of first appearance.
+/// Operators written as words between two numbers.
+const WORD_OPERATORS: &[&[&str]] = &[
+    &["times"],
+    &["plus"],
+    &["minus"],
+    &["divided", "by"],
+    &["multiplied", "by"],
+    &["over"],
+    &["to", "the", "power", "of"],
+    &["mod"],
+    &["modulo"],
+];
+
+/// Whether `token` is a number as people write them (`12`, `3.5`, `2,340`, `$187.40`, `(19`).
+fn is_number(token: &str) -> bool {
+    let t = token.trim_start_matches(['(', '$', '€', '£']);
+    let t = t.trim_end_matches([')', '?', '!', ',', '.']);
+    t.starts_with(|c: char| c.is_ascii_digit())
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+}
+
+/// Whether `token` holds an operator between digits (`7/8`, `2^10`, `3*4`, `(1+2)`), and is not
+/// a date, a version or a size (`12/03/2024`, `1280x720` hold none).
+fn is_inline_arithmetic(token: &str) -> bool {
+    let t = token.trim_matches(|c: char| matches!(c, '(' | ')' | '?' | '!' | ',' | '.'));
+    let ops = t.matches(['+', '*', '/', '^', '×', '÷']).count();
+    let digits_around = t.char_indices().any(|(i, c)| {
+        matches!(c, '+' | '*' | '/' | '^' | '×' | '÷')
+            && t[..i].ends_with(|c: char| c.is_ascii_digit() || c == ')')
+            && t[i + c.len_utf8()..].starts_with(|c: char| c.is_ascii_digit() || c == '(')
+    });
+    let date_like = t.matches('/').count() >= 2;
+    ops >= 1
+        && digits_around
+        && !date_like
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || "+-*/^×÷.,()%".contains(c))
+}
+
+/// Whether `query` asks for arithmetic ([`ValueKind::Arithmetic`]).
+fn is_arithmetic(query: &str) -> bool {
+    let tokens: Vec<&str> = query.split_whitespace().collect();
+    let lower: Vec<String> = tokens
+        .iter()
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let number_at = |i: usize| tokens.get(i).is_some_and(|t| is_number(t));
+    tokens.iter().enumerate().any(|(i, t)| {
+        if is_inline_arithmetic(t) {
+            return true;
+        }
+        // A symbol between two numbers: `17 * 23`, `99 - 1`.
+        // (Not `x`: `1280 x 720` is a size.)
+        let symbol = matches!(*t, "+" | "-" | "*" | "/" | "^" | "×" | "÷");
+        if symbol && i > 0 && number_at(i - 1) && number_at(i + 1) {
+            return true;
+        }
+        // An operator in words between two numbers: `12 times 4`, `100 divided by 7`.
+        if i > 0 && number_at(i - 1) {
+            for op in WORD_OPERATORS {
+                let end = i + op.len();
+                if lower
+                    .get(i..end)
+                    .is_some_and(|w| w.iter().zip(*op).all(|(a, b)| a == b))
+                    && number_at(end)
+                {
+                    return true;
+                }
+            }
+        }
+        let w = lower.get(i).map_or("", String::as_str);
+        // `9 squared`, `2 cubed`; `15% of 80`; `square root of 2`.
+        (matches!(w, "squared" | "cubed") && i > 0 && number_at(i - 1))
+            || (t.ends_with('%')
+                && is_number(t.trim_end_matches('%'))
+                && lower.get(i + 1).is_some_and(|w| w == "of")
+                && number_at(i + 2))
+            || (w == "root" && lower.get(i + 1).is_some_and(|w| w == "of") && number_at(i + 2))
+    })
+}
+
+/// The kinds of value `query` holds, each once, in order of first appearance (arithmetic
+/// last).
 pub fn value_kinds(query: &str) -> Vec<ValueKind> {
     let mut out = Vec::new();
     for kind in query.split_whitespace().filter_map(classify) {
         if !out.contains(&kind) {
             out.push(kind);
         }
+    }
+    if is_arithmetic(query) {
+        out.push(ValueKind::Arithmetic);
     }
     out
 }
@@ -258,5 +353,37 @@ mod tests {
         assert_eq!(k("read 'https://x.org/a'."), [Url]);
         assert!(k("visit example.com, version 3.12, e.g. this, 1.5 km").is_empty());
         assert!(k("a/b testing, i.e. no").is_empty());
+    }
+
+    #[test]
+    fn finds_arithmetic_and_not_its_lookalikes() {
+        let arithmetic = |q| value_kinds(q).contains(&ValueKind::Arithmetic);
+        for q in [
+            "what is 17 * 23",
+            "calcuate 99 * 99 - 1",
+            "how much is 1234 times 5678",
+            "can you work out 7/8 as a decimal",
+            "(19.99 + 4.50) * 3, then take 10% off",
+            "what's 17.5% of 2,340?",
+            "square root of 2 to a few decimals",
+            "9 squared",
+            "2^10",
+            "100 divided by 7",
+            "$187.40 / 6",
+        ] {
+            assert!(arithmetic(q), "{q}");
+        }
+        for q in [
+            "resize the window to 1280x720",
+            "meeting on 12/03/2024 at 10",
+            "version 3.12 of python",
+            "issue 42 in acme/webapp",
+            "pages 10-20 of the report",
+            "the last 20 lines of /var/log/app.log",
+            "a/b testing results",
+            "top 5 results",
+        ] {
+            assert!(!arithmetic(q), "{q}");
+        }
     }
 }
