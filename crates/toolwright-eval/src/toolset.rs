@@ -241,17 +241,19 @@ mod tests {
         assert!(ds.specs.iter().all(|s| s.meta.server.is_some()));
     }
 
-    #[test]
-    fn the_held_out_mcp_test_set_loads_and_is_as_documented() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/mcp-test");
+    /// Loads a held-out set, checks its counts, that every tool carries its server, that every
+    /// tool is expected by some request and that every expected argument is a parameter of its
+    /// tool.
+    fn check_held_out(set: &str, tools: usize, requests: usize, out_of_scope: usize) {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("data")
+            .join(set);
         let ds = ToolsetDataset::load(&dir).unwrap();
-        assert_eq!(ds.specs.len(), 138);
-        assert_eq!(ds.requests.len(), 224);
+        assert_eq!(ds.specs.len(), tools);
+        assert_eq!(ds.requests.len(), requests);
         let oos = ds.requests.iter().filter(|r| r.out_of_scope()).count();
-        assert_eq!(oos, 36);
+        assert_eq!(oos, out_of_scope);
         assert!(ds.specs.iter().all(|s| s.meta.server.is_some()));
-        // Every tool is expected by some request, and every expected argument is a parameter
-        // of its tool.
         let expected: std::collections::HashSet<&str> = ds
             .requests
             .iter()
@@ -273,6 +275,12 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_held_out_mcp_test_sets_load_and_are_as_documented() {
+        check_held_out("mcp-test", 138, 224, 36);
+        check_held_out("mcp-test2", 125, 219, 34);
     }
 
     #[test]
