@@ -365,8 +365,16 @@ pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
 
 /// The values of `spans` a parameter called `param` should take by the request's cues: the
 /// values its name cue gives (whatever their length, as long as `fits` admits their length),
-/// else, for a path or URL parameter, the spans written as one (whole words or quoted texts),
-/// else `None` (no cue: every span stays).
+/// else, for a parameter named only `id` (or `uuid`), the whole words written as identifiers
+/// (`mon_123`, `3b1d-77aa`), else, for a path or URL parameter, the spans written as one
+/// (whole words or quoted texts), else `None` (no cue: every span stays).
+///
+/// ```
+/// use toolwright_local::cues::focus;
+/// let q = "how far along is firecrawl crawl 3b1d-77aa?";
+/// let spans: Vec<String> = ["firecrawl", "crawl", "3b1d-77aa"].map(String::from).to_vec();
+/// assert_eq!(focus("id", q, &spans, |_| true).unwrap(), ["3b1d-77aa"]);
+/// ```
 pub fn focus(
     param: &str,
     query: &str,
@@ -379,6 +387,9 @@ pub fn focus(
             return Some(v);
         }
     }
+    if is_bare_id(param) {
+        return id_words(query, spans, &fits);
+    }
     let form = written_as(param)?;
     let ws = tokens(query);
     let whole = |s: &str| ws.iter().any(|w| query.get(w.body.clone()) == Some(s));
@@ -386,6 +397,35 @@ pub fn focus(
     let v: Vec<String> = spans
         .iter()
         .filter(|s| !s.contains(char::is_whitespace) && whole(s) && written(s) && fits(s))
+        .cloned()
+        .collect();
+    (!v.is_empty()).then_some(v)
+}
+
+/// Whether a parameter is named only as an identifier (`id`, `uuid`, `key`, `identifier`): no
+/// name word says what it identifies, so the name cue has nothing to look for.
+fn is_bare_id(param: &str) -> bool {
+    matches!(
+        name_words(param).as_slice(),
+        [w] if matches!(w.as_str(), "id" | "uuid" | "identifier")
+    )
+}
+
+/// The spans that are whole words written as identifiers: letters and digits mixed, or parts
+/// joined by `_` or `-` with a digit among them (`mon_123`, `3b1d-77aa`, `recD77`), not paths,
+/// URLs or addresses; `None` when the request writes none.
+fn id_words(query: &str, spans: &[String], fits: impl Fn(&str) -> bool) -> Option<Vec<String>> {
+    let ws = tokens(query);
+    let whole = |s: &str| ws.iter().any(|w| query.get(w.body.clone()) == Some(s));
+    let id_like = |s: &str| {
+        s.chars().any(|c| c.is_ascii_digit())
+            && s.chars().any(|c| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    let v: Vec<String> = spans
+        .iter()
+        .filter(|s| whole(s) && id_like(s) && fits(s))
         .cloned()
         .collect();
     (!v.is_empty()).then_some(v)
