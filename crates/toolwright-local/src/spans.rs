@@ -71,8 +71,6 @@ pub(crate) fn word_ranges(query: &str) -> Vec<(std::ops::Range<usize>, std::ops:
 
 /// The parts of a word joined by `/` or `#`, and every run of consecutive parts
 /// (`github.com/denoland/deno` → `denoland`, `deno`, `denoland/deno`, ...); a URL is not cut.
-/// A word written from the root (`/vercel/next.js`) does not also give itself without its
-/// first `/`: that run is never what the request wrote.
 pub(crate) fn push_parts(word: &str, out: &mut Vec<String>) {
     if word.contains("://") || !word.contains(['/', '#']) {
         return;
@@ -91,12 +89,8 @@ pub(crate) fn push_parts(word: &str, out: &mut Vec<String>) {
             start = i + 1;
         }
     }
-    let rooted = word.starts_with('/');
     for (i, first) in pieces.iter().enumerate() {
-        for (j, last) in pieces.iter().enumerate().skip(i) {
-            if rooted && i == 0 && j + 1 == pieces.len() && j > 0 {
-                continue;
-            }
+        for last in pieces.iter().skip(i) {
             out.extend(word.get(first.start..last.end).map(String::from));
         }
     }
@@ -474,9 +468,6 @@ mod tests {
         }
         let s = query_spans("what files are in /home/ana/Downloads?");
         assert!(s.contains(&"/home/ana/Downloads".to_string()));
-        // A word from the root does not also give itself without its first `/`.
-        assert!(!s.contains(&"home/ana/Downloads".to_string()), "{s:?}");
-        assert!(s.contains(&"ana/Downloads".to_string()), "{s:?}");
         let s = query_spans("open https://example.com/a/b now");
         assert!(s.contains(&"https://example.com/a/b".to_string()));
         assert!(!s.iter().any(|x| x == "a/b"), "a URL is not cut");
