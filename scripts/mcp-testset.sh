@@ -71,21 +71,4 @@ list calculator "$TMP/venv-calculator/bin/mcp-server-calculator"
 
 # ---- combine ---------------------------------------------------------------------------
 # One tools/list result; a name that two servers share becomes `<server>__<name>` on both.
-"$PY" - "$OUT" <<'PY'
-import collections, glob, json, os, sys
-out = sys.argv[1]
-servers = {os.path.basename(f)[:-5]: json.load(open(f, encoding="utf-8"))["tools"]
-           for f in sorted(glob.glob(os.path.join(out, "servers", "*.json")))}
-count = collections.Counter(t["name"] for tools in servers.values() for t in tools)
-combined = []
-for short, tools in servers.items():
-    for t in tools:
-        t = dict(t)
-        if count[t["name"]] > 1:
-            t["name"] = f"{short}__{t['name']}"
-        combined.append(t)
-with open(os.path.join(out, "tools.json"), "w", encoding="utf-8") as f:
-    json.dump({"tools": combined}, f, indent=2, ensure_ascii=False)
-    f.write("\n")
-print(f"mcp-testset: {len(combined)} tools from {len(servers)} servers", file=sys.stderr)
-PY
+"$PY" "$ROOT/scripts/mcp-combine-tools.py" "$OUT" mcp-testset
