@@ -139,15 +139,13 @@ fn is_number(token: &str) -> bool {
 /// a date, a version or a size (`12/03/2024`, `1280x720` hold none).
 fn is_inline_arithmetic(token: &str) -> bool {
     let t = token.trim_matches(|c: char| matches!(c, '(' | ')' | '?' | '!' | ',' | '.'));
-    let ops = t.matches(['+', '*', '/', '^', '×', '÷']).count();
     let digits_around = t.char_indices().any(|(i, c)| {
         matches!(c, '+' | '*' | '/' | '^' | '×' | '÷')
             && t[..i].ends_with(|c: char| c.is_ascii_digit() || c == ')')
             && t[i + c.len_utf8()..].starts_with(|c: char| c.is_ascii_digit() || c == '(')
     });
     let date_like = t.matches('/').count() >= 2;
-    ops >= 1
-        && digits_around
+    digits_around
         && !date_like
         && t.chars()
             .all(|c| c.is_ascii_digit() || "+-*/^×÷.,()%".contains(c))
