@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Reproduces crates/toolwright-eval/data/mcp-test3/servers/*.json and tools.json, the THIRD
+# HELD-OUT test set's tool catalog (never used to choose or tune anything; the dev set is
+# data/mcp, made by scripts/mcp-devset.sh; the earlier held-out sets are data/mcp-test and
+# data/mcp-test2, made by scripts/mcp-testset.sh and mcp-testset2.sh). Installs the pinned MCP
+# server packages (npm / PyPI) into a temporary directory, starts each one over stdio with
+# dummy credentials, asks for its tools (scripts/mcp-list-tools.py) and writes the raw
+# `tools/list` result. Not run by CI.
+#
+#   scripts/mcp-testset3.sh            # rewrite the files in the repository
+#   OUT=/some/dir scripts/mcp-testset3.sh
+#
+# Needs node + npm and python3 (with venv). Reads nothing outside the repository and its
+# own temp dir; no server is given a real token and none of them contacts its service
+# to list its tools.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${OUT:-$ROOT/crates/toolwright-eval/data/mcp-test3}"
+LIST="$ROOT/scripts/mcp-list-tools.py"
+PY="${PYTHON:-python3}"
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcp-testset3.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$OUT/servers" "$TMP/npm" "$TMP/home"
+export HOME="$TMP/home" npm_config_cache="$TMP/npm-cache" PIP_CACHE_DIR="$TMP/pip-cache"
+# No telemetry from servers that have it.
+export DO_NOT_TRACK=1
+
+# ---- pinned packages -------------------------------------------------------------------
+NPM_PKGS=(
+  @cocal/google-calendar-mcp@2.6.3
+  @antv/mcp-server-chart@0.9.10
+  @circleci/mcp-server-circleci@0.20.0
+  @wonderwhy-er/desktop-commander@0.2.52
+  @negokaz/excel-mcp-server@0.12.0
+  linear-mcp-server@0.1.0
+  mcp-searxng@2.4.0
+  terraform-mcp-server@0.13.0
+)
+# PyPI: one venv each; `mcp` and `pydantic` (which writes the input schemas) pinned to the
+# versions they resolved to when the set was made.
+declare -A PYPI_PKGS=(
+  [email]="mcp-email-server==1.13.3 mcp==1.30.0 pydantic==2.14.4"
+  [mysql]="mysql-mcp-server==0.4.4 mcp==1.30.0 pydantic==2.14.4"
+)
+
+echo "mcp-testset3: installing npm packages into $TMP/npm" >&2
+( cd "$TMP/npm" && npm init -y >/dev/null &&
+  npm install --ignore-scripts --no-audit --no-fund --silent "${NPM_PKGS[@]}" >&2 )
+for key in $(printf '%s\n' "${!PYPI_PKGS[@]}" | sort); do
+  echo "mcp-testset3: installing ${PYPI_PKGS[$key]} into $TMP/venv-$key" >&2
+  "$PY" -m venv "$TMP/venv-$key"
+  # shellcheck disable=SC2086
+  "$TMP/venv-$key/bin/pip" install -q --disable-pip-version-check ${PYPI_PKGS[$key]} >&2
+done
+
+# ---- list each server ------------------------------------------------------------------
+N="$TMP/npm/node_modules"
+list() { local name="$1"; shift; "$PY" "$LIST" "$OUT/servers/$name.json" -- "$@"; }
+
+# Exits at start-up without an OAuth client file; a dummy one (no token) is enough to list.
+printf '%s\n' '{"installed":{"client_id":"dummy.apps.googleusercontent.com","client_secret":"dummy","redirect_uris":["http://localhost"]}}' \
+  > "$TMP/gcp-oauth.keys.json"
+GOOGLE_OAUTH_CREDENTIALS="$TMP/gcp-oauth.keys.json" \
+  list calendar node "$N/@cocal/google-calendar-mcp/build/index.js"
+list chart node "$N/@antv/mcp-server-chart/build/index.js"
+CIRCLECI_TOKEN=dummy list circleci node "$N/@circleci/mcp-server-circleci/dist/index.js"
+# Keeps its config under $HOME (the empty temp home).
+list desktop node "$N/@wonderwhy-er/desktop-commander/dist/index.js"
+list email "$TMP/venv-email/bin/mcp-email-server" stdio
+# The package ships its Go binaries; dist/launcher.js starts the one for this platform.
+list excel node "$N/@negokaz/excel-mcp-server/dist/launcher.js"
+LINEAR_API_KEY=lin_api_dummy list linear node "$N/linear-mcp-server/build/index.js"
+MYSQL_HOST=127.0.0.1 MYSQL_USER=dummy MYSQL_PASSWORD=dummy MYSQL_DATABASE=dummy \
+  list mysql "$TMP/venv-mysql/bin/mysql_mcp_server"
+# Port 9 (discard) on the loopback: nothing is asked to list the tools.
+SEARXNG_URL=http://127.0.0.1:9 list searxng node "$N/mcp-searxng/dist/cli.js"
+list terraform node "$N/terraform-mcp-server/dist/index.js"
+
+# ---- combine ---------------------------------------------------------------------------
+# One tools/list result; a name that two servers share becomes `<server>__<name>` on both.
+"$PY" "$ROOT/scripts/mcp-combine-tools.py" "$OUT" mcp-testset3
