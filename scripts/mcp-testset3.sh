@@ -31,9 +31,9 @@ NPM_PKGS=(
   @cocal/google-calendar-mcp@2.6.3
   @antv/mcp-server-chart@0.9.10
   @circleci/mcp-server-circleci@0.20.0
-  @wonderwhy-er/desktop-commander@0.2.52
   @negokaz/excel-mcp-server@0.12.0
   linear-mcp-server@0.1.0
+  @mapbox/mcp-server@0.14.0
   mcp-searxng@2.4.0
   terraform-mcp-server@0.13.0
 )
@@ -65,12 +65,11 @@ GOOGLE_OAUTH_CREDENTIALS="$TMP/gcp-oauth.keys.json" \
   list calendar node "$N/@cocal/google-calendar-mcp/build/index.js"
 list chart node "$N/@antv/mcp-server-chart/build/index.js"
 CIRCLECI_TOKEN=dummy list circleci node "$N/@circleci/mcp-server-circleci/dist/index.js"
-# Keeps its config under $HOME (the empty temp home).
-list desktop node "$N/@wonderwhy-er/desktop-commander/dist/index.js"
 list email "$TMP/venv-email/bin/mcp-email-server" stdio
 # The package ships its Go binaries; dist/launcher.js starts the one for this platform.
 list excel node "$N/@negokaz/excel-mcp-server/dist/launcher.js"
 LINEAR_API_KEY=lin_api_dummy list linear node "$N/linear-mcp-server/build/index.js"
+MAPBOX_ACCESS_TOKEN=pk.dummy list mapbox node "$N/@mapbox/mcp-server/dist/esm/index.js"
 MYSQL_HOST=127.0.0.1 MYSQL_USER=dummy MYSQL_PASSWORD=dummy MYSQL_DATABASE=dummy \
   list mysql "$TMP/venv-mysql/bin/mysql_mcp_server"
 # Port 9 (discard) on the loopback: nothing is asked to list the tools.
