@@ -281,6 +281,7 @@ mod tests {
     fn the_held_out_mcp_test_sets_load_and_are_as_documented() {
         check_held_out("mcp-test", 138, 224, 36);
         check_held_out("mcp-test2", 125, 219, 34);
+        check_held_out("mcp-test3", 131, 260, 35);
     }
 
     #[test]
