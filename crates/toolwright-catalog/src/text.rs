@@ -207,11 +207,33 @@ pub enum Action {
     Delete,
 }
 
-/// The verbs of each [`Action`]: everyday CRUD vocabulary, not any toolset's.
+/// The verbs of each [`Action`]: everyday CRUD vocabulary, not any toolset's. Besides the
+/// plain CRUD verbs, the everyday verbs of a state change (`archive`, `pause`, `merge`, `close`,
+/// `approve`), of a cancellation (`cancel`, `void`, `revoke`) and of making something by
+/// sending or buying it (`upload`, `submit`, `buy`, `invite`, `schedule`) are sorted in, so that
+/// "void the invoice" is not taken for a look-up. Words that are as often nouns or mean several
+/// actions (`open`, `order`, `book`, `start`, `run`, `pull`) are left out.
 const ACTIONS: &[(Action, &[&str])] = &[
     (
         Action::Delete,
-        &["delete", "remove", "drop", "erase", "destroy", "clear"],
+        &[
+            "delete",
+            "remove",
+            "drop",
+            "erase",
+            "destroy",
+            "clear",
+            "cancel",
+            "void",
+            "revoke",
+            "purge",
+            "wipe",
+            "trash",
+            "discard",
+            "uninstall",
+            "unsubscribe",
+            "terminate",
+        ],
     ),
     (
         Action::Update,
@@ -227,12 +249,42 @@ const ACTIONS: &[(Action, &[&str])] = &[
             "replace",
             "assign",
             "transition",
+            "pause",
+            "resume",
+            "archive",
+            "unarchive",
+            "merge",
+            "close",
+            "reopen",
+            "resolve",
+            "approve",
+            "reject",
+            "complete",
+            "finish",
+            "mark",
+            "star",
+            "unstar",
+            "pin",
+            "unpin",
+            "lock",
+            "unlock",
+            "enable",
+            "disable",
+            "activate",
+            "deactivate",
+            "restore",
+            "rotate",
+            "resize",
+            "reset",
+            "share",
         ],
     ),
     (
         Action::Create,
         &[
             "create", "add", "new", "make", "post", "send", "write", "insert", "generate",
+            "upload", "submit", "publish", "buy", "purchase", "invite", "schedule", "reply",
+            "compose", "fork", "pay",
         ],
     ),
     (
@@ -266,22 +318,30 @@ const PHRASES: &[(Action, &[&str])] = &[
 /// assert_eq!(action(&words("What's the weather")), Some(Action::Read));
 /// assert_eq!(action(&words("get rid of the old branch")), Some(Action::Delete));
 /// assert_eq!(action(&words("set up a new project")), Some(Action::Create));
+/// assert_eq!(action(&words("void the invoice")), Some(Action::Delete));
+/// assert_eq!(action(&words("pause workflow 55")), Some(Action::Update));
+/// assert_eq!(action(&words("upload handbook.pdf")), Some(Action::Create));
 /// assert_eq!(action(&words("sequentialthinking")), None);
 /// ```
 pub fn action(words: &[String]) -> Option<Action> {
+    action_at(words).map(|(a, _)| a)
+}
+
+/// Like [`action`], with where its verb stands: the action and the range of `words` that says it.
+fn action_at(words: &[String]) -> Option<(Action, std::ops::Range<usize>)> {
     (0..words.len()).find_map(|i| {
         let rest = words.get(i..).unwrap_or_default();
-        if let Some((a, _)) = PHRASES.iter().find(|(_, p)| {
+        if let Some((a, p)) = PHRASES.iter().find(|(_, p)| {
             p.len() <= rest.len() && p.iter().zip(rest).all(|(p, w)| *p == w.as_str())
         }) {
-            return Some(*a);
+            return Some((*a, i..i + p.len()));
         }
         // "what's" → "what".
         let w = rest.first()?.split('\'').next().unwrap_or_default();
         ACTIONS
             .iter()
             .find(|(_, verbs)| verbs.contains(&w))
-            .map(|(a, _)| *a)
+            .map(|(a, _)| (*a, i..i + 1))
     })
 }
 
@@ -310,6 +370,29 @@ pub fn request_action(query: &str) -> Option<Action> {
 /// What a tool does, from the verb of its name (`update_issue` → update).
 pub fn name_action(name: &str) -> Option<Action> {
     action(&words(name))
+}
+
+/// What a tool does and to what, from its name: the [`name_action`] and the stemmed words of
+/// its object, the words after the verb (`delete_records` → delete, `["record"]`), or before it
+/// when none follow (`issue_create` → create, `["issue"]`). `None` when the name has no verb.
+///
+/// ```
+/// use toolwright_catalog::text::{Action, name_object};
+/// assert_eq!(name_object("slack_post_message"), Some((Action::Create, vec!["message".to_string()])));
+/// assert_eq!(name_object("hubspot-batch-update-objects"), Some((Action::Update, vec!["object".to_string()])));
+/// assert_eq!(name_object("browser_resize"), Some((Action::Update, vec!["browser".to_string()])));
+/// assert_eq!(name_object("sequentialthinking"), None);
+/// ```
+pub fn name_object(name: &str) -> Option<(Action, Vec<String>)> {
+    let words = words(name);
+    let (action, at) = action_at(&words)?;
+    let after = words.get(at.end..).unwrap_or_default();
+    let object = if after.is_empty() {
+        words.get(..at.start).unwrap_or_default()
+    } else {
+        after
+    };
+    Some((action, object.iter().map(|w| stem(w)).collect()))
 }
 
 /// Words of `text` for indexing or querying: split, stop words dropped, stemmed.

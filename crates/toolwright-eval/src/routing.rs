@@ -130,7 +130,7 @@ pub fn calibrate_floor(points: &[(bool, f32)], max_in_scope: f64) -> Option<Refu
 }
 
 /// How many features a "no tool fits" rule reads.
-pub const NO_TOOL_FEATURES: usize = 4;
+pub const NO_TOOL_FEATURES: usize = 5;
 
 /// One request's "no tool fits" evidence, as the local provider's rule reads it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -138,7 +138,7 @@ pub struct NoToolPoint {
     /// No tool fits the request.
     pub out_of_scope: bool,
     /// `[best similarity, lexical evidence, content words (from the rule's floor up), action
-    /// missing (0 or 1)]`.
+    /// missing (0 or 1), object missing (0 or 1)]`.
     pub x: [f32; NO_TOOL_FEATURES],
     /// The request names an allowed value of the first candidate's parameters: the provider
     /// calls a tool whatever the rule's score (`NoToolRule::value_named_fits`).
@@ -152,7 +152,8 @@ impl NoToolPoint {
     }
 }
 
-/// A linear "no tool fits" rule `[bias, similarity, lexical, words, action missing]` and its
+/// A linear "no tool fits" rule `[bias, similarity, lexical, words, action missing, object
+/// missing]` and its
 /// refusal rates.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct NoToolRates {
@@ -225,13 +226,13 @@ pub fn fit_no_tool(all: &[NoToolPoint], max_in_scope: f64) -> Option<[f32; NO_TO
     if n_pos == 0.0 || n_pos == n {
         return None;
     }
-    let xs: Vec<Vec4> = points.iter().map(|p| p.x.map(f64::from)).collect();
+    let xs: Vec<Features> = points.iter().map(|p| p.x.map(f64::from)).collect();
     let mean = xs.iter().fold(ZERO, |m, x| add(m, x.map(|v| v / n)));
     let var = xs
         .iter()
         .fold(ZERO, |m, x| add(m, sub(*x, mean).map(|d| d * d / n)));
     let sd = var.map(|v| v.sqrt().max(1e-6));
-    let zs: Vec<Vec4> = xs.iter().map(|x| div(sub(*x, mean), sd)).collect();
+    let zs: Vec<Features> = xs.iter().map(|x| div(sub(*x, mean), sd)).collect();
     let (w_pos, w_neg) = (n / (2.0 * n_pos), n / (2.0 * (n - n_pos)));
     let (mut w, mut b) = (ZERO, 0.0f64);
     for _ in 0..20_000 {
@@ -275,10 +276,10 @@ pub fn fit_no_tool(all: &[NoToolPoint], max_in_scope: f64) -> Option<[f32; NO_TO
     Some(rule)
 }
 
-type Vec4 = [f64; NO_TOOL_FEATURES];
-const ZERO: Vec4 = [0.0; NO_TOOL_FEATURES];
+type Features = [f64; NO_TOOL_FEATURES];
+const ZERO: Features = [0.0; NO_TOOL_FEATURES];
 
-fn zip_with(a: Vec4, b: Vec4, f: impl Fn(f64, f64) -> f64) -> Vec4 {
+fn zip_with(a: Features, b: Features, f: impl Fn(f64, f64) -> f64) -> Features {
     let mut out = ZERO;
     for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
         *o = f(x, y);
@@ -286,19 +287,19 @@ fn zip_with(a: Vec4, b: Vec4, f: impl Fn(f64, f64) -> f64) -> Vec4 {
     out
 }
 
-fn add(a: Vec4, b: Vec4) -> Vec4 {
+fn add(a: Features, b: Features) -> Features {
     zip_with(a, b, |x, y| x + y)
 }
 
-fn sub(a: Vec4, b: Vec4) -> Vec4 {
+fn sub(a: Features, b: Features) -> Features {
     zip_with(a, b, |x, y| x - y)
 }
 
-fn div(a: Vec4, b: Vec4) -> Vec4 {
+fn div(a: Features, b: Features) -> Features {
     zip_with(a, b, |x, y| x / y)
 }
 
-fn dot(a: Vec4, b: Vec4) -> f64 {
+fn dot(a: Features, b: Features) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
@@ -375,9 +376,9 @@ mod tests {
         let mut pts: Vec<NoToolPoint> = Vec::new();
         for i in 0..40 {
             let f = i as f32 / 40.0;
-            pts.push(point(false, [0.35 + 0.4 * f, 1.0 + f, 6.0, 0.0]));
+            pts.push(point(false, [0.35 + 0.4 * f, 1.0 + f, 6.0, 0.0, 0.0]));
             if i % 4 == 0 {
-                pts.push(point(true, [0.05 + 0.3 * f, 0.2 * f, 5.0, f.round()]));
+                pts.push(point(true, [0.05 + 0.3 * f, 0.2 * f, 5.0, f.round(), 0.0]));
             }
         }
         let rule = fit_no_tool(&pts, 0.05).unwrap();
@@ -393,7 +394,7 @@ mod tests {
             .filter(|p| !p.out_of_scope)
             .map(|p| NoToolPoint {
                 value_named: true,
-                x: [0.0, 0.0, 6.0, 1.0],
+                x: [0.0, 0.0, 6.0, 1.0, 0.0],
                 ..*p
             })
             .collect();

@@ -157,7 +157,7 @@ pub fn summary_text(r: &ToolsetReport) -> String {
                     .join(", ")
             )
         };
-        s.push_str("\nno tool fits (requests refused; rule [bias, similarity, lexical, words, action missing])\n");
+        s.push_str("\nno tool fits (requests refused; rule [bias, similarity, lexical, words, action missing, object missing])\n");
         s.push_str(&line("default rule", &n.default));
         if let Some(f) = &n.fitted {
             s.push_str(&line("fitted here", f));
@@ -195,6 +195,26 @@ pub fn summary_text(r: &ToolsetReport) -> String {
     s
 }
 
+/// The "no tool fits" evidence of every request of `ds`, as the embedded provider reads it
+/// (hybrid router, its 3 candidates), with the request's server and whether the router's first
+/// candidate is right: what [`crate::routing::fit_no_tool`] fits a rule on. Needs the embedder.
+#[cfg(feature = "embed")]
+pub fn no_tool_points(
+    ds: &ToolsetDataset,
+) -> Result<Vec<(crate::routing::NoToolPoint, String, bool)>, String> {
+    let setup = toolwright_local::routing::build_router(
+        ds.specs.clone(),
+        Some(toolwright_catalog::ScorerKind::Hybrid),
+        &mut |_, _| {},
+    )
+    .map_err(|e| e.to_string())?;
+    let ranker = toolwright_agent::routing::CatalogRanker::from_router(setup.router);
+    Ok(dense::points(&ranker, &ds.requests)
+        .into_iter()
+        .map(|(p, s, r)| (p, s.to_string(), r))
+        .collect())
+}
+
 #[cfg(feature = "embed")]
 mod dense {
     use super::*;
@@ -207,7 +227,7 @@ mod dense {
     /// The rule's features for every request, as the provider sees them (its default 3
     /// candidates), with each request's server.
     /// ... and whether the router's first candidate is right.
-    fn points<'r>(
+    pub(super) fn points<'r>(
         ranker: &CatalogRanker,
         requests: &'r [Request],
     ) -> Vec<(crate::routing::NoToolPoint, &'r str, bool)> {
@@ -228,6 +248,7 @@ mod dense {
                             e.lexical,
                             e.words.max(DEFAULT_WORDS_FLOOR) as f32,
                             f32::from(u8::from(e.action_missing)),
+                            f32::from(u8::from(e.object_missing)),
                         ],
                         value_named: e.value_named,
                     },
