@@ -47,21 +47,12 @@ declare -A PYPI_PKGS=(
   [atlassian]="mcp-atlassian==0.23.1"
 )
 
-echo "mcp-devset: installing npm packages into $TMP/npm" >&2
-( cd "$TMP/npm" && npm init -y >/dev/null &&
-  # --ignore-scripts: puppeteer/playwright would download a browser; listing needs none.
-  PUPPETEER_SKIP_DOWNLOAD=1 npm install --ignore-scripts --no-audit --no-fund --silent \
-    "${NPM_PKGS[@]}" >&2 )
-for key in "${!PYPI_PKGS[@]}"; do
-  echo "mcp-devset: installing ${PYPI_PKGS[$key]} into $TMP/venv-$key" >&2
-  "$PY" -m venv "$TMP/venv-$key"
-  # shellcheck disable=SC2086
-  "$TMP/venv-$key/bin/pip" install -q --disable-pip-version-check ${PYPI_PKGS[$key]} >&2
-done
+# shellcheck source=scripts/mcp-install.sh
+source "$ROOT/scripts/mcp-install.sh"
+mcp_install mcp-devset
 
 # ---- list each server ------------------------------------------------------------------
 M="$TMP/npm/node_modules/@modelcontextprotocol"
-list() { local name="$1"; shift; "$PY" "$LIST" "$OUT/servers/$name.json" -- "$@"; }
 git -C "$TMP/gitrepo" init -q
 
 list filesystem node "$M/server-filesystem/dist/index.js" "$TMP/fsroot"

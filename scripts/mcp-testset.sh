@@ -42,19 +42,12 @@ declare -A PYPI_PKGS=(
   [calculator]="mcp-server-calculator==0.2.1 mcp==1.30.0"
 )
 
-echo "mcp-testset: installing npm packages into $TMP/npm" >&2
-( cd "$TMP/npm" && npm init -y >/dev/null &&
-  npm install --ignore-scripts --no-audit --no-fund --silent "${NPM_PKGS[@]}" >&2 )
-for key in "${!PYPI_PKGS[@]}"; do
-  echo "mcp-testset: installing ${PYPI_PKGS[$key]} into $TMP/venv-$key" >&2
-  "$PY" -m venv "$TMP/venv-$key"
-  # shellcheck disable=SC2086
-  "$TMP/venv-$key/bin/pip" install -q --disable-pip-version-check ${PYPI_PKGS[$key]} >&2
-done
+# shellcheck source=scripts/mcp-install.sh
+source "$ROOT/scripts/mcp-install.sh"
+mcp_install mcp-testset
 
 # ---- list each server ------------------------------------------------------------------
 N="$TMP/npm/node_modules"
-list() { local name="$1"; shift; "$PY" "$LIST" "$OUT/servers/$name.json" -- "$@"; }
 
 # No kubeconfig (HOME is the empty temp home): it lists its tools without a cluster.
 list kubernetes node "$N/mcp-server-kubernetes/dist/index.js"

@@ -44,19 +44,12 @@ declare -A PYPI_PKGS=(
   [yfinance]="yfinance-mcp==0.1.2 mcp==1.30.0"
 )
 
-echo "mcp-testset2: installing npm packages into $TMP/npm" >&2
-( cd "$TMP/npm" && npm init -y >/dev/null &&
-  npm install --ignore-scripts --no-audit --no-fund --silent "${NPM_PKGS[@]}" >&2 )
-for key in $(printf '%s\n' "${!PYPI_PKGS[@]}" | sort); do
-  echo "mcp-testset2: installing ${PYPI_PKGS[$key]} into $TMP/venv-$key" >&2
-  "$PY" -m venv "$TMP/venv-$key"
-  # shellcheck disable=SC2086
-  "$TMP/venv-$key/bin/pip" install -q --disable-pip-version-check ${PYPI_PKGS[$key]} >&2
-done
+# shellcheck source=scripts/mcp-install.sh
+source "$ROOT/scripts/mcp-install.sh"
+mcp_install mcp-testset2
 
 # ---- list each server ------------------------------------------------------------------
 N="$TMP/npm/node_modules"
-list() { local name="$1"; shift; "$PY" "$LIST" "$OUT/servers/$name.json" -- "$@"; }
 
 PRIVATE_APP_ACCESS_TOKEN=dummy list hubspot node "$N/@hubspot/mcp-server/dist/index.js"
 # 0.2.5 is the last version with local tools (0.3.x forwards everything to Stripe's remote

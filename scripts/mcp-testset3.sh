@@ -44,19 +44,12 @@ declare -A PYPI_PKGS=(
   [mysql]="mysql-mcp-server==0.4.4 mcp==1.30.0 pydantic==2.14.4"
 )
 
-echo "mcp-testset3: installing npm packages into $TMP/npm" >&2
-( cd "$TMP/npm" && npm init -y >/dev/null &&
-  npm install --ignore-scripts --no-audit --no-fund --silent "${NPM_PKGS[@]}" >&2 )
-for key in $(printf '%s\n' "${!PYPI_PKGS[@]}" | sort); do
-  echo "mcp-testset3: installing ${PYPI_PKGS[$key]} into $TMP/venv-$key" >&2
-  "$PY" -m venv "$TMP/venv-$key"
-  # shellcheck disable=SC2086
-  "$TMP/venv-$key/bin/pip" install -q --disable-pip-version-check ${PYPI_PKGS[$key]} >&2
-done
+# shellcheck source=scripts/mcp-install.sh
+source "$ROOT/scripts/mcp-install.sh"
+mcp_install mcp-testset3
 
 # ---- list each server ------------------------------------------------------------------
 N="$TMP/npm/node_modules"
-list() { local name="$1"; shift; "$PY" "$LIST" "$OUT/servers/$name.json" -- "$@"; }
 
 # Exits at start-up without an OAuth client file; a dummy one (no token) is enough to list.
 printf '%s\n' '{"installed":{"client_id":"dummy.apps.googleusercontent.com","client_secret":"dummy","redirect_uris":["http://localhost"]}}' \
