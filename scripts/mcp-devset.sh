@@ -13,13 +13,10 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="${OUT:-$ROOT/crates/toolwright-eval/data/mcp}"
-LIST="$ROOT/scripts/mcp-list-tools.py"
-PY="${PYTHON:-python3}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcp-devset.XXXXXX")"
-trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$OUT/servers" "$TMP/npm" "$TMP/fsroot" "$TMP/gitrepo" "$TMP/home"
-export HOME="$TMP/home" npm_config_cache="$TMP/npm-cache" PIP_CACHE_DIR="$TMP/pip-cache"
+# shellcheck source=scripts/mcp-install.sh
+source "$ROOT/scripts/mcp-install.sh"
+mcp_setup mcp-devset mcp
+mkdir -p "$TMP/fsroot" "$TMP/gitrepo"
 
 # ---- pinned packages -------------------------------------------------------------------
 NPM_PKGS=(
@@ -47,8 +44,6 @@ declare -A PYPI_PKGS=(
   [atlassian]="mcp-atlassian==0.23.1"
 )
 
-# shellcheck source=scripts/mcp-install.sh
-source "$ROOT/scripts/mcp-install.sh"
 mcp_install mcp-devset
 
 # ---- list each server ------------------------------------------------------------------

@@ -14,13 +14,10 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="${OUT:-$ROOT/crates/toolwright-eval/data/mcp-test}"
-LIST="$ROOT/scripts/mcp-list-tools.py"
-PY="${PYTHON:-python3}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcp-testset.XXXXXX")"
-trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$OUT/servers" "$TMP/npm" "$TMP/home" "$TMP/arxiv"
-export HOME="$TMP/home" npm_config_cache="$TMP/npm-cache" PIP_CACHE_DIR="$TMP/pip-cache"
+# shellcheck source=scripts/mcp-install.sh
+source "$ROOT/scripts/mcp-install.sh"
+mcp_setup mcp-testset mcp-test
+mkdir -p "$TMP/arxiv"
 # No telemetry from servers that have it.
 export DO_NOT_TRACK=1 MDB_MCP_TELEMETRY=disabled
 
@@ -42,8 +39,6 @@ declare -A PYPI_PKGS=(
   [calculator]="mcp-server-calculator==0.2.1 mcp==1.30.0"
 )
 
-# shellcheck source=scripts/mcp-install.sh
-source "$ROOT/scripts/mcp-install.sh"
 mcp_install mcp-testset
 
 # ---- list each server ------------------------------------------------------------------

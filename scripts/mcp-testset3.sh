@@ -16,13 +16,9 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="${OUT:-$ROOT/crates/toolwright-eval/data/mcp-test3}"
-LIST="$ROOT/scripts/mcp-list-tools.py"
-PY="${PYTHON:-python3}"
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/mcp-testset3.XXXXXX")"
-trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$OUT/servers" "$TMP/npm" "$TMP/home"
-export HOME="$TMP/home" npm_config_cache="$TMP/npm-cache" PIP_CACHE_DIR="$TMP/pip-cache"
+# shellcheck source=scripts/mcp-install.sh
+source "$ROOT/scripts/mcp-install.sh"
+mcp_setup mcp-testset3 mcp-test3
 # No telemetry from servers that have it.
 export DO_NOT_TRACK=1
 
@@ -44,8 +40,6 @@ declare -A PYPI_PKGS=(
   [mysql]="mysql-mcp-server==0.4.4 mcp==1.30.0 pydantic==2.14.4"
 )
 
-# shellcheck source=scripts/mcp-install.sh
-source "$ROOT/scripts/mcp-install.sh"
 mcp_install mcp-testset3
 
 # ---- list each server ------------------------------------------------------------------
