@@ -166,6 +166,17 @@ pub fn value_like(word: &str) -> bool {
     inner || upper || w.chars().any(|c| c.is_ascii_digit())
 }
 
+/// Whether a word is written as a proper name: a capital letter, then lower-case letters only
+/// (`Deals`, `Projects`; not `DOCS`, not `iPhone`). In "the Deals table" it names the table;
+/// a proper name that a tool's own text uses is its service or one of its own terms ("the
+/// Slack channel"), which [`crate::spans::ground_strings`] drops.
+pub fn proper(word: &str) -> bool {
+    let mut cs = word.chars();
+    cs.next().is_some_and(|c| c.is_ascii_uppercase())
+        && word.chars().count() > 1
+        && cs.all(|c| c.is_ascii_lowercase())
+}
+
 /// Whether a word is written as a path: it holds `/` or `\`, or ends in a file extension with
 /// a letter after a name of two characters or more, or none (`notes.txt`, `.env`; not `e.g`);
 /// not a URL, not an address.
@@ -347,7 +358,9 @@ pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
             .checked_sub(2)
             .and_then(|k| ws.get(k))
             .is_some_and(|d| DETERMINERS.contains(&lower(d).as_str()));
-        if let Some(b) = before.filter(|b| det && !plain(b) && value_like(text(b))) {
+        if let Some(b) =
+            before.filter(|b| det && !plain(b) && (value_like(text(b)) || proper(text(b))))
+        {
             out.push(text(b).to_string());
         }
     }
@@ -654,6 +667,83 @@ pub fn owner_name(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
     vec![
         (owner.to_string(), side(|p| &p.0)),
         (name.to_string(), side(|p| &p.1)),
+    ]
+}
+
+/// Parameter names of the container side of a `container.item` word (`shop.orders`): the
+/// dotted notation of databases (MongoDB's `db.collection`, SQL's `schema.table`, BigQuery's
+/// `dataset.table`, Cassandra's `keyspace.table`).
+const CONTAINER_WORDS: &[&str] = &["database", "db", "schema", "dataset", "keyspace"];
+
+/// Parameter names of the item side of a `container.item` word.
+const ITEM_WORDS: &[&str] = &["collection", "table", "coll"];
+
+/// File extensions that make a dotted word a file name, not `container.item` (`data.csv`).
+const FILE_EXTENSIONS: &[&str] = &[
+    "csv", "tsv", "json", "jsonl", "ndjson", "txt", "md", "pdf", "xml", "yaml", "yml", "log",
+    "sql", "db", "gz", "zip", "tar", "parquet", "html", "js", "ts", "py", "rs", "png", "jpg",
+    "bson", "xlsx", "doc", "docx",
+];
+
+/// The two sides of the request's `container.item` words: exactly two parts joined by one dot,
+/// each starting with a letter and made of letters, digits, `_` and `-`, the second not a file
+/// extension ([`FILE_EXTENSIONS`]).
+fn dotted_words(query: &str) -> Vec<(String, String)> {
+    let part = |p: &str| {
+        p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    tokens(query)
+        .into_iter()
+        .filter_map(|w| {
+            let word = query.get(w.body.clone())?.trim_end_matches('.');
+            let (a, b) = word.split_once('.')?;
+            let ext = FILE_EXTENSIONS.contains(&b.to_ascii_lowercase().as_str());
+            (part(a) && part(b) && !ext).then(|| (a.to_string(), b.to_string()))
+        })
+        .collect()
+}
+
+/// For a tool with a container parameter (`database`, `db`, `schema`, `dataset`, `keyspace`)
+/// and an item parameter (`collection`, `table`), the values each side takes from the request's
+/// `container.item` words ("the 20 newest orders in shop.orders": `database` → `shop`,
+/// `collection` → `orders`). Empty when the tool has no such pair or the request no such word.
+///
+/// ```
+/// use toolwright_local::cues::container_item;
+/// let v = container_item(&["database", "collection", "limit"], "20 newest orders from shop.orders");
+/// assert_eq!(v, [("database".to_string(), vec!["shop".to_string()]),
+///                ("collection".to_string(), vec!["orders".to_string()])]);
+/// assert!(container_item(&["database", "collection"], "import data.csv").is_empty());
+/// assert!(container_item(&["path"], "read shop.orders").is_empty());
+/// ```
+pub fn container_item(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
+    let single = |p: &str, set: &[&str]| {
+        matches!(name_words(p).as_slice(), [w] if set.contains(&w.as_str()))
+            || matches!(name_words(p).as_slice(), [w, g] if set.contains(&w.as_str()) && GENERIC.contains(&g.as_str()))
+    };
+    let container = params.iter().find(|p| single(p, CONTAINER_WORDS));
+    let item = params.iter().find(|p| single(p, ITEM_WORDS));
+    let (Some(container), Some(item)) = (container, item) else {
+        return Vec::new();
+    };
+    let pairs = dotted_words(query);
+    if pairs.is_empty() {
+        return Vec::new();
+    }
+    let side = |f: fn(&(String, String)) -> &String| {
+        let mut v: Vec<String> = Vec::new();
+        for p in &pairs {
+            if !v.contains(f(p)) {
+                v.push(f(p).clone());
+            }
+        }
+        v
+    };
+    vec![
+        (container.to_string(), side(|p| &p.0)),
+        (item.to_string(), side(|p| &p.1)),
     ]
 }
 

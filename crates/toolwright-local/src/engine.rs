@@ -83,61 +83,18 @@ impl Engine {
         one_line: bool,
     ) -> Result<Generation, ProviderError> {
         let _busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
-        let model_err =
-            |what: &str, e: &dyn std::fmt::Display| ProviderError::Model(format!("{what}: {e}"));
-        let chat: Vec<LlamaChatMessage> = messages
-            .iter()
-            .map(|(r, c)| LlamaChatMessage::new(r.clone(), c.replace('\0', " ")))
-            .collect::<Result<_, _>>()
-            .map_err(|e| model_err("message", &e))?;
-        // The model's own template; llama.cpp's template engine knows the common ones by their
-        // text. An unknown one falls back to ChatML rather than failing.
-        let prompt = match self.model.apply_chat_template(&self.template, &chat, true) {
-            Ok(p) => p,
-            Err(first) => {
-                let chatml =
-                    LlamaChatTemplate::new("chatml").map_err(|e| model_err("chat template", &e))?;
-                self.model
-                    .apply_chat_template(&chatml, &chat, true)
-                    .map_err(|e| model_err("chat template", &format!("{first}; ChatML: {e}")))?
-            }
-        };
-        let vocab = self.model.vocab();
-        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        let tokens = self.prompt_tokens(messages)?;
         let n_prompt = tokens.len();
-        if n_prompt == 0 {
-            return Err(ProviderError::Model("the prompt is empty".to_string()));
-        }
         let budget = usize::try_from(self.context).unwrap_or(usize::MAX);
         if n_prompt + max_tokens > budget {
             return Err(ProviderError::Model(format!(
                 "the prompt has {n_prompt} tokens; with {max_tokens} to generate it does not fit the context of {budget}"
             )));
         }
-        let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(self.context))
-            .with_n_batch(512)
-            .with_n_ubatch(512)
-            .with_n_threads(self.threads)
-            .with_n_threads_batch(self.threads);
-        let mut ctx = self
-            .model
-            .new_context(backend()?, params)
-            .map_err(|e| model_err("context", &e))?;
+        let mut ctx = self.new_context()?;
         let mut batch = LlamaBatch::new(512, 1);
-        let last = n_prompt - 1;
-        for (chunk_no, chunk) in tokens.chunks(512).enumerate() {
-            batch.clear();
-            for (j, t) in chunk.iter().enumerate() {
-                let pos = chunk_no * 512 + j;
-                let p = i32::try_from(pos).map_err(|e| model_err("position", &e))?;
-                batch
-                    .add(*t, p, &[0], pos == last)
-                    .map_err(|e| model_err("batch", &e))?;
-            }
-            ctx.decode(&mut batch)
-                .map_err(|e| model_err("decode", &e))?;
-        }
+        decode_prompt(&mut ctx, &mut batch, &tokens)?;
+        let vocab = self.model.vocab();
         let mut grammar = match grammar {
             Some(g) => Some(
                 LlamaSampler::grammar(&self.model, g, "root")
@@ -186,6 +143,165 @@ impl Engine {
             },
         })
     }
+}
+
+impl Engine {
+    /// `messages` (role, content) in the model's chat template, the assistant's turn opened,
+    /// as tokens (never empty).
+    fn prompt_tokens(
+        &self,
+        messages: &[(String, String)],
+    ) -> Result<Vec<LlamaToken>, ProviderError> {
+        let chat: Vec<LlamaChatMessage> = messages
+            .iter()
+            .map(|(r, c)| LlamaChatMessage::new(r.clone(), c.replace('\0', " ")))
+            .collect::<Result<_, _>>()
+            .map_err(|e| model_err("message", &e))?;
+        // The model's own template; llama.cpp's template engine knows the common ones by their
+        // text. An unknown one falls back to ChatML rather than failing.
+        let prompt = match self.model.apply_chat_template(&self.template, &chat, true) {
+            Ok(p) => p,
+            Err(first) => {
+                let chatml =
+                    LlamaChatTemplate::new("chatml").map_err(|e| model_err("chat template", &e))?;
+                self.model
+                    .apply_chat_template(&chatml, &chat, true)
+                    .map_err(|e| model_err("chat template", &format!("{first}; ChatML: {e}")))?
+            }
+        };
+        let tokens = self.model.vocab().tokenize(prompt.as_bytes(), true, true);
+        if tokens.is_empty() {
+            return Err(ProviderError::Model("the prompt is empty".to_string()));
+        }
+        Ok(tokens)
+    }
+
+    fn new_context(&self) -> Result<llama_cpp_2::context::LlamaContext<'_>, ProviderError> {
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(self.context))
+            .with_n_batch(512)
+            .with_n_ubatch(512)
+            .with_n_threads(self.threads)
+            .with_n_threads_batch(self.threads);
+        self.model
+            .new_context(backend()?, params)
+            .map_err(|e| model_err("context", &e))
+    }
+
+    /// The log-probability the model gives each of `continuations` as the start of its reply to
+    /// `messages` (summed over the continuation's tokens): one prompt evaluation, then each
+    /// continuation scored on top of it. An empty continuation scores 0.
+    pub(crate) fn continuation_logprobs(
+        &self,
+        messages: &[(String, String)],
+        continuations: &[&str],
+    ) -> Result<Vec<f32>, ProviderError> {
+        let _busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let tokens = self.prompt_tokens(messages)?;
+        let vocab = self.model.vocab();
+        let texts: Vec<Vec<LlamaToken>> = continuations
+            .iter()
+            .map(|c| vocab.tokenize(c.as_bytes(), false, false))
+            .collect();
+        let longest = texts.iter().map(Vec::len).max().unwrap_or(0);
+        let budget = usize::try_from(self.context).unwrap_or(usize::MAX);
+        if tokens.len() + longest > budget || longest > 512 {
+            return Err(model_err(
+                "scoring",
+                &format!(
+                    "{} prompt and {longest} continuation tokens do not fit",
+                    tokens.len()
+                ),
+            ));
+        }
+        let mut ctx = self.new_context()?;
+        let mut batch = LlamaBatch::new(512, 1);
+        decode_prompt(&mut ctx, &mut batch, &tokens)?;
+        let after_prompt = log_softmax(ctx.get_logits_ith(batch.n_tokens() - 1));
+        let n_prompt = u32::try_from(tokens.len()).map_err(|e| model_err("position", &e))?;
+        let mut out = Vec::with_capacity(texts.len());
+        for text in &texts {
+            out.push(score_continuation(
+                &mut ctx,
+                &mut batch,
+                &after_prompt,
+                text,
+                n_prompt,
+            )?);
+        }
+        Ok(out)
+    }
+}
+
+fn model_err(what: &str, e: &dyn std::fmt::Display) -> ProviderError {
+    ProviderError::Model(format!("{what}: {e}"))
+}
+
+/// Decodes `tokens` from position 0 in chunks of the batch's size, logits on the last only.
+fn decode_prompt(
+    ctx: &mut llama_cpp_2::context::LlamaContext<'_>,
+    batch: &mut LlamaBatch,
+    tokens: &[LlamaToken],
+) -> Result<(), ProviderError> {
+    let last = tokens.len().saturating_sub(1);
+    for (chunk_no, chunk) in tokens.chunks(512).enumerate() {
+        batch.clear();
+        for (j, t) in chunk.iter().enumerate() {
+            let pos = chunk_no * 512 + j;
+            let p = i32::try_from(pos).map_err(|e| model_err("position", &e))?;
+            batch
+                .add(*t, p, &[0], pos == last)
+                .map_err(|e| model_err("batch", &e))?;
+        }
+        ctx.decode(batch).map_err(|e| model_err("decode", &e))?;
+    }
+    Ok(())
+}
+
+/// The summed log-probability of `text` after a prompt of `n_prompt` tokens whose last position's
+/// log-probabilities are `first`; the continuation's own cache entries are dropped after.
+fn score_continuation(
+    ctx: &mut llama_cpp_2::context::LlamaContext<'_>,
+    batch: &mut LlamaBatch,
+    first: &[f32],
+    text: &[LlamaToken],
+    n_prompt: u32,
+) -> Result<f32, ProviderError> {
+    let Some(head) = text.first() else {
+        return Ok(0.0);
+    };
+    let mut total = first
+        .get(index(*head))
+        .copied()
+        .unwrap_or(f32::NEG_INFINITY);
+    let Some(rest) = text.get(1..).filter(|r| !r.is_empty()) else {
+        return Ok(total);
+    };
+    batch.clear();
+    // Every token but the last predicts the next one.
+    for (j, t) in text.iter().take(text.len() - 1).enumerate() {
+        let pos = i32::try_from(n_prompt as usize + j).map_err(|e| model_err("position", &e))?;
+        batch
+            .add(*t, pos, &[0], true)
+            .map_err(|e| model_err("batch", &e))?;
+    }
+    ctx.decode(batch).map_err(|e| model_err("decode", &e))?;
+    for (j, next) in rest.iter().enumerate() {
+        let j = i32::try_from(j).map_err(|e| model_err("position", &e))?;
+        let lp = log_softmax(ctx.get_logits_ith(j));
+        total += lp.get(index(*next)).copied().unwrap_or(f32::NEG_INFINITY);
+    }
+    ctx.clear_kv_cache_seq(Some(0), Some(n_prompt), None)
+        .map_err(|e| model_err("cache", &e))?;
+    Ok(total)
+}
+
+/// `logits` as log-probabilities.
+fn log_softmax(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = logits.iter().map(|l| (l - max).exp()).sum();
+    let norm = max + sum.ln();
+    logits.iter().map(|l| l - norm).collect()
 }
 
 /// The greedy next token at logits position `idx`, under `grammar` when given.

@@ -904,6 +904,20 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
 }
 
 impl LocalProvider {
+    /// The log-probability the model gives each of `continuations` as the start of its reply to
+    /// `messages` (role, content), summed over each continuation's tokens. Blocking; one prompt
+    /// evaluation for all of them.
+    ///
+    /// # Errors
+    /// When the prompt and the longest continuation do not fit the context, or llama.cpp fails.
+    pub fn continuation_logprobs(
+        &self,
+        messages: &[(String, String)],
+        continuations: &[&str],
+    ) -> Result<Vec<f32>, ProviderError> {
+        self.engine.continuation_logprobs(messages, continuations)
+    }
+
     /// The model's file name.
     fn model_file(&self) -> String {
         self.config

@@ -279,6 +279,18 @@ fn within(schema: &Value, value: &str) -> bool {
     (min..=max).contains(&(value.chars().count() as u64))
 }
 
+/// Whether the tool's own name or description uses `word` (any case), as a word of its own:
+/// "Slack" for a tool that posts Slack messages.
+fn talks_about(spec: &ToolSpec, word: &str) -> bool {
+    let word = word.to_lowercase();
+    [spec.name.as_str(), spec.description.as_str()]
+        .iter()
+        .any(|t| {
+            t.split(|c: char| !c.is_alphanumeric())
+                .any(|w| w.to_lowercase() == word)
+        })
+}
+
 /// The spans that fit `schema`'s length bounds, or `None` when the parameter stays free (no
 /// span fits, or its examples have a shape no span has).
 fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
@@ -330,7 +342,8 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
 /// parameters restricted. Without a span that fits, a parameter stays as it is. With `cues`,
 /// a parameter whose value the request points at ([`crate::cues::focus`]: its name word before
 /// a value, a path or URL written out; [`crate::cues::owner_name`]: the sides of `owner/name`;
-/// [`crate::cues::move_ends`]: "from X into Y")
+/// [`crate::cues::move_ends`]: "from X into Y"; [`crate::cues::container_item`]: the sides of
+/// `database.collection`; a proper name the tool's own text uses is never a value)
 /// is restricted to those values.
 pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
     let mut report = Vec::new();
@@ -345,6 +358,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     let pairs = if cues {
         let mut p = crate::cues::owner_name(&names, query);
         p.extend(crate::cues::move_ends(&names, query));
+        p.extend(crate::cues::container_item(&names, query));
         p
     } else {
         Vec::new()
@@ -370,7 +384,8 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         if !cues {
             return Some(fits);
         }
-        Some(crate::cues::focus(k, query, &fits, |s| within(schema, s)).unwrap_or(fits))
+        let own = |s: &str| crate::cues::proper(s) && talks_about(spec, s);
+        Some(crate::cues::focus(k, query, &fits, |s| within(schema, s) && !own(s)).unwrap_or(fits))
     };
     let placed = if cues {
         crate::cues::placed_files(query)
@@ -486,6 +501,34 @@ mod tests {
         let s = query_spans(&q);
         assert!(s.len() <= MAX_SPANS);
         assert!(s.contains(&message.to_string()));
+    }
+
+    #[test]
+    fn dotted_words_and_proper_names_before_their_noun_point_at_values() {
+        let s = spec(json!({
+            "database": {"type": "string"},
+            "collection": {"type": "string"},
+            "limit": {"type": "integer"}
+        }));
+        let (g, _) = ground_strings(&s, "pull the 20 newest orders from shop.orders", true);
+        assert_eq!(allowed(&g, "database"), ["shop"]);
+        assert_eq!(allowed(&g, "collection"), ["orders"]);
+        let table = ToolSpec::new(
+            "get_record",
+            "Get one Airtable record.",
+            json!({"type": "object", "properties": {
+                "baseId": {"type": "string"}, "tableId": {"type": "string"}}}),
+        );
+        let (g, _) = ground_strings(
+            &table,
+            "open record recA1 from the Deals table in base appCRM0001",
+            true,
+        );
+        assert_eq!(allowed(&g, "tableId"), ["Deals"]);
+        assert_eq!(allowed(&g, "baseId"), ["appCRM0001"]);
+        // A proper name the tool's own text uses is its service, not a value.
+        let (g, _) = ground_strings(&table, "the Airtable table of recA1", true);
+        assert_ne!(allowed(&g, "tableId"), ["Airtable"]);
     }
 
     #[test]

@@ -265,3 +265,36 @@ async fn a_repeated_rejected_call_falls_back_to_the_next_candidate() {
         trace.steps
     );
 }
+
+/// Continuation scoring reads the model: a reply it would give scores above one it would not,
+/// every score is a log-probability (≤ 0), a longer continuation of the same start scores no
+/// higher, and the prompt is scored once for all of them (same results in any order).
+#[test]
+fn continuation_logprobs_rank_what_the_model_would_say() {
+    let Some(p) = provider() else { return };
+    let messages = [
+        (
+            "system".to_string(),
+            "Reply with one word: yes or no.".to_string(),
+        ),
+        (
+            "user".to_string(),
+            "Is Paris the capital of France?".to_string(),
+        ),
+    ];
+    let lp = p
+        .continuation_logprobs(&messages, &["Yes", "zebra", "Yes, Paris", ""])
+        .unwrap();
+    assert_eq!(lp.len(), 4);
+    assert!(lp[0] > lp[1], "{lp:?}");
+    assert!(lp.iter().all(|l| *l <= 0.0), "{lp:?}");
+    assert!(lp[2] <= lp[0], "{lp:?}");
+    assert_eq!(lp[3], 0.0);
+    let again = p
+        .continuation_logprobs(&messages, &["zebra", "Yes"])
+        .unwrap();
+    assert!(
+        (again[0] - lp[1]).abs() < 1e-3 && (again[1] - lp[0]).abs() < 1e-3,
+        "{again:?} {lp:?}"
+    );
+}
