@@ -343,10 +343,20 @@ pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
                 continue;
             }
         }
+        // A comma after the name word, or a bracket before the next, ends its phrase: in
+        // "the Deals table, base appCRM0001" the id is the base's.
+        let closed = query
+            .get(w.raw.clone())
+            .is_some_and(|r| r.ends_with([',', ';']));
         let next = [j, j + 1]
             .into_iter()
             .filter_map(|k| ws.get(k))
-            .take_while(|n| !plain(n))
+            .take_while(|n| !plain(n) && !closed)
+            .take_while(|n| {
+                query
+                    .get(n.raw.clone())
+                    .is_none_or(|r| !r.starts_with(['(', '[']))
+            })
             .find(|n| value_like(text(n)));
         if let Some(n) = next {
             out.push(text(n).to_string());

@@ -526,6 +526,14 @@ mod tests {
         );
         assert_eq!(allowed(&g, "tableId"), ["Deals"]);
         assert_eq!(allowed(&g, "baseId"), ["appCRM0001"]);
+        // A comma or a bracket ends the name word's phrase.
+        for q in [
+            "open record recA1 from the Deals table, base appCRM0001",
+            "fields of the Deals table (airtable appCRM0001)",
+        ] {
+            let (g, _) = ground_strings(&table, q, true);
+            assert_eq!(allowed(&g, "tableId"), ["Deals"], "{q}");
+        }
         // A proper name the tool's own text uses is its service, not a value.
         let (g, _) = ground_strings(&table, "the Airtable table of recA1", true);
         assert_ne!(allowed(&g, "tableId"), ["Airtable"]);
