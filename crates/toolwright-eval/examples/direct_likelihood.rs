@@ -15,18 +15,10 @@ mod common;
 fn main() -> Result<(), String> {
     use serde_json::json;
     use toolwright_agent::Ranker;
-    use toolwright_agent::routing::CatalogRanker;
-    use toolwright_catalog::ScorerKind;
     use toolwright_local::{LocalConfig, LocalProvider};
 
     let ds = common::load_dataset()?;
-    let setup = toolwright_local::routing::build_router(
-        ds.specs.clone(),
-        Some(ScorerKind::Hybrid),
-        &mut |_, _| {},
-    )
-    .map_err(|e| e.to_string())?;
-    let ranker = CatalogRanker::from_router(setup.router);
+    let ranker = common::hybrid_ranker(&ds)?;
     let specs = ranker.router().specs();
     let path =
         toolwright_local::model::find_model().ok_or("no model: run `toolwright model fetch`")?;

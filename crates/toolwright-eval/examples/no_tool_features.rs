@@ -10,19 +10,11 @@ mod common;
 
 use serde_json::json;
 use toolwright_agent::Ranker;
-use toolwright_agent::routing::CatalogRanker;
-use toolwright_catalog::ScorerKind;
 use toolwright_local::select::evidence;
 
 fn main() -> Result<(), String> {
     let ds = common::load_dataset()?;
-    let setup = toolwright_local::routing::build_router(
-        ds.specs.clone(),
-        Some(ScorerKind::Hybrid),
-        &mut |_, _| {},
-    )
-    .map_err(|e| e.to_string())?;
-    let ranker = CatalogRanker::from_router(setup.router);
+    let ranker = common::hybrid_ranker(&ds)?;
     let router = ranker.router();
     let scale = router.lexical_scale();
     let reqs: Vec<_> = ds

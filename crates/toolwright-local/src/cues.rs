@@ -14,12 +14,19 @@
 //!   `feature/oauth`, `1712345678.123456`, `DOCS`). After `NAME:` the value is the rest of the
 //!   request. A word
 //!   that looks like a value and stands between a determiner and the name word ("the
-//!   hotfix/1.4 branch") counts too. Plain words ("the player stats of LeBron James") are never
-//!   taken: they are as often the start of a longer value as a value.
+//!   hotfix/1.4 branch") counts too, and so does a proper name there ("the Deals table",
+//!   [`proper`]) unless the tool's own name or description uses it ("the Slack channel"). A
+//!   comma after the name word, or a bracket before the next word, ends its phrase. Other plain
+//!   words ("the player stats of LeBron James") are never taken: they are as often the start of
+//!   a longer value as a value.
 //! - **An owner/name cue** ([`owner_name`]): a tool with an owner parameter (`owner`, `org`,
 //!   `namespace`, ...) and a name parameter (`repo`, `repository`, `name`) takes the two sides
 //!   of the request's `owner/name` word (`acme/webapp`), the notation of code hosts, registries
 //!   and hubs.
+//! - **A container/item cue** ([`container_item`]): a tool with a `database` (or `schema`,
+//!   `dataset`, `keyspace`) parameter and a `collection` (or `table`) parameter takes the two
+//!   sides of the request's `db.collection` word (`shop.orders`), the dotted notation of
+//!   databases; a word ending in a file extension (`data.csv`) is not one.
 //! - **A move's ends** ([`move_ends`]): a tool with a pair such as `source_branch` and
 //!   `target_branch` (or `head` and `base`) takes the words after "from" and after "to" or
 //!   "into".
@@ -665,19 +672,23 @@ pub fn owner_name(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
     if pairs.is_empty() {
         return Vec::new();
     }
-    let side = |f: fn(&(String, String)) -> &String| {
-        let mut v: Vec<String> = Vec::new();
-        for p in &pairs {
-            if !v.contains(f(p)) {
-                v.push(f(p).clone());
-            }
+    sides(owner, name, &pairs)
+}
+
+/// `first` with the distinct first sides of `pairs`, `second` with their distinct second sides,
+/// in the request's order.
+fn sides(first: &str, second: &str, pairs: &[(String, String)]) -> Vec<(String, Vec<String>)> {
+    let mut a: Vec<String> = Vec::new();
+    let mut b: Vec<String> = Vec::new();
+    for (x, y) in pairs {
+        if !a.contains(x) {
+            a.push(x.clone());
         }
-        v
-    };
-    vec![
-        (owner.to_string(), side(|p| &p.0)),
-        (name.to_string(), side(|p| &p.1)),
-    ]
+        if !b.contains(y) {
+            b.push(y.clone());
+        }
+    }
+    vec![(first.to_string(), a), (second.to_string(), b)]
 }
 
 /// Parameter names of the container side of a `container.item` word (`shop.orders`): the
@@ -742,19 +753,7 @@ pub fn container_item(params: &[&str], query: &str) -> Vec<(String, Vec<String>)
     if pairs.is_empty() {
         return Vec::new();
     }
-    let side = |f: fn(&(String, String)) -> &String| {
-        let mut v: Vec<String> = Vec::new();
-        for p in &pairs {
-            if !v.contains(f(p)) {
-                v.push(f(p).clone());
-            }
-        }
-        v
-    };
-    vec![
-        (container.to_string(), side(|p| &p.0)),
-        (item.to_string(), side(|p| &p.1)),
-    ]
+    sides(container, item, &pairs)
 }
 
 /// Name words of a move's two ends (`source_branch`/`target_branch`, `head`/`base`).

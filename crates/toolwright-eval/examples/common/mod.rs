@@ -21,3 +21,19 @@ pub fn embed_all(emb: &dyn Embedder, texts: &[String]) -> Vec<Vec<f32>> {
         .flat_map(|c| emb.embed(c).unwrap())
         .collect()
 }
+
+/// The dataset's tools behind the hybrid router, as the provider ranks them (product defaults).
+#[cfg(feature = "embed")]
+pub fn hybrid_ranker(
+    ds: &ToolsetDataset,
+) -> Result<toolwright_agent::routing::CatalogRanker, String> {
+    let setup = toolwright_local::routing::build_router(
+        ds.specs.clone(),
+        Some(toolwright_catalog::ScorerKind::Hybrid),
+        &mut |_, _| {},
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(toolwright_agent::routing::CatalogRanker::from_router(
+        setup.router,
+    ))
+}
