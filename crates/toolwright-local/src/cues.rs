@@ -211,6 +211,8 @@ pub enum Written {
     Url,
     /// A CSS selector (`selector`): see [`selector_like`].
     Selector,
+    /// An e-mail address (`email`, `mail`): one `@` with a dotted domain after it.
+    Email,
 }
 
 impl Written {
@@ -220,7 +222,33 @@ impl Written {
             Written::Path => path_like(word),
             Written::Url => word.contains("://") || word.starts_with("www."),
             Written::Selector => selector_like(word),
+            Written::Email => email_like(word),
         }
+    }
+
+    /// How many words of `query` are written this way.
+    pub fn count_in(self, query: &str) -> usize {
+        tokens(query)
+            .iter()
+            .filter(|w| query.get(w.body.clone()).is_some_and(|t| self.fits(t)))
+            .count()
+    }
+}
+
+/// Whether a word is written as an e-mail address: one `@` between a local part and a domain
+/// with a dot inside it (`jordan.blake@example.com`).
+pub fn email_like(word: &str) -> bool {
+    match word.split_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && !domain.contains('@')
+                && domain
+                    .trim_end_matches('.')
+                    .split_once('.')
+                    .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty())
+                && !word.contains("://")
+        }
+        None => false,
     }
 }
 
@@ -255,6 +283,8 @@ pub fn written_as(name: &str) -> Option<Written> {
         Some(Written::Url)
     } else if has(&["selector", "selectors"]) {
         Some(Written::Selector)
+    } else if has(&["email", "emails", "mail"]) {
+        Some(Written::Email)
     } else {
         None
     }
@@ -393,33 +423,63 @@ pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
     (!all.is_empty()).then_some(all)
 }
 
-/// The values of `spans` a parameter called `param` should take by the request's cues: the
-/// values its name cue gives (whatever their length, as long as `fits` admits their length),
-/// else, for a parameter named only `id` (or `uuid`), the whole words written as identifiers
-/// (`mon_123`, `3b1d-77aa`), else, for a path or URL parameter, the spans written as one
-/// (whole words or quoted texts), else `None` (no cue: every span stays).
+/// A parameter a cue may point at: its name, its description, and the names of its tool's
+/// parameters (itself among them).
+#[derive(Debug, Clone, Copy)]
+pub struct Param<'a> {
+    /// The parameter's name.
+    pub name: &'a str,
+    /// Its description (empty when it has none).
+    pub description: &'a str,
+    /// The names of every parameter of its tool.
+    pub siblings: &'a [&'a str],
+}
+
+impl<'a> Param<'a> {
+    /// A parameter known by its name alone.
+    pub fn named(name: &'a str) -> Self {
+        Param {
+            name,
+            description: "",
+            siblings: &[],
+        }
+    }
+}
+
+/// The values of `spans` a parameter should take by the request's cues: the values its name
+/// cue gives (whatever their length, as long as `fits` admits their length), else, for a
+/// parameter named only `id` (or `uuid`), the whole words written as identifiers (`mon_123`,
+/// `3b1d-77aa`), else, for a parameter that [`holds_identifier`], the identifiers
+/// [`identifiers_for`] it, else, for a path or URL parameter, the spans written as one (whole
+/// words or quoted texts), else `None` (no cue: every span stays).
 ///
 /// ```
-/// use toolwright_local::cues::focus;
+/// use toolwright_local::cues::{Param, focus};
 /// let q = "how far along is firecrawl crawl 3b1d-77aa?";
 /// let spans: Vec<String> = ["firecrawl", "crawl", "3b1d-77aa"].map(String::from).to_vec();
-/// assert_eq!(focus("id", q, &spans, |_| true).unwrap(), ["3b1d-77aa"]);
+/// assert_eq!(focus(Param::named("id"), q, &spans, |_| true).unwrap(), ["3b1d-77aa"]);
 /// ```
 pub fn focus(
-    param: &str,
+    param: Param<'_>,
     query: &str,
     spans: &[String],
     fits: impl Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
-    if let Some(v) = cue_values(param, query) {
+    if let Some(v) = cue_values(param.name, query) {
         let v: Vec<String> = v.into_iter().filter(|s| fits(s)).collect();
         if !v.is_empty() {
             return Some(v);
         }
     }
-    if is_bare_id(param) {
+    if is_bare_id(param.name) {
         return id_words(query, spans, &fits);
     }
+    if holds_identifier(param.name, param.description)
+        && let Some(v) = identifiers_for(param, query, spans, &fits)
+    {
+        return Some(v);
+    }
+    let param = param.name;
     let form = written_as(param)?;
     let ws = tokens(query);
     let whole = |s: &str| ws.iter().any(|w| query.get(w.body.clone()) == Some(s));
@@ -459,6 +519,80 @@ fn id_words(query: &str, spans: &[String], fits: impl Fn(&str) -> bool) -> Optio
         .cloned()
         .collect();
     (!v.is_empty()).then_some(v)
+}
+
+/// Whether a parameter holds an identifier of something: a word of its name is `id`, `ids`,
+/// `uuid` or `identifier` (`knowledgeBaseId`, `parent_id`, `issue_id_or_url`), or its
+/// description calls it one ("The ID of the product to create the price for.").
+pub fn holds_identifier(param: &str, description: &str) -> bool {
+    let id_word = |w: &str| matches!(w, "id" | "ids" | "uuid" | "identifier");
+    name_words(param).iter().any(|w| id_word(w))
+        || description
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "ID" || w == "IDs" || w.eq_ignore_ascii_case("identifier"))
+}
+
+/// Whether an identifier's leading letters name the parameter `param`: they start one of its
+/// name words (`req` of `req-4` for `requestId`, `sub` of `sub_1Kq7` for `subscription`) or are
+/// the initials of its name words (`pi` of `pi_3Mtw` for `payment_intent`, `kb` of `KB7Q2ZLM`
+/// for `knowledgeBaseId`). Two letters at least, and something after them.
+pub fn prefix_names(id: &str, param: &str) -> bool {
+    let lead: String = id
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect::<String>()
+        .to_lowercase();
+    if lead.len() < 2 || lead.len() == id.len() {
+        return false;
+    }
+    let ws: Vec<String> = name_words(param)
+        .into_iter()
+        .filter(|w| !GENERIC.contains(&w.as_str()))
+        .collect();
+    let initials: String = ws.iter().filter_map(|w| w.chars().next()).collect();
+    ws.iter().any(|w| w.starts_with(&lead)) || (ws.len() > 1 && initials == lead)
+}
+
+/// The identifiers of the request (whole words of four characters or more with letters and
+/// digits mixed, [`focus`]'s `mon_123`, `KB7Q2ZLM`, `req-4`) that a parameter which
+/// [`holds_identifier`] should take: those whose leading letters name it ([`prefix_names`]),
+/// else those that name none of its tool's other parameters (`task-2` is the `taskId`'s, not
+/// the `requestId`'s); `None` when none is left.
+///
+/// ```
+/// use toolwright_local::cues::{Param, identifiers_for};
+/// let q = "I finished task-2 of req-4, mark it done";
+/// let spans: Vec<String> = ["task-2", "req-4", "done"].map(String::from).to_vec();
+/// let p = Param { name: "requestId", description: "", siblings: &["requestId", "taskId"] };
+/// assert_eq!(identifiers_for(p, q, &spans, |_| true).unwrap(), ["req-4"]);
+/// let p = Param { name: "knowledgeBaseId", description: "", siblings: &[] };
+/// let q = "check knowledge base SUP9988ZZ for problems with the v3 firmware";
+/// let spans: Vec<String> = ["SUP9988ZZ", "v3", "firmware"].map(String::from).to_vec();
+/// assert_eq!(identifiers_for(p, q, &spans, |_| true).unwrap(), ["SUP9988ZZ"]);
+/// ```
+pub fn identifiers_for(
+    param: Param<'_>,
+    query: &str,
+    spans: &[String],
+    fits: impl Fn(&str) -> bool,
+) -> Option<Vec<String>> {
+    let ids = id_words(query, spans, |s| s.chars().count() >= 4 && fits(s))?;
+    let own: Vec<String> = ids
+        .iter()
+        .filter(|s| prefix_names(s, param.name))
+        .cloned()
+        .collect();
+    if !own.is_empty() {
+        return Some(own);
+    }
+    let others = |s: &str| {
+        param
+            .siblings
+            .iter()
+            .any(|p| *p != param.name && prefix_names(s, p))
+    };
+    let free: Vec<String> = ids.into_iter().filter(|s| !others(s)).collect();
+    (!free.is_empty()).then_some(free)
 }
 
 /// Prepositions that place a file in a directory ("todo.md in /home/ana", "report.pdf from
@@ -740,9 +874,10 @@ fn dotted_words(query: &str) -> Vec<(String, String)> {
 /// assert!(container_item(&["path"], "read shop.orders").is_empty());
 /// ```
 pub fn container_item(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
-    let single = |p: &str, set: &[&str]| {
-        matches!(name_words(p).as_slice(), [w] if set.contains(&w.as_str()))
-            || matches!(name_words(p).as_slice(), [w, g] if set.contains(&w.as_str()) && GENERIC.contains(&g.as_str()))
+    let single = |p: &str, set: &[&str]| match name_words(p).as_slice() {
+        [w] => set.contains(&w.as_str()),
+        [w, g] => set.contains(&w.as_str()) && GENERIC.contains(&g.as_str()),
+        _ => false,
     };
     let container = params.iter().find(|p| single(p, CONTAINER_WORDS));
     let item = params.iter().find(|p| single(p, ITEM_WORDS));
@@ -1006,18 +1141,74 @@ mod tests {
     fn focus_prefers_cues_then_written_paths() {
         let q = "what files are in /home/ana/Downloads?";
         let spans = crate::spans::query_spans(q);
-        let f = focus("path", q, &spans, |_| true).unwrap();
+        let f = focus(Param::named("path"), q, &spans, |_| true).unwrap();
         assert_eq!(f, ["/home/ana/Downloads"]);
-        assert!(focus("content", q, &spans, |_| true).is_none());
+        assert!(focus(Param::named("content"), q, &spans, |_| true).is_none());
         let q = "open https://example.com/a in a tab";
         let spans = crate::spans::query_spans(q);
         assert_eq!(
-            focus("url", q, &spans, |_| true).unwrap(),
+            focus(Param::named("url"), q, &spans, |_| true).unwrap(),
             ["https://example.com/a"]
         );
         // A cue whose values the schema's bounds reject leaves the spans alone.
         let q = "messages in channel C0ENG42";
         let spans = crate::spans::query_spans(q);
-        assert!(focus("channel", q, &spans, |s| s.len() < 3).is_none());
+        assert!(focus(Param::named("channel"), q, &spans, |s| s.len() < 3).is_none());
+    }
+
+    #[test]
+    fn identifier_parameters_take_identifiers_by_their_prefix() {
+        let spans = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let sibs = ["subscription", "proration_behavior"];
+        let p = Param {
+            name: "subscription",
+            description: "The ID of the subscription to update.",
+            siblings: &sibs,
+        };
+        let q = "switch sub_1Kq7 over to price_Gold2";
+        let got = focus(p, q, &spans(&["sub_1Kq7", "price_Gold2", "switch"]), |_| {
+            true
+        });
+        assert_eq!(got.unwrap(), ["sub_1Kq7"]);
+        // Initials: `pi` for `payment_intent`.
+        let p = Param {
+            name: "payment_intent",
+            description: "The ID of the PaymentIntent to refund.",
+            siblings: &["payment_intent", "amount"],
+        };
+        let got = focus(
+            p,
+            "give $15 back on payment pi_3Mtw",
+            &spans(&["pi_3Mtw", "payment"]),
+            |_| true,
+        );
+        assert_eq!(got.unwrap(), ["pi_3Mtw"]);
+        // Not an identifier parameter: no cue.
+        let p = Param {
+            name: "title",
+            description: "The title.",
+            siblings: &["title"],
+        };
+        assert!(
+            focus(
+                p,
+                "rename req-4 to Launch",
+                &spans(&["req-4", "Launch"]),
+                |_| true
+            )
+            .is_none()
+        );
+        // An identifier that names a sibling is not this parameter's; nothing left: no cue.
+        let p = Param {
+            name: "requestId",
+            description: "",
+            siblings: &["requestId", "taskId"],
+        };
+        assert!(identifiers_for(p, "close task-11 now", &spans(&["task-11"]), |_| true).is_none());
+        assert!(holds_identifier("knowledgeBaseId", ""));
+        assert!(holds_identifier("product", "The ID of the product."));
+        assert!(!holds_identifier("idea", "Ideas and identity."));
+        assert!(email_like("jordan.blake@example.com"));
+        assert!(!email_like("@handle") && !email_like("a@b") && !email_like("user@host@x.io"));
     }
 }

@@ -34,6 +34,35 @@ use toolwright_core::ToolSpec;
 
 use crate::cues::name_words;
 
+/// Keeps (and makes required) an optional parameter named as written in a form
+/// ([`crate::cues::written_as`]: a path, a URL, a selector, an e-mail address) when the query
+/// writes more words in that form than the parameters that stay can take: "grab
+/// https://example.com/pricing as markdown" sets the optional `url`.
+fn keep_written(
+    props: &Map<String, Value>,
+    query: &str,
+    stays: &mut [bool],
+    report: &mut Narrowing,
+) {
+    let form = |name: &str| crate::cues::written_as(name);
+    for (i, name) in props.keys().enumerate() {
+        let Some(f) = form(name).filter(|_| !stays.get(i).copied().unwrap_or(true)) else {
+            continue;
+        };
+        let taken = props
+            .keys()
+            .zip(stays.iter())
+            .filter(|(n, s)| **s && form(n) == Some(f))
+            .count();
+        if f.count_in(query) > taken {
+            if let Some(s) = stays.get_mut(i) {
+                *s = true;
+            }
+            report.promoted.push(name.clone());
+        }
+    }
+}
+
 /// Lowercase words of `text` (letters and digits).
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
@@ -708,6 +737,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         }
         stays.push(is_required || name_mentioned || value_mentioned);
     }
+    keep_written(props, query, &mut stays, &mut report);
     // A number the query states that no staying parameter can take belongs to an optional
     // number parameter ("the last 20 lines" → `tail`): those stay, and the model chooses.
     let numeric = |p: &Value| {
@@ -1100,5 +1130,48 @@ mod tests {
             vec!["role".to_string(), "department".to_string()]
         );
         assert_eq!(s.parameters["required"], json!(["role", "department"]));
+    }
+
+    #[test]
+    fn optional_parameters_written_in_their_form_are_kept() {
+        let scrape = ToolSpec::new(
+            "scrape",
+            "Scrape a page.",
+            json!({"type": "object", "properties": {
+                "url": {"type": "string"},
+                "formats": {"type": "array", "items": {"type": "string"}},
+                "email": {"type": "string"}}}),
+        );
+        let (s, r) = narrow_for_query(&scrape, "grab https://example.com/pricing as markdown");
+        let props = s.parameters["properties"].as_object().unwrap();
+        assert_eq!(props.keys().collect::<Vec<_>>(), vec!["url"]);
+        assert_eq!(r.promoted, vec!["url".to_string()]);
+        assert_eq!(s.parameters["required"], json!(["url"]));
+        // No URL written: the optional `url` is left out as before.
+        let (s, _) = narrow_for_query(&scrape, "scrape the pricing page");
+        assert!(s.parameters["properties"].as_object().unwrap().is_empty());
+        // A customer's e-mail address keeps `email`.
+        let customer = ToolSpec::new(
+            "create_customer",
+            "Create a customer.",
+            json!({"type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string"}, "email": {"type": "string"}}}),
+        );
+        let (s, r) = narrow_for_query(
+            &customer,
+            "add Jordan Blake (jordan.blake@example.com) as a customer",
+        );
+        assert_eq!(r.promoted, vec!["email".to_string()]);
+        assert!(s.parameters["properties"].get("email").is_some());
+        // One URL, and a required `url` already takes it: an optional `callback_url` stays out.
+        let hook = ToolSpec::new(
+            "hook",
+            "Register a hook.",
+            json!({"type": "object", "required": ["url"], "properties": {
+                "url": {"type": "string"}, "callback_url": {"type": "string"}}}),
+        );
+        let (s, r) = narrow_for_query(&hook, "register https://example.com/hook");
+        assert!(r.promoted.is_empty());
+        assert!(s.parameters["properties"].get("callback_url").is_none());
     }
 }

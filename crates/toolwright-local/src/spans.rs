@@ -43,8 +43,17 @@ fn words(query: &str) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// A word without its possessive ending (`Curie's` → `Curie`, `wikipedia’s` → `wikipedia`): the
+/// owner is the value, "'s" is English around it.
+fn possessed(word: &str) -> &str {
+    ["'s", "\u{2019}s"]
+        .iter()
+        .find_map(|e| word.strip_suffix(e).filter(|w| !w.is_empty()))
+        .unwrap_or(word)
+}
+
 /// The words of `query`: each as written (up to the whitespace around it) and its body, without
-/// the quotes, brackets and sentence punctuation around it.
+/// the quotes, brackets and sentence punctuation around it, nor a possessive `'s`.
 pub(crate) fn word_ranges(query: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
     let mut out = Vec::new();
     let mut start = None;
@@ -56,7 +65,7 @@ pub(crate) fn word_ranges(query: &str) -> Vec<(std::ops::Range<usize>, std::ops:
             (true, Some(s)) => {
                 let w = &query[s..i];
                 let lead = w.len() - w.trim_start_matches(OPENERS).len();
-                let body = w[lead..].trim_end_matches(CLOSERS);
+                let body = possessed(w[lead..].trim_end_matches(CLOSERS));
                 if !body.is_empty() {
                     out.push((s..i, s + lead..s + lead + body.len()));
                 }
@@ -114,6 +123,8 @@ fn unquoted(q: &str) -> String {
 ///     assert!(s.iter().any(|x| x == want), "{want}");
 /// }
 /// assert!(!s.iter().any(|x| x.starts_with('\'')));
+/// let s = query_spans("summarise the Early life section of Marie Curie's article");
+/// assert!(s.iter().any(|x| x == "Marie Curie"));
 /// ```
 pub fn query_spans(query: &str) -> Vec<String> {
     let ws = words(query);
@@ -385,7 +396,18 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             return Some(fits);
         }
         let own = |s: &str| crate::cues::proper(s) && talks_about(spec, s);
-        Some(crate::cues::focus(k, query, &fits, |s| within(schema, s) && !own(s)).unwrap_or(fits))
+        let param = crate::cues::Param {
+            name: k,
+            description: schema
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            siblings: &names,
+        };
+        Some(
+            crate::cues::focus(param, query, &fits, |s| within(schema, s) && !own(s))
+                .unwrap_or(fits),
+        )
     };
     let placed = if cues {
         crate::cues::placed_files(query)
@@ -458,7 +480,7 @@ mod tests {
         assert_eq!(
             w,
             [
-                "what's",
+                "what",
                 "in",
                 "/srv/app/config.yaml",
                 "ref",
