@@ -18,7 +18,6 @@ pub mod gbnf;
 pub mod model;
 pub mod narrow;
 pub mod passes;
-pub mod probes;
 #[cfg(feature = "llama")]
 mod provider;
 pub mod routing;
