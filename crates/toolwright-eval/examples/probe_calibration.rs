@@ -161,7 +161,7 @@ fn cos(a: &[f32], b: &[f32]) -> f32 {
     d / (n(a) * n(b)).max(1e-9)
 }
 
-fn load(dir: &PathBuf, probe_vecs: &[Vec<f32>]) -> Result<Set, String> {
+fn load(dir: &std::path::Path, probe_vecs: &[Vec<f32>]) -> Result<Set, String> {
     let ds = ToolsetDataset::load(dir)?;
     let ranker = common::hybrid_ranker(&ds)?;
     let probe_ev: Vec<_> = probe_list()

@@ -337,7 +337,25 @@ fn names(w: &str, cue: &str) -> bool {
 /// assert!(cue_values("player_name", "the player stats of LeBron James").is_none());
 /// ```
 pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
-    let cue = cue_word(param)?;
+    values_named_by(&cue_word(param)?, query)
+}
+
+/// The name word of the thing a tool makes or changes (`label` of `add_label`, `section` of
+/// `add_section`), the cue of its parameter named only `name` (or `title`): "new label
+/// waiting-on", "add a Waiting section".
+fn object_cue(param: Param<'_>) -> Option<String> {
+    let bare = matches!(name_words(param.name).as_slice(), [w] if w == "name" || w == "title");
+    if !bare {
+        return None;
+    }
+    let (_, object) = toolwright_catalog::text::name_object(param.tool)?;
+    let head = object.last()?;
+    (head.chars().count() > 1 && !FUNCTION_WORDS.contains(&head.as_str())).then(|| head.clone())
+}
+
+/// The values the request names by the word `cue` (see [`cue_values`]).
+fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
+    let cue = cue.to_string();
     let ws = tokens(query);
     let quoted = toolwright_catalog::values::quoted_spans(query);
     let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
@@ -433,6 +451,8 @@ pub struct Param<'a> {
     pub description: &'a str,
     /// The names of every parameter of its tool.
     pub siblings: &'a [&'a str],
+    /// Its tool's name (empty when unknown).
+    pub tool: &'a str,
 }
 
 impl<'a> Param<'a> {
@@ -442,6 +462,7 @@ impl<'a> Param<'a> {
             name,
             description: "",
             siblings: &[],
+            tool: "",
         }
     }
 }
@@ -465,7 +486,9 @@ pub fn focus(
     spans: &[String],
     fits: impl Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
-    if let Some(v) = cue_values(param.name, query) {
+    let named = cue_values(param.name, query)
+        .or_else(|| object_cue(param).and_then(|c| values_named_by(&c, query)));
+    if let Some(v) = named {
         let v: Vec<String> = v.into_iter().filter(|s| fits(s)).collect();
         if !v.is_empty() {
             return Some(v);
@@ -554,7 +577,8 @@ pub fn prefix_names(id: &str, param: &str) -> bool {
 }
 
 /// The identifiers of the request (whole words of four characters or more with letters and
-/// digits mixed, [`focus`]'s `mon_123`, `KB7Q2ZLM`, `req-4`) that a parameter which
+/// digits mixed, [`focus`]'s `mon_123`, `KB7Q2ZLM`, `req-4`, or of six digits or more,
+/// `2203306141`) that a parameter which
 /// [`holds_identifier`] should take: those whose leading letters name it ([`prefix_names`]),
 /// else those that name none of its tool's other parameters (`task-2` is the `taskId`'s, not
 /// the `requestId`'s); `None` when none is left.
@@ -563,9 +587,9 @@ pub fn prefix_names(id: &str, param: &str) -> bool {
 /// use toolwright_local::cues::{Param, identifiers_for};
 /// let q = "I finished task-2 of req-4, mark it done";
 /// let spans: Vec<String> = ["task-2", "req-4", "done"].map(String::from).to_vec();
-/// let p = Param { name: "requestId", description: "", siblings: &["requestId", "taskId"] };
+/// let p = Param { name: "requestId", description: "", siblings: &["requestId", "taskId"], tool: "" };
 /// assert_eq!(identifiers_for(p, q, &spans, |_| true).unwrap(), ["req-4"]);
-/// let p = Param { name: "knowledgeBaseId", description: "", siblings: &[] };
+/// let p = Param { name: "knowledgeBaseId", description: "", siblings: &[], tool: "" };
 /// let q = "check knowledge base SUP9988ZZ for problems with the v3 firmware";
 /// let spans: Vec<String> = ["SUP9988ZZ", "v3", "firmware"].map(String::from).to_vec();
 /// assert_eq!(identifiers_for(p, q, &spans, |_| true).unwrap(), ["SUP9988ZZ"]);
@@ -576,7 +600,19 @@ pub fn identifiers_for(
     spans: &[String],
     fits: impl Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
-    let ids = id_words(query, spans, |s| s.chars().count() >= 4 && fits(s))?;
+    let mut ids = id_words(query, spans, |s| s.chars().count() >= 4 && fits(s)).unwrap_or_default();
+    let ws = tokens(query);
+    let whole = |s: &str| ws.iter().any(|w| query.get(w.body.clone()) == Some(s));
+    let long_number = |s: &str| s.len() >= 6 && s.chars().all(|c| c.is_ascii_digit());
+    ids.extend(
+        spans
+            .iter()
+            .filter(|s| long_number(s) && whole(s) && fits(s))
+            .cloned(),
+    );
+    if ids.is_empty() {
+        return None;
+    }
     let own: Vec<String> = ids
         .iter()
         .filter(|s| prefix_names(s, param.name))
@@ -1164,6 +1200,7 @@ mod tests {
             name: "subscription",
             description: "The ID of the subscription to update.",
             siblings: &sibs,
+            tool: "update_subscription",
         };
         let q = "switch sub_1Kq7 over to price_Gold2";
         let got = focus(p, q, &spans(&["sub_1Kq7", "price_Gold2", "switch"]), |_| {
@@ -1175,6 +1212,7 @@ mod tests {
             name: "payment_intent",
             description: "The ID of the PaymentIntent to refund.",
             siblings: &["payment_intent", "amount"],
+            tool: "create_refund",
         };
         let got = focus(
             p,
@@ -1188,6 +1226,7 @@ mod tests {
             name: "title",
             description: "The title.",
             siblings: &["title"],
+            tool: "rename_request",
         };
         assert!(
             focus(
@@ -1203,12 +1242,63 @@ mod tests {
             name: "requestId",
             description: "",
             siblings: &["requestId", "taskId"],
+            tool: "close_task",
         };
         assert!(identifiers_for(p, "close task-11 now", &spans(&["task-11"]), |_| true).is_none());
+        let p = Param {
+            name: "issue_id_or_url",
+            description: "Sentry issue ID or URL",
+            siblings: &["issue_id_or_url"],
+            tool: "get_sentry_issue",
+        };
+        let q = "dig into sentry 5566778899, where is it throwing";
+        let got = focus(
+            p,
+            q,
+            &spans(&["sentry 5566778899", "5566778899", "sentry"]),
+            |_| true,
+        );
+        assert_eq!(got.unwrap(), ["5566778899"]);
         assert!(holds_identifier("knowledgeBaseId", ""));
         assert!(holds_identifier("product", "The ID of the product."));
         assert!(!holds_identifier("idea", "Ideas and identity."));
         assert!(email_like("jordan.blake@example.com"));
         assert!(!email_like("@handle") && !email_like("a@b") && !email_like("user@host@x.io"));
+    }
+
+    #[test]
+    fn a_bare_name_is_cued_by_its_tools_object() {
+        let spans = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let p = Param {
+            name: "name",
+            description: "",
+            siblings: &["name", "color"],
+            tool: "add_label",
+        };
+        let q = "new todoist label waiting-on, orange";
+        let got = focus(
+            p,
+            q,
+            &spans(&["todoist label waiting-on", "waiting-on", "orange"]),
+            |_| true,
+        );
+        assert_eq!(got.unwrap(), ["waiting-on"]);
+        let p = Param {
+            name: "name",
+            description: "",
+            siblings: &["name", "project_id"],
+            tool: "add_section",
+        };
+        let q = "add a Waiting section to todoist project 2203306141";
+        let got = focus(
+            p,
+            q,
+            &spans(&["Waiting", "todoist project 2203306141"]),
+            |_| true,
+        );
+        assert_eq!(got.unwrap(), ["Waiting"]);
+        // A plain word after the object is no value: no cue.
+        let q = "add a section called later to project 7";
+        assert!(focus(p, q, &spans(&["later", "project 7"]), |_| true).is_none());
     }
 }

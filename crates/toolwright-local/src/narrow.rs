@@ -515,11 +515,17 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
                 .unwrap_or_default();
             let mut r = Vec::new();
             let mut g = Value::Null;
+            let minor = in_minor_units(v);
             for candidates in [&own, &free, &numbers] {
                 if candidates.is_empty() {
                     continue;
                 }
                 r.clear();
+                let candidates = if minor {
+                    &hundredfold(candidates)
+                } else {
+                    candidates
+                };
                 g = ground_schema(v, candidates, &mut r, k);
                 if !r.is_empty() {
                     break;
@@ -537,6 +543,36 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
         root.insert("properties".into(), Value::Object(grounded));
     }
     (out, report)
+}
+
+/// Whether a number parameter's description says it counts a currency's minor unit ("The unit
+/// amount of the price in cents.", "in the smallest currency unit"): the request's "$15" is
+/// `1500` there.
+fn in_minor_units(schema: &Value) -> bool {
+    let d = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_lowercase();
+    [
+        "in cents",
+        "smallest currency unit",
+        "minor unit",
+        "in pence",
+    ]
+    .iter()
+    .any(|p| d.contains(p))
+}
+
+/// The numbers a hundredfold, as integers (an amount in cents).
+fn hundredfold(numbers: &[Value]) -> Vec<Value> {
+    numbers
+        .iter()
+        .filter_map(Value::as_f64)
+        .map(|n| (n * 100.0).round())
+        .filter(|n| n.is_finite() && n.abs() < 9.0e15)
+        .map(|n| json!(n as i64))
+        .collect()
 }
 
 /// The words that open and close a range, in a parameter's name (`from_version`/`to_version`,
@@ -1173,5 +1209,20 @@ mod tests {
         let (s, r) = narrow_for_query(&hook, "register https://example.com/hook");
         assert!(r.promoted.is_empty());
         assert!(s.parameters["properties"].get("callback_url").is_none());
+    }
+
+    #[test]
+    fn amounts_in_cents_take_the_request_amounts_a_hundredfold() {
+        let refund = ToolSpec::new(
+            "create_refund",
+            "Refund a payment.",
+            json!({"type": "object", "required": ["payment_intent"], "properties": {
+                "payment_intent": {"type": "string"},
+                "amount": {"type": "integer", "description": "The amount to refund in cents."}}}),
+        );
+        let (g, _) = ground_numbers(&refund, "give $15 back to the buyer on payment pi_3Mtw");
+        assert_eq!(g.parameters["properties"]["amount"]["enum"], json!([1500]));
+        let (g, _) = ground_numbers(&refund, "refund 19.99 on pi_3Mtw");
+        assert_eq!(g.parameters["properties"]["amount"]["enum"], json!([1999]));
     }
 }

@@ -403,6 +403,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 .and_then(Value::as_str)
                 .unwrap_or(""),
             siblings: &names,
+            tool: &spec.name,
         };
         Some(
             crate::cues::focus(param, query, &fits, |s| within(schema, s) && !own(s))
