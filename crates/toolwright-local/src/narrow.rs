@@ -18,7 +18,11 @@
 //!   most three words before ("without a README", "not as a draft");
 //! - restricts enum parameters to the values the query mentions, when it mentions at least as
 //!   many values as there are parameters sharing that enum (`from`/`to` currency: "GBP" and
-//!   "JPY" → both restricted to {GBP, JPY}; the model still chooses the order).
+//!   "JPY" → both restricted to {GBP, JPY}; the model still chooses the order); a value of
+//!   several words is mentioned when its words stand near each other in any order, singular or
+//!   plural ("any upgrades or downgrades" → `upgrades_downgrades`);
+//! - keeps (and makes required) an optional parameter named as a path, URL, selector or e-mail
+//!   when the query writes more words in that form than the staying parameters take.
 //!
 //! [`ground_numbers`] goes one step further for numeric parameters: when the query states
 //! numbers, a number or integer parameter may only take one of them (`b = -3` → `-3`, `1e-9`),
@@ -87,6 +91,39 @@ fn mentions(query_words: &[String], value: &str) -> bool {
         many => query_words
             .windows(many.len())
             .any(|win| win.iter().zip(many).all(|(a, b)| a == b)),
+    }
+}
+
+/// Whether the query mentions the allowed value `value`: as [`mentions`] does, or, for a value
+/// of several words (split at `_`, `-`, camel case: `upgrades_downgrades`, `startupWarnings`),
+/// when each of its words of three letters or more, in the singular or the plural, stands
+/// within a few words of the others in any order ("any recent upgrades or downgrades", "the
+/// stocks shorted the most" → `most_shorted_stocks`); a one-word value also in the singular
+/// ("split" → `splits`).
+fn mentions_value(query_words: &[String], value: &str) -> bool {
+    if mentions(query_words, value) {
+        return true;
+    }
+    let same = |q: &str, v: &str| {
+        q == v
+            || (q.len() >= 3 && v.starts_with(q) && v.len() <= q.len() + 2)
+            || (v.len() >= 3 && q.starts_with(v) && q.len() <= v.len() + 2)
+    };
+    let parts: Vec<String> = name_words(value)
+        .into_iter()
+        .filter(|w| w.chars().all(char::is_alphabetic))
+        .collect();
+    match parts.as_slice() {
+        [] => false,
+        [single] => single.len() >= 4 && query_words.iter().any(|q| same(q, single)),
+        many if many.iter().all(|w| w.len() >= 3) => {
+            let span = many.len() + 2;
+            query_words.windows(span.min(query_words.len())).any(|win| {
+                many.iter()
+                    .all(|v| win.iter().any(|q| same(q.as_str(), v.as_str())))
+            })
+        }
+        _ => false,
     }
 }
 
@@ -767,7 +804,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let name_mentioned = mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name);
         let value_mentioned = values
             .as_ref()
-            .is_some_and(|v| v.iter().any(|x| mentions(&qw, x)));
+            .is_some_and(|v| v.iter().any(|x| mentions_value(&qw, x)));
         if !is_required && value_mentioned {
             report.promoted.push(name.clone());
         }
@@ -818,7 +855,11 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         }
     }
     for (vals, names) in groups {
-        let mentioned: Vec<String> = vals.iter().filter(|v| mentions(&qw, v)).cloned().collect();
+        let mentioned: Vec<String> = vals
+            .iter()
+            .filter(|v| mentions_value(&qw, v))
+            .cloned()
+            .collect();
         if mentioned.is_empty() || mentioned.len() < names.len() || mentioned.len() == vals.len() {
             continue;
         }
@@ -1224,5 +1265,40 @@ mod tests {
         assert_eq!(g.parameters["properties"]["amount"]["enum"], json!([1500]));
         let (g, _) = ground_numbers(&refund, "refund 19.99 on pi_3Mtw");
         assert_eq!(g.parameters["properties"]["amount"]["enum"], json!([1999]));
+    }
+
+    #[test]
+    fn enum_values_of_several_words_are_mentioned_in_any_order() {
+        let q = |t: &str| words(t);
+        assert!(mentions_value(
+            &q("any recent upgrades or downgrades for Boeing"),
+            "upgrades_downgrades"
+        ));
+        assert!(mentions_value(
+            &q("which stocks are shorted the most right now"),
+            "most_shorted_stocks"
+        ));
+        assert!(mentions_value(
+            &q("just the startup warnings"),
+            "startupWarnings"
+        ));
+        assert!(mentions_value(
+            &q("how many times has the stock split"),
+            "splits"
+        ));
+        assert!(mentions_value(
+            &q("the analysts' price target on AMD"),
+            "price_targets"
+        ));
+        // Too far apart, or a word missing: not mentioned.
+        assert!(!mentions_value(
+            &q("price history, and what the analysts expect as a target"),
+            "price_targets"
+        ));
+        assert!(!mentions_value(
+            &q("insiders been selling shares"),
+            "insider_transactions"
+        ));
+        assert!(!mentions_value(&q("top 10 gainers"), "day_gainers"));
     }
 }
