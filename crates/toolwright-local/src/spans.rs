@@ -354,7 +354,8 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
 /// a parameter whose value the request points at ([`crate::cues::focus`]: its name word before
 /// a value, a path or URL written out; [`crate::cues::owner_name`]: the sides of `owner/name`;
 /// [`crate::cues::move_ends`]: "from X into Y"; [`crate::cues::container_item`]: the sides of
-/// `database.collection`; a proper name the tool's own text uses is never a value)
+/// `database.collection`; a proper name or a word that looks like a value, such as `context7`,
+/// that the tool's own name or description uses is never a value: it is the service)
 /// is restricted to those values.
 pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
     let mut report = Vec::new();
@@ -395,7 +396,9 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         if !cues {
             return Some(fits);
         }
-        let own = |s: &str| crate::cues::proper(s) && talks_about(spec, s);
+        let own = |s: &str| {
+            (crate::cues::proper(s) || crate::cues::value_like(s)) && talks_about(spec, s)
+        };
         let param = crate::cues::Param {
             name: k,
             description: schema
@@ -743,5 +746,38 @@ mod tests {
         let s = spec(json!({"code": {"type": "string", "minLength": 2, "maxLength": 2}}));
         let (g, _) = ground_strings(&s, "choose DE in the country list", true);
         assert_eq!(allowed(&g, "code"), ["DE", "in"]);
+    }
+
+    #[test]
+    fn the_tools_own_service_word_is_no_identifier() {
+        let s = ToolSpec::new(
+            "query-docs",
+            "Retrieves documentation from Context7 for any library.",
+            json!({"type": "object", "required": ["libraryId"], "properties": {
+                "libraryId": {"type": "string", "description": "Exact library ID (e.g., '/mongodb/docs')."}}}),
+        );
+        let (g, _) = ground_strings(
+            &s,
+            "get current docs from context7 /mongodb/docs about change streams",
+            true,
+        );
+        let lib = allowed(&g, "libraryId");
+        // No cue picks the service's name: every span stays, the path among them.
+        assert_ne!(lib, ["context7"]);
+        assert!(lib.iter().any(|v| v == "/mongodb/docs"));
+        // Another tool's identifier is taken.
+        let s = ToolSpec::new(
+            "retrieve_from_aws_kb",
+            "Retrieve passages from an AWS knowledge base.",
+            json!({"type": "object", "required": ["knowledgeBaseId", "query"], "properties": {
+                "knowledgeBaseId": {"type": "string", "description": "The ID of the AWS Knowledge Base"},
+                "query": {"type": "string"}}}),
+        );
+        let (g, _) = ground_strings(
+            &s,
+            "check knowlege base SUP9988ZZ for known problems with the v3 firmware",
+            true,
+        );
+        assert_eq!(allowed(&g, "knowledgeBaseId"), ["SUP9988ZZ"]);
     }
 }
