@@ -486,8 +486,15 @@ pub fn focus(
     spans: &[String],
     fits: impl Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
-    let named = cue_values(param.name, query)
-        .or_else(|| object_cue(param).and_then(|c| values_named_by(&c, query)));
+    let named = cue_values(param.name, query).or_else(|| {
+        // After the object's word, a number or an identifier is the object's id, not its name
+        // ("under project 2203306141", "rename section 99120 to ...").
+        let v: Vec<String> = values_named_by(&object_cue(param)?, query)?
+            .into_iter()
+            .filter(|v| v.chars().any(char::is_alphabetic) && !id_shaped(v))
+            .collect();
+        (!v.is_empty()).then_some(v)
+    });
     if let Some(v) = named {
         let v: Vec<String> = v.into_iter().filter(|s| fits(s)).collect();
         if !v.is_empty() {
@@ -530,18 +537,21 @@ fn is_bare_id(param: &str) -> bool {
 fn id_words(query: &str, spans: &[String], fits: impl Fn(&str) -> bool) -> Option<Vec<String>> {
     let ws = tokens(query);
     let whole = |s: &str| ws.iter().any(|w| query.get(w.body.clone()) == Some(s));
-    let id_like = |s: &str| {
-        s.chars().any(|c| c.is_ascii_digit())
-            && s.chars().any(|c| c.is_ascii_alphabetic())
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    };
     let v: Vec<String> = spans
         .iter()
-        .filter(|s| whole(s) && id_like(s) && fits(s))
+        .filter(|s| whole(s) && id_shaped(s) && fits(s))
         .cloned()
         .collect();
     (!v.is_empty()).then_some(v)
+}
+
+/// Whether a word is written as an identifier: letters and digits mixed, with nothing but `_`
+/// and `-` besides (`mon_123`, `3b1d-77aa`, `recD77`).
+fn id_shaped(s: &str) -> bool {
+    s.chars().any(|c| c.is_ascii_digit())
+        && s.chars().any(|c| c.is_ascii_alphabetic())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// Whether a parameter holds an identifier of something: a word of its name is `id`, `ids`,
@@ -1297,6 +1307,9 @@ mod tests {
             |_| true,
         );
         assert_eq!(got.unwrap(), ["Waiting"]);
+        // The object's id is not its name.
+        let q = "create a sub-project 'Q3 launch' under todoist project 2203306141";
+        assert!(focus(p, q, &spans(&["Q3 launch", "2203306141"]), |_| true).is_none());
         // A plain word after the object is no value: no cue.
         let q = "add a section called later to project 7";
         assert!(focus(p, q, &spans(&["later", "project 7"]), |_| true).is_none());
