@@ -487,11 +487,11 @@ pub fn focus(
     fits: impl Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
     let named = cue_values(param.name, query).or_else(|| {
-        // After the object's word, a number or an identifier is the object's id, not its name
-        // ("under project 2203306141", "rename section 99120 to ...").
+        // After the object's word, a number is the object's id, not its name ("under project
+        // 2203306141", "rename section 99120 to ..."); a code such as `LOYAL10` may be a name.
         let v: Vec<String> = values_named_by(&object_cue(param)?, query)?
             .into_iter()
-            .filter(|v| v.chars().any(char::is_alphabetic) && !id_shaped(v))
+            .filter(|v| v.chars().any(char::is_alphabetic))
             .collect();
         (!v.is_empty()).then_some(v)
     });
@@ -1307,7 +1307,26 @@ mod tests {
             |_| true,
         );
         assert_eq!(got.unwrap(), ["Waiting"]);
-        // The object's id is not its name.
+        // The object's number is not its name; a code is.
+        let p = Param {
+            name: "name",
+            description: "",
+            siblings: &["name", "percent_off"],
+            tool: "create_coupon",
+        };
+        let got = focus(
+            p,
+            "create coupon LOYAL10 with 10% off",
+            &spans(&["LOYAL10", "10%"]),
+            |_| true,
+        );
+        assert_eq!(got.unwrap(), ["LOYAL10"]);
+        let p = Param {
+            name: "name",
+            description: "",
+            siblings: &["name", "project_id"],
+            tool: "add_project",
+        };
         let q = "create a sub-project 'Q3 launch' under todoist project 2203306141";
         assert!(focus(p, q, &spans(&["Q3 launch", "2203306141"]), |_| true).is_none());
         // A plain word after the object is no value: no cue.
