@@ -28,7 +28,8 @@
 //! numbers, a number or integer parameter may only take one of them (`b = -3` → `-3`, `1e-9`),
 //! so the model chooses which number goes where instead of writing digits of its own; a
 //! parameter the query names takes the number written next to its name ("a charge of 0.01"),
-//! and the others the numbers no named parameter took.
+//! and the others the numbers no named parameter took; an amount "in cents" takes them a
+//! hundredfold.
 //!
 //! The narrowed schema only admits values the real schema admits; the runtime still validates
 //! every call against the tool's advertised schema.
