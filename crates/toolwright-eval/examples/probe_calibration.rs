@@ -19,7 +19,7 @@ mod common;
 use std::path::PathBuf;
 use toolwright_agent::Ranker;
 use toolwright_eval::toolset::ToolsetDataset;
-use toolwright_local::select::{DEFAULT_WORDS_FLOOR, evidence};
+use toolwright_local::select::evidence;
 
 /// The probes, one generic off-domain request each.
 const PROBES: &[&str] = &[
@@ -204,13 +204,7 @@ fn load(dir: &std::path::Path, probe_vecs: &[Vec<f32>]) -> Result<Set, String> {
             Some(Pt {
                 oos: r.out_of_scope(),
                 named: e.value_named,
-                x: [
-                    e.similarity,
-                    e.lexical,
-                    e.words.max(DEFAULT_WORDS_FLOOR) as f32,
-                    f32::from(u8::from(e.action_missing)),
-                    f32::from(u8::from(e.object_missing)),
-                ],
+                x: toolwright_eval::toolset_command::rule_features(&e),
                 nn: probe_vecs
                     .iter()
                     .map(|p| cos(p, v))

@@ -215,6 +215,22 @@ pub fn no_tool_points(
         .collect())
 }
 
+/// The no-tool rule's features of `e`, in the order of
+/// `toolwright_local::select::DEFAULT_NO_TOOL_RULE` after its bias: similarity, lexical, content
+/// words (from the rule's floor up), action missing, object missing.
+#[cfg(feature = "embed")]
+pub fn rule_features(
+    e: &toolwright_local::select::Evidence,
+) -> [f32; crate::routing::NO_TOOL_FEATURES] {
+    [
+        e.similarity,
+        e.lexical,
+        e.words.max(toolwright_local::select::DEFAULT_WORDS_FLOOR) as f32,
+        f32::from(u8::from(e.action_missing)),
+        f32::from(u8::from(e.object_missing)),
+    ]
+}
+
 #[cfg(feature = "embed")]
 mod dense {
     use super::*;
@@ -222,7 +238,7 @@ mod dense {
     use toolwright_agent::Ranker;
     use toolwright_agent::routing::CatalogRanker;
     use toolwright_catalog::ScorerKind;
-    use toolwright_local::select::{DEFAULT_NO_TOOL_RULE, DEFAULT_WORDS_FLOOR, evidence};
+    use toolwright_local::select::{DEFAULT_NO_TOOL_RULE, evidence};
 
     /// The rule's features for every request, as the provider sees them (its default 3
     /// candidates), with each request's server.
@@ -243,13 +259,7 @@ mod dense {
                 Some((
                     crate::routing::NoToolPoint {
                         out_of_scope: r.out_of_scope(),
-                        x: [
-                            e.similarity,
-                            e.lexical,
-                            e.words.max(DEFAULT_WORDS_FLOOR) as f32,
-                            f32::from(u8::from(e.action_missing)),
-                            f32::from(u8::from(e.object_missing)),
-                        ],
+                        x: super::rule_features(&e),
                         value_named: e.value_named,
                     },
                     r.server.as_str(),
