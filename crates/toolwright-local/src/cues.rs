@@ -12,13 +12,16 @@
 //!   `named`, `called`, `with`, `id`) a quoted text, or a word that looks like a value: one with
 //!   a digit, with `/ . _ : # @ -` between its characters, or in capitals (`C0ENG42`, `4521`,
 //!   `feature/oauth`, `1712345678.123456`, `DOCS`). After `NAME:` the value is the rest of the
-//!   request. A word
-//!   that looks like a value and stands between a determiner and the name word ("the
-//!   hotfix/1.4 branch") counts too, and so does a proper name there ("the Deals table",
-//!   [`proper`]) unless the tool's own name or description uses it ("the Slack channel"). A
-//!   comma after the name word, or a bracket before the next word, ends its phrase. Other plain
-//!   words ("the player stats of LeBron James") are never taken: they are as often the start of
-//!   a longer value as a value.
+//!   request. A word that stands between a determiner and the name word counts too: one that
+//!   looks like a value ("the hotfix/1.4 branch"), a proper name ("the Deals table",
+//!   [`proper`]) unless the tool's own name or description uses it ("the Slack channel"), or a
+//!   plain word that is not a vague one such as `new`, `same` or `whole` ("the cache
+//!   namespace"; with two words there, the first: "the shop mongo database"). After a
+//!   preposition of place, the plain word right after the name word counts ("in namespace
+//!   finance"). A common abbreviation stands for the name word ("db" for `database`, "ns" for
+//!   `namespace`). A comma after the name word, or a bracket before the next word, ends its
+//!   phrase. Other plain words after the name word ("the player stats of LeBron James") are
+//!   never taken: they are as often the start of a longer value as a value.
 //! - **An owner/name cue** ([`owner_name`]): a tool with an owner parameter (`owner`, `org`,
 //!   `namespace`, ...) and a name parameter (`repo`, `repository`, `name`) takes the two sides
 //!   of the request's `owner/name` word (`acme/webapp`), the notation of code hosts, registries
@@ -109,6 +112,61 @@ const DIRECTORY_WORDS: &[&str] = &[
 
 /// Name words of a parameter that take a URL.
 const URL_WORDS: &[&str] = &["url", "urls", "uri", "uris", "link", "links", "href"];
+
+/// Common abbreviations of the name words of computing things (short, long): either stands for
+/// the other in a request.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("db", "database"),
+    ("ns", "namespace"),
+    ("repo", "repository"),
+    ("dir", "directory"),
+    ("env", "environment"),
+    ("org", "organization"),
+    ("msg", "message"),
+    ("doc", "document"),
+];
+
+/// Words that stand before a name word without naming the thing ("the new table", "the whole
+/// cluster", "the same channel"): a plain word there is a value only when it is none of these.
+const VAGUE: &[&str] = &[
+    "new",
+    "old",
+    "same",
+    "other",
+    "another",
+    "current",
+    "whole",
+    "entire",
+    "existing",
+    "following",
+    "previous",
+    "next",
+    "first",
+    "last",
+    "given",
+    "specific",
+    "particular",
+    "right",
+    "wrong",
+    "correct",
+    "empty",
+    "certain",
+    "different",
+    "various",
+    "several",
+    "many",
+    "most",
+    "more",
+    "less",
+    "own",
+    "single",
+    "relevant",
+    "corresponding",
+];
+
+/// Prepositions after which a name word and the word following it name a place ("in namespace
+/// finance", "from table orders").
+const PLACE_PREPOSITIONS: &[&str] = &["in", "on", "from", "into", "under", "within", "inside"];
 
 /// Quotes that open a quoted text.
 const QUOTES: &[char] = &['"', '\'', '`', '\u{2018}', '\u{201c}'];
@@ -318,10 +376,16 @@ fn cue_word(param: &str) -> Option<String> {
     }
 }
 
-/// Whether the request's word `w` is the name word `cue` (or its plural, or singular).
+/// Whether the request's word `w` is the name word `cue` (or its plural, or singular, or its
+/// common abbreviation: "db" for `database`, "ns" for `namespace`, "repository" for `repo`).
 fn names(w: &str, cue: &str) -> bool {
     let w = w.to_lowercase();
-    w == cue || w.strip_suffix('s') == Some(cue) || cue.strip_suffix('s') == Some(w.as_str())
+    let same =
+        |w: &str| w == cue || w.strip_suffix('s') == Some(cue) || cue.strip_suffix('s') == Some(w);
+    same(&w)
+        || ABBREVIATIONS
+            .iter()
+            .any(|(short, long)| (w == *short && same(long)) || (w == *long && same(short)))
 }
 
 /// The values the request gives the parameter called `param` by naming it (see the module
@@ -343,9 +407,18 @@ pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
 /// The name word of the thing a tool makes or changes (`label` of `add_label`, `section` of
 /// `add_section`), the cue of its parameter named only `name` (or `title`): "new label
 /// waiting-on", "add a Waiting section".
-fn object_cue(param: Param<'_>) -> Option<String> {
+fn object_cue(param: Param<'_>, query: &str) -> Option<String> {
     let bare = matches!(name_words(param.name).as_slice(), [w] if w == "name" || w == "title");
-    if !bare {
+    // "rename table tblQ3Goals to 'Q3 OKRs'": after the object's word stands the old name.
+    let renaming = || {
+        let re = format!("re{}", param.name.to_lowercase());
+        tokens(query).iter().any(|w| {
+            query
+                .get(w.body.clone())
+                .is_some_and(|t| t.to_lowercase() == re)
+        })
+    };
+    if !bare || renaming() {
         return None;
     }
     let (_, object) = toolwright_catalog::text::name_object(param.tool)?;
@@ -417,15 +490,47 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
             out.push(text(n).to_string());
             continue;
         }
-        // "the VALUE NAME"
-        let before = i.checked_sub(1).and_then(|k| ws.get(k));
-        let det = i
-            .checked_sub(2)
+        // A plain word names the thing only where English puts a name: "the cache namespace",
+        // "the shop mongo database" (both words offered), "in ns finance".
+        let named = |n: &Word| {
+            !plain(n)
+                && !VAGUE.contains(&lower(n).as_str())
+                && text(n)
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "-_.".contains(c))
+                && query
+                    .get(n.raw.clone())
+                    .is_none_or(|r| !r.ends_with([',', ';', ':', ')', ']', '?', '!']))
+        };
+        let after_place = i
+            .checked_sub(1)
             .and_then(|k| ws.get(k))
-            .is_some_and(|d| DETERMINERS.contains(&lower(d).as_str()));
-        if let Some(b) =
-            before.filter(|b| det && !plain(b) && (value_like(text(b)) || proper(text(b))))
-        {
+            .is_some_and(|p| PLACE_PREPOSITIONS.contains(&lower(p).as_str()));
+        let after = ws.get(j).filter(|n| {
+            after_place
+                && !closed
+                && named(n)
+                && query
+                    .get(n.raw.clone())
+                    .is_some_and(|r| !r.starts_with(QUOTES))
+        });
+        if let Some(n) = after {
+            out.push(text(n).to_string());
+            continue;
+        }
+        // "the VALUE NAME", "the VALUE KIND NAME"
+        let det = |k: usize| {
+            ws.get(k)
+                .is_some_and(|d| DETERMINERS.contains(&lower(d).as_str()))
+        };
+        let takes = |b: &Word| !plain(b) && (value_like(text(b)) || proper(text(b)) || named(b));
+        let before = match i {
+            _ if i >= 2 && det(i - 2) => ws.get(i - 1),
+            // The second word classifies ("mongo database", "helm release"): the first names.
+            _ if i >= 3 && det(i - 3) && ws.get(i - 1).is_some_and(takes) => ws.get(i - 2),
+            _ => None,
+        };
+        if let Some(b) = before.filter(|b| takes(b)) {
             out.push(text(b).to_string());
         }
     }
@@ -489,7 +594,7 @@ pub fn focus(
     let named = cue_values(param.name, query).or_else(|| {
         // After the object's word, a number is the object's id, not its name ("under project
         // 2203306141", "rename section 99120 to ..."); a code such as `LOYAL10` may be a name.
-        let v: Vec<String> = values_named_by(&object_cue(param)?, query)?
+        let v: Vec<String> = values_named_by(&object_cue(param, query)?, query)?
             .into_iter()
             .filter(|v| v.chars().any(char::is_alphabetic))
             .collect();
@@ -1083,6 +1188,43 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_word_names_the_thing_where_english_puts_a_name() {
+        // Between a determiner and the name word.
+        assert_eq!(
+            cv(
+                "namespace",
+                "bounce the pods of the redis statefulset in the cache namespace"
+            ),
+            ["cache"]
+        );
+        assert_eq!(cv("branch", "switch to the release branch"), ["release"]);
+        // Two words there: the first names, the second classifies.
+        assert_eq!(
+            cv(
+                "database",
+                "show the collections inside the shop mongo database"
+            ),
+            ["shop"]
+        );
+        // An abbreviation stands for the name word, and the other way round.
+        assert_eq!(cv("database", "how many users in the app db?"), ["app"]);
+        assert_eq!(cv("repo", "star the website repository"), ["website"]);
+        // After a preposition of place, the word after the name word.
+        assert_eq!(
+            cv(
+                "namespace",
+                "is the rollout of billing in ns finance finished yet?"
+            ),
+            ["finance"]
+        );
+        // Vague words name nothing; nor does a word after the name word elsewhere.
+        assert!(cue_values("table", "create the new table for invoices").is_none());
+        assert!(cue_values("cluster", "every deployment in the whole cluster").is_none());
+        assert!(cue_values("database", "the database server is down").is_none());
+        assert!(cue_values("namespace", "in namespace, list pods").is_none());
+    }
+
+    #[test]
     fn after_a_colon_the_value_is_the_rest() {
         let v = cv("jql", "jql: project = WEB AND status != Done.");
         assert_eq!(v, ["project = WEB AND status != Done"]);
@@ -1092,7 +1234,6 @@ mod tests {
     fn plain_words_and_other_names_are_no_cue() {
         // Plain words may be the start of a longer value: no cue.
         assert!(cue_values("player_name", "the player stats of LeBron James").is_none());
-        assert!(cue_values("branch", "switch to the release branch").is_none());
         assert!(cue_values("time", "what is 8pm Chicago time in Singapore time?").is_none());
         // Names without one distinctive word give no cue.
         assert!(cue_values("name", "a repo named 'dotfiles'").is_none());
@@ -1307,6 +1448,15 @@ mod tests {
             |_| true,
         );
         assert_eq!(got.unwrap(), ["Waiting"]);
+        // Renaming: after the object's word stands the old name, no cue.
+        let p = Param {
+            name: "name",
+            description: "",
+            siblings: &["baseId", "tableId", "name"],
+            tool: "update_table",
+        };
+        let q = "rename airtable table tblQ3Goals in appX1y2Z3abc to 'Q3 OKRs'";
+        assert!(focus(p, q, &spans(&["tblQ3Goals", "Q3 OKRs"]), |_| true).is_none());
         // The object's number is not its name; a code is.
         let p = Param {
             name: "name",

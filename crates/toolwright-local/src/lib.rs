@@ -9,6 +9,7 @@
 #[cfg(feature = "embed")]
 pub mod embed;
 
+pub mod caps;
 pub mod compose;
 pub mod cues;
 #[cfg(feature = "llama")]

@@ -4,8 +4,9 @@
 //! when optional parameters and long enums invite it to invent values (`"city": "celsius"`,
 //! `"from_currency": "USD"` for "250 GBP"). Before the grammar is built, [`narrow_for_query`]:
 //!
-//! - drops optional parameters the query does not mention (by name, or by one of their allowed
-//!   values), so the tool's defaults apply; a name is mentioned when its distinctive words are
+//! - drops optional parameters the query does not mention (by name, by one of their allowed
+//!   values, or by a verb that renames what they hold: "rename" for `name`, "retitle" for
+//!   `title`), so the tool's defaults apply; a name is mentioned when its distinctive words are
 //!   (`atm_pressure` by "atmospheric pressure", `return_type` by "return", a one-letter typo
 //!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not),
 //!   except optional number parameters when the query states a number and no parameter that
@@ -22,14 +23,16 @@
 //!   several words is mentioned when its words stand near each other in any order, singular or
 //!   plural ("any upgrades or downgrades" → `upgrades_downgrades`);
 //! - keeps (and makes required) an optional parameter named as a path, URL, selector or e-mail
-//!   when the query writes more words in that form than the staying parameters take.
+//!   when the query writes more words in that form than the staying parameters take;
+//! - keeps (and makes required) the parameter that takes a cap the query states ("the first
+//!   3000 characters" → `max_length`, "the last 5" → `limit`: [`crate::caps`]).
 //!
 //! [`ground_numbers`] goes one step further for numeric parameters: when the query states
 //! numbers, a number or integer parameter may only take one of them (`b = -3` → `-3`, `1e-9`),
 //! so the model chooses which number goes where instead of writing digits of its own; a
 //! parameter the query names takes the number written next to its name ("a charge of 0.01"),
 //! and the others the numbers no named parameter took; an amount "in cents" takes them a
-//! hundredfold.
+//! hundredfold; a cap goes to the parameter that takes it.
 //!
 //! The narrowed schema only admits values the real schema admits; the runtime still validates
 //! every call against the tool's advertised schema.
@@ -176,6 +179,17 @@ fn names_loosely(query_words: &[String], name: &str) -> bool {
         })
 }
 
+/// Whether the request's verb renames what the parameter holds: a query word is `re` and the
+/// last word of its name ("rename" for `name` or `newName`, "retitle" for `title`).
+fn renamed(query_words: &[String], name: &str) -> bool {
+    name_words(name).last().is_some_and(|last| {
+        last.chars().count() >= 3
+            && query_words
+                .iter()
+                .any(|w| w.strip_prefix("re") == Some(last.as_str()))
+    })
+}
+
 /// Words that open a flag's name without saying what it switches: auxiliaries and modals
 /// (`is_minor_edit`, `has_wiki`, `should_notify`) and the prefix `auto` (`autoInit`).
 const FLAG_OPENERS: &[&str] = &["is", "has", "have", "should", "can", "do", "does", "auto"];
@@ -284,7 +298,7 @@ pub fn query_numbers(query: &str) -> Vec<Value> {
 }
 
 /// Every number of the query with its character span (start, end), in order.
-fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
+pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
     let chars: Vec<char> = query.chars().collect();
     let mut out: Vec<(usize, usize, Value)> = Vec::new();
     let mut i = 0;
@@ -536,6 +550,22 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
             (k.clone(), numbers)
         })
         .collect();
+    // A cap ("the first 3000 characters") goes to the parameter that takes it.
+    let mut attached = attached;
+    let caps = crate::caps::capped(props, query, |k| {
+        attached
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    });
+    for (k, v) in caps {
+        if let Some((_, own)) = attached.iter_mut().find(|(n, _)| *n == k)
+            && own.is_empty()
+        {
+            own.push(v);
+        }
+    }
     let attached = ordered_range(props, attached, &numbers);
     let claimed: Vec<&Value> = attached.iter().flat_map(|(_, v)| v.iter()).collect();
     let free: Vec<Value> = numbers
@@ -802,16 +832,34 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             continue;
         }
         let values = enum_values(p);
-        let name_mentioned = mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name);
+        // "rename" says the new name is given: the parameter must be set.
+        let renames = renamed(&qw, name);
+        if !is_required && renames {
+            report.promoted.push(name.clone());
+        }
+        let name_mentioned =
+            mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name) || renames;
         let value_mentioned = values
             .as_ref()
             .is_some_and(|v| v.iter().any(|x| mentions_value(&qw, x)));
-        if !is_required && value_mentioned {
+        if !is_required && value_mentioned && !renames {
             report.promoted.push(name.clone());
         }
         stays.push(is_required || name_mentioned || value_mentioned);
     }
     keep_written(props, query, &mut stays, &mut report);
+    // A cap ("the first 3000 characters") keeps the parameter that takes it.
+    let (words, spans) = (words_at(query), numbers_at(query));
+    let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
+    for (name, _) in caps {
+        if let Some(i) = props.keys().position(|k| *k == name)
+            && let Some(s) = stays.get_mut(i)
+            && !*s
+        {
+            *s = true;
+            report.promoted.push(name);
+        }
+    }
     // A number the query states that no staying parameter can take belongs to an optional
     // number parameter ("the last 20 lines" → `tail`): those stay, and the model chooses.
     let numeric = |p: &Value| {
@@ -927,6 +975,52 @@ mod tests {
             json!(["USD", "EUR", "GBP", "JPY"])
         );
         assert!(r.restricted.is_empty());
+    }
+
+    #[test]
+    fn a_renaming_verb_keeps_and_requires_the_name() {
+        let update = ToolSpec::new(
+            "update_task",
+            "Update a task.",
+            json!({"type": "object", "properties": {
+                "taskId": {"type": "string"},
+                "title": {"type": "string"},
+                "description": {"type": "string"}},
+              "required": ["taskId"]}),
+        );
+        let (s, r) = narrow_for_query(&update, "retitle task-5 to 'Write API docs'");
+        assert_eq!(r.promoted, ["title"]);
+        assert_eq!(r.dropped, ["description"]);
+        assert_eq!(s.parameters["required"], json!(["taskId", "title"]));
+        let (_, r) = narrow_for_query(&update, "mark task-5 as done");
+        assert_eq!(r.dropped, ["title", "description"]);
+    }
+
+    #[test]
+    fn a_cap_keeps_and_feeds_the_parameter_that_takes_it() {
+        let fetch = ToolSpec::new(
+            "fetch_content",
+            "Fetch a web page.",
+            json!({"type": "object", "properties": {
+                "url": {"type": "string"},
+                "start_index": {"type": "integer", "description": "Character to start at"},
+                "max_length": {"type": "integer", "description": "Maximum number of characters"}},
+              "required": ["url"]}),
+        );
+        let q = "open https://www.gov.uk/renew and give me the first 3000 characters";
+        let (s, r) = narrow_for_query(&fetch, q);
+        let props = s.parameters["properties"].as_object().unwrap();
+        assert_eq!(props.keys().collect::<Vec<_>>(), ["url", "max_length"]);
+        assert_eq!(r.promoted, ["max_length"]);
+        assert_eq!(s.parameters["required"], json!(["url", "max_length"]));
+        let (g, _) = ground_numbers(&s, q);
+        assert_eq!(
+            g.parameters["properties"]["max_length"]["enum"],
+            json!([3000])
+        );
+        // Without a cap word the number is not a cap.
+        let (_, r) = narrow_for_query(&fetch, "open https://www.gov.uk/renew at 3000");
+        assert!(r.promoted.is_empty());
     }
 
     #[test]

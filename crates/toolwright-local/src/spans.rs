@@ -348,6 +348,57 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
     }
 }
 
+/// When the request quotes one text that no cue gave a parameter, and exactly one required
+/// free-form string parameter got no cue, the text is that parameter's value: "note down this
+/// insight: 'Q3 sales in EMEA grew 18%'" sets `insight` to the whole quote, not to `18%`.
+fn quoted_to_free(
+    spec: &ToolSpec,
+    query: &str,
+    grounded: &mut Map<String, Value>,
+    cued: &[(String, Vec<String>)],
+    report: &mut Vec<String>,
+) {
+    let quotes: Vec<String> = toolwright_catalog::values::quoted_spans(query)
+        .into_iter()
+        .filter_map(|r| query.get(r))
+        .map(|q| unquoted(q).trim().to_string())
+        .filter(|q| !q.is_empty())
+        .collect();
+    let [quote] = quotes.as_slice() else {
+        return;
+    };
+    if cued.iter().any(|(_, v)| v.contains(quote)) {
+        return;
+    }
+    let required: Vec<&str> = spec
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let free: Vec<&String> = props
+        .iter()
+        .filter(|(k, p)| {
+            required.contains(&k.as_str())
+                && free_string(p)
+                && within(p, quote)
+                && !cued.iter().any(|(c, _)| c == *k)
+        })
+        .map(|(k, _)| k)
+        .collect();
+    if let [k] = free.as_slice()
+        && let Some(p) = props.get(k.as_str())
+    {
+        grounded.insert((*k).clone(), restricted(p, vec![quote.clone()]));
+        if !report.contains(k) {
+            report.push((*k).clone());
+        }
+    }
+}
+
 /// `spec` (already narrowed: references inlined) with each free-form string parameter, and each
 /// array of them, restricted to the spans of `query` (see the module docs); the names of the
 /// parameters restricted. Without a span that fits, a parameter stays as it is. With `cues`,
@@ -356,7 +407,8 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
 /// [`crate::cues::move_ends`]: "from X into Y"; [`crate::cues::container_item`]: the sides of
 /// `database.collection`; a proper name or a word that looks like a value, such as `context7`,
 /// that the tool's own name or description uses is never a value: it is the service)
-/// is restricted to those values.
+/// is restricted to those values, and the request's one quoted text goes to the one required
+/// parameter no cue pointed at ([`quoted_to_free`]).
 pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
     let mut report = Vec::new();
     let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
@@ -367,6 +419,8 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         return (spec.clone(), report);
     }
     let names: Vec<&str> = props.keys().map(String::as_str).collect();
+    // The parameters a cue pointed at, with the values it gave.
+    let cued: std::cell::RefCell<Vec<(String, Vec<String>)>> = Default::default();
     let pairs = if cues {
         let mut p = crate::cues::owner_name(&names, query);
         p.extend(crate::cues::move_ends(&names, query));
@@ -379,6 +433,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         if let Some((_, v)) = pairs.iter().find(|(p, _)| p == k) {
             let v: Vec<String> = v.iter().filter(|s| within(schema, s)).cloned().collect();
             if !v.is_empty() && free_string(schema) {
+                cued.borrow_mut().push((k.to_string(), v.clone()));
                 return Some(v);
             }
         }
@@ -408,10 +463,13 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             siblings: &names,
             tool: &spec.name,
         };
-        Some(
-            crate::cues::focus(param, query, &fits, |s| within(schema, s) && !own(s))
-                .unwrap_or(fits),
-        )
+        match crate::cues::focus(param, query, &fits, |s| within(schema, s) && !own(s)) {
+            Some(v) => {
+                cued.borrow_mut().push((k.to_string(), v.clone()));
+                Some(v)
+            }
+            None => Some(fits),
+        }
     };
     let placed = if cues {
         crate::cues::placed_files(query)
@@ -453,6 +511,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     }
     if cues {
         order_ends(&mut grounded, &names);
+        quoted_to_free(spec, query, &mut grounded, &cued.borrow(), &mut report);
     }
     let mut out = spec.clone();
     if let Some(root) = out.parameters.as_object_mut() {
@@ -475,6 +534,37 @@ mod tests {
 
     fn allowed(s: &ToolSpec, k: &str) -> Vec<String> {
         serde_json::from_value(s.parameters["properties"][k]["enum"].clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn one_quote_is_the_value_of_the_one_uncued_required_text() {
+        let insight = ToolSpec::new(
+            "append_insight",
+            "Add a business insight to the memo.",
+            json!({"type": "object", "properties": {"insight": {"type": "string"}},
+                   "required": ["insight"]}),
+        );
+        let q =
+            "note down this insight in the memo: 'Q3 sales in EMEA grew 18% driven by renewals'";
+        let (g, _) = ground_strings(&insight, q, true);
+        assert_eq!(
+            allowed(&g, "insight"),
+            ["Q3 sales in EMEA grew 18% driven by renewals"]
+        );
+        // Without cues, or with two quotes, or two uncued texts, the spans stay.
+        let (g, _) = ground_strings(&insight, q, false);
+        assert!(allowed(&g, "insight").len() > 1);
+        let (g, _) = ground_strings(&insight, "note 'a b' and 'c d'", true);
+        assert!(allowed(&g, "insight").len() > 2);
+        let two = ToolSpec::new(
+            "t",
+            "A tool.",
+            json!({"type": "object", "properties": {
+                "title": {"type": "string"}, "body": {"type": "string"}},
+                   "required": ["title", "body"]}),
+        );
+        let (g, _) = ground_strings(&two, "file a bug: 'CSV export drops unicode'", true);
+        assert!(allowed(&g, "title").len() > 1);
     }
 
     #[test]

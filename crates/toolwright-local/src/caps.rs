@@ -1,0 +1,299 @@
+//! Caps: a number that says how many (or how much) to return.
+//!
+//! People bound what they ask for with a handful of English words: "the **first** 3000
+//! characters", "the **last** 5 payment intents", "**top** 10", "**up to** 20", "**at most**
+//! 50", "**max** 200 characters", "20 **results**". Tools take that bound in a parameter
+//! named for it: `limit`, `max_length`, `maxResults`, `top_k`, `n`, `page_size`, `count`. That
+//! parameter is usually optional, so schema narrowing left it out unless the request named it,
+//! and the model then dropped the number or put it in another parameter (`start_index` for "the
+//! first 3000 characters").
+//!
+//! [`capped`] pairs each such number with the tool's one cap parameter that can take it; when
+//! the tool has several, the word after the number chooses the one whose name or description
+//! uses it ("characters" → `max_length`, not `max_depth`), and without such a word none is
+//! chosen. A number after a time word ("the last 7 days") or that the request attaches to
+//! another parameter by naming it is no cap. Narrowing keeps (and makes required) the chosen
+//! parameter, and number grounding gives it that number.
+//!
+//! The word lists are closed English word classes and naming conventions; nothing here was
+//! fitted on data.
+
+use serde_json::{Map, Value};
+
+use crate::cues::name_words;
+
+/// Words right before a number that make it a cap.
+const BEFORE: &[&str] = &[
+    "first", "last", "top", "max", "maximum", "limit", "latest", "newest", "oldest", "recent",
+];
+
+/// Word pairs right before a number that make it a cap ("up to 20", "at most 5").
+const BEFORE_PAIRS: &[(&str, &str)] = &[("up", "to"), ("at", "most"), ("more", "than")];
+
+/// Words right after a number that make it a count of what is returned ("20 results").
+const AFTER: &[&str] = &[
+    "results", "hits", "items", "entries", "rows", "records", "matches",
+];
+
+/// Time words: "the last 7 days" is a period, not a count.
+const TIME: &[&str] = &[
+    "second", "minute", "hour", "day", "week", "month", "quarter", "year", "sec", "min", "hr",
+];
+
+/// Name words of a parameter that bounds a count or a size.
+const CAP_WORDS: &[&str] = &["limit", "max", "maximum", "top", "count", "per"];
+
+/// Name words that, with a number word (`num_results`, `n_docs`), make a count of results.
+const COUNTED: &[&str] = &[
+    "results",
+    "result",
+    "items",
+    "hits",
+    "docs",
+    "documents",
+    "entries",
+    "records",
+    "rows",
+];
+
+/// Whether a parameter's name says it bounds how many or how much is returned: `limit`,
+/// `max_length`, `maxResults`, `top_k`, `per_page`, `count`, `n`, `num_results`, `page_size`.
+///
+/// ```
+/// use toolwright_local::caps::cap_param;
+/// assert!(cap_param("limit") && cap_param("maxResults") && cap_param("top_k"));
+/// assert!(cap_param("n") && cap_param("num_results") && cap_param("page_size"));
+/// assert!(!cap_param("start_index") && !cap_param("page") && !cap_param("days"));
+/// ```
+pub fn cap_param(name: &str) -> bool {
+    let ws = name_words(name);
+    let has = |w: &str| ws.iter().any(|x| x == w);
+    ws.iter().any(|w| CAP_WORDS.contains(&w.as_str()))
+        || matches!(ws.as_slice(), [w] if w == "n" || w == "k")
+        || ((has("num") || has("number") || has("n"))
+            && ws.iter().any(|w| COUNTED.contains(&w.as_str())))
+        || ((has("page") || has("batch")) && has("size"))
+}
+
+/// A word of the request with its character span.
+struct Word {
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+/// The request's alphabetic words, lower-cased, with their character spans.
+fn words(query: &str) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::new();
+    for (i, c) in query.chars().enumerate() {
+        if c.is_alphabetic() {
+            match out.last_mut() {
+                Some(w) if w.end == i => {
+                    w.end = i + 1;
+                    w.text.extend(c.to_lowercase());
+                }
+                _ => out.push(Word {
+                    start: i,
+                    end: i + 1,
+                    text: c.to_lowercase().collect(),
+                }),
+            }
+        }
+    }
+    out
+}
+
+/// Whether only spaces (or a currency sign) stand between characters `a` and `b`.
+fn adjacent(chars: &[char], a: usize, b: usize) -> bool {
+    a <= b
+        && chars
+            .get(a..b)
+            .is_some_and(|s| s.iter().all(|c| c.is_whitespace() || "$€£".contains(*c)))
+}
+
+/// Whether the request's word `w` is, or is the plural of, `word`.
+fn same_word(w: &str, word: &str) -> bool {
+    w == word || w.strip_suffix('s') == Some(word) || w.strip_suffix("es") == Some(word)
+}
+
+/// Whether a parameter's name or description uses the word `w` (singular or plural).
+fn mentions(name: &str, schema: &Value, w: &str) -> bool {
+    let desc = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let stem = w.strip_suffix('s').unwrap_or(w);
+    name_words(name)
+        .iter()
+        .map(String::as_str)
+        .chain(desc.split(|c: char| !c.is_alphanumeric()))
+        .any(|x| {
+            let x = x.to_lowercase();
+            x == w || x == stem || x.strip_suffix('s') == Some(stem)
+        })
+}
+
+/// Whether `v` fits a number parameter's type and bounds.
+fn fits(schema: &Value, v: &Value) -> bool {
+    let ty = schema.get("type").and_then(Value::as_str);
+    let typed = match ty {
+        Some("integer") => v.is_i64() || v.is_u64(),
+        Some("number") => v.is_number(),
+        _ => false,
+    };
+    let x = v.as_f64().unwrap_or(f64::NAN);
+    let bound = |k: &str, ok: fn(f64, f64) -> bool| {
+        schema
+            .get(k)
+            .and_then(Value::as_f64)
+            .is_none_or(|m| ok(x, m))
+    };
+    typed
+        && schema.get("enum").is_none()
+        && bound("minimum", |x, m| x >= m)
+        && bound("maximum", |x, m| x <= m)
+        && bound("exclusiveMinimum", |x, m| x > m)
+        && bound("exclusiveMaximum", |x, m| x < m)
+}
+
+/// The request's caps, each with the one parameter of `props` that takes it (see the module
+/// docs). `attached(name)` are the numbers the request attaches to parameter `name` by naming
+/// it: a number attached to a parameter that is not a cap is no cap.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_local::caps::capped;
+/// let props = json!({
+///     "url": {"type": "string"},
+///     "max_length": {"type": "integer", "description": "Maximum number of characters"},
+///     "start_index": {"type": "integer"},
+/// });
+/// let props = props.as_object().unwrap();
+/// let q = "open https://www.gov.uk/x and give me the first 3000 characters";
+/// assert_eq!(capped(props, q, |_| Vec::new()), [("max_length".to_string(), json!(3000))]);
+/// assert!(capped(props, "give me 3000 characters", |_| Vec::new()).is_empty());
+/// ```
+pub fn capped(
+    props: &Map<String, Value>,
+    query: &str,
+    attached: impl Fn(&str) -> Vec<Value>,
+) -> Vec<(String, Value)> {
+    let chars: Vec<char> = query.chars().collect();
+    let ws = words(query);
+    let mut out: Vec<(String, Value)> = Vec::new();
+    for (start, end, v) in crate::narrow::numbers_at(query) {
+        let before: Vec<&Word> = ws.iter().filter(|w| w.end <= start).collect();
+        let prev = before.last().filter(|w| adjacent(&chars, w.end, start));
+        let prev2 = before.len().checked_sub(2).and_then(|k| before.get(k));
+        let next = ws
+            .iter()
+            .find(|w| w.start >= end)
+            .filter(|w| adjacent(&chars, end, w.start));
+        let by_before = prev.is_some_and(|p| {
+            BEFORE.contains(&p.text.as_str())
+                || prev2.is_some_and(|p2| {
+                    adjacent(&chars, p2.end, p.start)
+                        && BEFORE_PAIRS.contains(&(p2.text.as_str(), p.text.as_str()))
+                })
+        });
+        let by_after = next.is_some_and(|n| AFTER.contains(&n.text.as_str()));
+        if !(by_before || by_after) {
+            continue;
+        }
+        if next.is_some_and(|n| TIME.iter().any(|t| same_word(&n.text, t))) {
+            continue;
+        }
+        let elsewhere = props
+            .keys()
+            .any(|k| !cap_param(k) && attached(k).iter().any(|a| a.as_f64() == v.as_f64()));
+        if elsewhere {
+            continue;
+        }
+        let caps: Vec<&String> = props
+            .iter()
+            .filter(|(k, p)| cap_param(k) && fits(p, &v))
+            .map(|(k, _)| k)
+            .collect();
+        let chosen: Vec<&String> = match (caps.as_slice(), next) {
+            ([one], _) => vec![*one],
+            (_, Some(n)) => caps
+                .iter()
+                .filter(|k| {
+                    props
+                        .get(k.as_str())
+                        .is_some_and(|p| mentions(k, p, &n.text))
+                })
+                .copied()
+                .collect(),
+            _ => Vec::new(),
+        };
+        if let [one] = chosen.as_slice()
+            && !out.iter().any(|(k, _)| k == *one)
+        {
+            out.push(((*one).clone(), v));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn props(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    fn caps(p: &Map<String, Value>, q: &str) -> Vec<(String, Value)> {
+        capped(p, q, |_| Vec::new())
+    }
+
+    #[test]
+    fn cap_words_before_or_after_the_number_make_a_cap() {
+        let p = props(json!({"customer": {"type": "string"},
+                             "limit": {"type": "integer", "minimum": 1, "maximum": 100}}));
+        for q in [
+            "last 5 payment intents for stripe customer cus_N4k2",
+            "show me the top 5 customers",
+            "up to 5 intents please",
+            "at most 5, newest first",
+            "search for tokio, 5 results",
+        ] {
+            assert_eq!(caps(&p, q), [("limit".to_string(), json!(5))], "{q}");
+        }
+        // Out of bounds, or no cap word: no cap.
+        assert!(caps(&p, "last 500 payment intents").is_empty());
+        assert!(caps(&p, "payment intents of customer 5").is_empty());
+    }
+
+    #[test]
+    fn periods_and_named_numbers_are_no_caps() {
+        let p = props(json!({"limit": {"type": "integer"}, "days": {"type": "integer"}}));
+        assert!(caps(&p, "errors of the last 7 days").is_empty());
+        let attached = |k: &str| {
+            if k == "days" {
+                vec![json!(7)]
+            } else {
+                Vec::new()
+            }
+        };
+        assert!(capped(&p, "the last 7 for days", attached).is_empty());
+    }
+
+    #[test]
+    fn the_word_after_the_number_chooses_among_several_caps() {
+        let p = props(json!({
+            "max_length": {"type": "integer", "description": "Maximum number of characters to return"},
+            "max_depth": {"type": "integer", "description": "How many levels of links to follow"}}));
+        assert_eq!(
+            caps(&p, "give me the first 3000 characters"),
+            [("max_length".to_string(), json!(3000))]
+        );
+        assert_eq!(
+            caps(&p, "follow at most 2 levels"),
+            [("max_depth".to_string(), json!(2))]
+        );
+        assert!(caps(&p, "the first 3000 please").is_empty());
+    }
+}
