@@ -404,10 +404,11 @@ pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
     values_named_by(&cue_word(param)?, query)
 }
 
-/// The name word of the thing a tool makes or changes (`label` of `add_label`, `section` of
-/// `add_section`), the cue of its parameter named only `name` (or `title`): "new label
-/// waiting-on", "add a Waiting section".
-fn object_cue(param: Param<'_>, query: &str) -> Option<String> {
+/// The name words of the thing a parameter named only `name` (or `title`) names, its cues: the
+/// object its tool makes or changes (`label` of `add_label`, `section` of `add_section`: "new
+/// label waiting-on", "add a Waiting section"), then the thing its description says it is the
+/// name of ("The title of the Wikipedia article": "wikipedia's Japan article").
+fn object_cue(param: Param<'_>, query: &str) -> Vec<String> {
     let bare = matches!(name_words(param.name).as_slice(), [w] if w == "name" || w == "title");
     // "rename table tblQ3Goals to 'Q3 OKRs'": after the object's word stands the old name.
     let renaming = || {
@@ -419,11 +420,39 @@ fn object_cue(param: Param<'_>, query: &str) -> Option<String> {
         })
     };
     if !bare || renaming() {
-        return None;
+        return Vec::new();
     }
-    let (_, object) = toolwright_catalog::text::name_object(param.tool)?;
-    let head = object.last()?;
-    (head.chars().count() > 1 && !FUNCTION_WORDS.contains(&head.as_str())).then(|| head.clone())
+    let from_tool = toolwright_catalog::text::name_object(param.tool)
+        .and_then(|(_, object)| object.last().cloned());
+    [from_tool, described_object(param.description)]
+        .into_iter()
+        .flatten()
+        .filter(|h| h.chars().count() > 1 && !FUNCTION_WORDS.contains(&h.as_str()))
+        .collect()
+}
+
+/// The head word of what a description says a name or title is of: "The title of the
+/// Wikipedia article" → `article`, "Name of the resource to scale" → `resource`.
+fn described_object(description: &str) -> Option<String> {
+    let lower = description.to_lowercase();
+    let ws: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = ws
+        .windows(2)
+        .position(|p| matches!(p, ["name" | "title", "of"]))?;
+    let rest = ws.get(at + 2..)?;
+    let rest = match rest.first() {
+        Some(&("the" | "a" | "an")) => rest.get(1..)?,
+        _ => rest,
+    };
+    let phrase: Vec<&&str> = rest
+        .iter()
+        .take_while(|w| !FUNCTION_WORDS.contains(w))
+        .take(3)
+        .collect();
+    phrase.last().map(|w| w.to_string())
 }
 
 /// The values the request names by the word `cue` (see [`cue_values`]).
@@ -519,9 +548,15 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
             continue;
         }
         // "the VALUE NAME", "the VALUE KIND NAME"
+        // A possessive is a determiner too ("wikipedia's Japan article").
         let det = |k: usize| {
-            ws.get(k)
-                .is_some_and(|d| DETERMINERS.contains(&lower(d).as_str()))
+            ws.get(k).is_some_and(|d| {
+                DETERMINERS.contains(&lower(d).as_str())
+                    || query
+                        .get(d.raw.clone())
+                        .map(|r| r.trim_end_matches([',', '.', ';', ':', '!', '?']))
+                        .is_some_and(|r| r.ends_with("'s") || r.ends_with("\u{2019}s"))
+            })
         };
         let takes = |b: &Word| !plain(b) && (value_like(text(b)) || proper(text(b)) || named(b));
         let before = match i {
@@ -594,11 +629,13 @@ pub fn focus(
     let named = cue_values(param.name, query).or_else(|| {
         // After the object's word, a number is the object's id, not its name ("under project
         // 2203306141", "rename section 99120 to ..."); a code such as `LOYAL10` may be a name.
-        let v: Vec<String> = values_named_by(&object_cue(param, query)?, query)?
-            .into_iter()
-            .filter(|v| v.chars().any(char::is_alphabetic))
-            .collect();
-        (!v.is_empty()).then_some(v)
+        object_cue(param, query).iter().find_map(|cue| {
+            let v: Vec<String> = values_named_by(cue, query)?
+                .into_iter()
+                .filter(|v| v.chars().any(char::is_alphabetic))
+                .collect();
+            (!v.is_empty()).then_some(v)
+        })
     });
     if let Some(v) = named {
         let v: Vec<String> = v.into_iter().filter(|s| fits(s)).collect();
@@ -1448,6 +1485,21 @@ mod tests {
             |_| true,
         );
         assert_eq!(got.unwrap(), ["Waiting"]);
+        // The description's object, after a possessive.
+        let p = Param {
+            name: "title",
+            description: "The title of the Wikipedia article",
+            siblings: &["title", "topic"],
+            tool: "wikipedia_extract_key_facts",
+        };
+        let q = "main facts about the economy from wikipedia's Japan article";
+        let got = focus(p, q, &spans(&["Japan", "economy", "wikipedia"]), |_| true);
+        assert_eq!(got.unwrap(), ["Japan"]);
+        assert_eq!(
+            described_object("Name of the resource to scale").unwrap(),
+            "resource"
+        );
+        assert!(described_object("The page's title").is_none());
         // Renaming: after the object's word stands the old name, no cue.
         let p = Param {
             name: "name",

@@ -405,8 +405,8 @@ fn quoted_to_free(
 /// a parameter whose value the request points at ([`crate::cues::focus`]: its name word before
 /// a value, a path or URL written out; [`crate::cues::owner_name`]: the sides of `owner/name`;
 /// [`crate::cues::move_ends`]: "from X into Y"; [`crate::cues::container_item`]: the sides of
-/// `database.collection`; a proper name or a word that looks like a value, such as `context7`,
-/// that the tool's own name or description uses is never a value: it is the service)
+/// `database.collection`; a word that the tool's own name or description uses, such as
+/// `context7` or `wikipedia`, is never a value: it is the service)
 /// is restricted to those values, and the request's one quoted text goes to the one required
 /// parameter no cue pointed at ([`quoted_to_free`]).
 pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
@@ -451,9 +451,8 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         if !cues {
             return Some(fits);
         }
-        let own = |s: &str| {
-            (crate::cues::proper(s) || crate::cues::value_like(s)) && talks_about(spec, s)
-        };
+        // One word the tool's own text uses names the service or its terms, not a value.
+        let own = |s: &str| !s.contains(char::is_whitespace) && talks_about(spec, s);
         let param = crate::cues::Param {
             name: k,
             description: schema
