@@ -49,7 +49,7 @@ impl Direct {
     /// same facts as [`Direct::takes`] reads through the request.
     pub(crate) fn takes_unkeyed(&self, entry: &ToolEntry, approved: bool) -> bool {
         let facts = entry.facts();
-        !(facts.needs_confirmation && !approved)
+        (!facts.needs_confirmation || approved)
             && (!self.policies || (!facts.idempotent && !facts.rate_limited && !facts.has_fallback))
     }
 
