@@ -443,7 +443,7 @@ impl Runtime {
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use std::sync::Arc;
-    /// use toolwright_core::{Registry, Status, ToolError};
+    /// use toolwright_core::{ErrorCode, Registry, ToolError};
     /// use toolwright_runtime::{CallOptions, Runtime};
     ///
     /// /// Adds two numbers. Use this when asked for a sum.
@@ -464,8 +464,7 @@ impl Runtime {
     /// assert_eq!(out.data, Some(serde_json::json!(5)));
     /// // Out of bounds: the validator's report, as `invoke` gives it.
     /// let out = rt.invoke_json("c2", "add", r#"{"a": 2, "b": 300}"#, &opts).await;
-    /// assert_eq!(out.status(), Status::Error);
-    /// assert_eq!(out.error.unwrap().fields[0].path, "/b");
+    /// assert_eq!(out.error_code(), Some(ErrorCode::Validation));
     /// # });
     /// ```
     pub async fn invoke_json(
