@@ -361,3 +361,147 @@ where
     let v = Value::String(s);
     T::deserialize(&v).map_err(D::Error::custom)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::ArgValidator;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn one(kind: ParamKind, prop: Value) -> (Value, Option<RawPlan>) {
+        let schema = json!({"type": "object", "properties": {"x": prop}, "required": ["x"],
+                            "additionalProperties": false});
+        let decl = [ParamDecl {
+            name: "x",
+            kind,
+            has_default: false,
+        }];
+        let plan = RawPlan::new(&schema, &decl);
+        (schema, plan)
+    }
+
+    fn valid(schema: &Value, x: Value) -> bool {
+        ArgValidator::new(schema)
+            .unwrap()
+            .validate(&json!({ "x": x }))
+            .is_ok()
+    }
+
+    fn bound() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            (-1000i64..1000).prop_map(|i| json!(i)),
+            (-1000.0f64..1000.0).prop_map(|f| json!(f)),
+            (-5i64..5).prop_map(|i| json!(i as f64 + 0.5)),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn integer_checks_agree_with_the_validator(
+            min in bound(), max in bound(), v in -1100i64..1100,
+        ) {
+            let (schema, plan) =
+                one(ParamKind::Int, json!({"type": "integer", "minimum": min, "maximum": max}));
+            let plan = plan.unwrap();
+            prop_assert_eq!(plan.check_int(0, i128::from(v)), valid(&schema, json!(v)));
+        }
+
+        #[test]
+        fn float_checks_agree_with_the_validator(
+            min in bound(), max in bound(), v in -1100.0f64..1100.0, whole in -1100i64..1100,
+        ) {
+            let (schema, plan) =
+                one(ParamKind::Float, json!({"type": "number", "minimum": min, "maximum": max}));
+            let plan = plan.unwrap();
+            prop_assert_eq!(plan.check_float(0, v), valid(&schema, json!(v)));
+            // An integer written for an `f64` parameter: serde makes it a float.
+            #[allow(clippy::cast_precision_loss)]
+            let as_float = whole as f64;
+            prop_assert_eq!(plan.check_float(0, as_float), valid(&schema, json!(whole)));
+        }
+
+        #[test]
+        fn length_checks_count_code_points_as_the_validator(
+            min in 0u64..6, max in 0u64..6, s in "[aé€😀]{0,8}",
+        ) {
+            let (schema, plan) =
+                one(ParamKind::Str, json!({"type": "string", "minLength": min, "maxLength": max}));
+            prop_assert_eq!(plan.unwrap().check_str(0, &s), valid(&schema, json!(s)));
+        }
+    }
+
+    #[test]
+    fn keywords_it_does_not_model_give_no_plan() {
+        for prop in [
+            json!({"type": "string", "pattern": "^a"}),
+            json!({"type": "integer", "exclusiveMinimum": 0}),
+            json!({"type": "integer", "multipleOf": 2}),
+            json!({"type": ["string", "null"]}),
+            json!({"type": "number", "maximum": 1e300}),
+            json!({"type": "integer", "minimum": 0, "const": 1}),
+        ] {
+            let kind = match prop["type"].as_str() {
+                Some("integer") => ParamKind::Int,
+                Some("number") => ParamKind::Float,
+                _ => ParamKind::Str,
+            };
+            assert!(one(kind, prop.clone()).1.is_none(), "{prop}");
+        }
+        // A type that does not match the parameter's.
+        assert!(one(ParamKind::Int, json!({"type": "number"})).1.is_none());
+        // A required parameter that takes a default, an extra property, open objects.
+        let schema = json!({"type": "object", "properties": {"x": {"type": "boolean"}},
+                            "required": ["x"], "additionalProperties": false});
+        let with_default = [ParamDecl {
+            name: "x",
+            kind: ParamKind::Bool,
+            has_default: true,
+        }];
+        assert!(RawPlan::new(&schema, &with_default).is_none());
+        let open = json!({"type": "object", "properties": {"x": {"type": "boolean"}}});
+        assert!(RawPlan::new(&open, &with_default).is_none());
+        let none: [ParamDecl; 0] = [];
+        assert!(RawPlan::new(&schema, &none).is_none());
+        // An idempotency key.
+        let keyed = json!({"type": "object", "additionalProperties": false,
+                           "properties": {"idempotency_key": {"type": "string"}}});
+        let decl = [ParamDecl {
+            name: "idempotency_key",
+            kind: ParamKind::Str,
+            has_default: false,
+        }];
+        assert!(RawPlan::new(&keyed, &decl).is_none());
+    }
+
+    #[test]
+    fn enumerations_inline_and_behind_a_ref() {
+        let (_, plan) = one(
+            ParamKind::Other,
+            json!({"type": "string", "enum": ["a", "b"]}),
+        );
+        assert_eq!(plan.unwrap().allowed(0), ["a", "b"]);
+        let schema = json!({
+            "type": "object", "additionalProperties": false, "required": ["x"],
+            "properties": {"x": {"$ref": "#/$defs/M", "description": "m"}},
+            "$defs": {"M": {"oneOf": [{"type": "string", "const": "f", "description": "F"},
+                                      {"const": "s"}]}}
+        });
+        let decl = [ParamDecl {
+            name: "x",
+            kind: ParamKind::Other,
+            has_default: false,
+        }];
+        assert_eq!(RawPlan::new(&schema, &decl).unwrap().allowed(0), ["f", "s"]);
+        // Duplicate consts (oneOf then matches neither), non-strings, objects: no plan.
+        for prop in [
+            json!({"oneOf": [{"const": "a"}, {"const": "a"}]}),
+            json!({"enum": ["a", 1]}),
+            json!({"type": "object", "properties": {}}),
+        ] {
+            assert!(one(ParamKind::Other, prop.clone()).1.is_none(), "{prop}");
+        }
+    }
+}
