@@ -2,8 +2,8 @@
 //! an [`Outcome`].
 //!
 //! The public entry points below are the contract other crates (agent, MCP, CLI) code against:
-//! [`Runtime::new`], [`Runtime::registry`], [`Runtime::invoke`], [`Runtime::invoke_batch`] and
-//! [`CallOptions`].
+//! [`Runtime::new`], [`Runtime::registry`], [`Runtime::invoke`], [`Runtime::invoke_json`] (the
+//! arguments as JSON text), [`Runtime::invoke_batch`] and [`CallOptions`].
 //!
 //! # How a call runs
 //!
@@ -427,8 +427,8 @@ impl Runtime {
     ///
     /// The envelope is the one [`Runtime::invoke`] answers for the parsed arguments, byte for
     /// byte but for `duration_ms`: text that is not JSON is taken as the string it is (what
-    /// [`Runtime::invoke`] answers for `Value::String(arguments)`: a validation error saying
-    /// the arguments must be an object), as providers hand such arguments on. Metrics, events,
+    /// [`Runtime::invoke`] answers for `Value::String(arguments)`: a `VALIDATION_ERROR`, the
+    /// schema's root being an object), as providers hand such arguments on. Metrics, events,
     /// the tracing span and the budgets are those of [`Runtime::invoke`].
     ///
     /// It is faster when the call would take the runtime's direct path (no confirmation to ask,
