@@ -67,13 +67,19 @@ def main() -> int:
         reg = crit(cdir, "overhead", "runtime-minimal", size)
         rt = crit(cdir, "overhead", "runtime", size)
         bare = crit(cdir, "overhead", "bare", size)
+        bare_str = crit(cdir, "overhead", "bare-str", size)
+        rt_value = crit(cdir, "overhead", "runtime-value", size)
         p = po.get(size, {})
         sec = f"per-call, {size}"
-        row(sec, "toolwright Runtime::invoke, policies off (parse→validate→no-op→envelope JSON)", reg)
+        row(sec, "toolwright Runtime::invoke_json, policies off (parse→validate→no-op→envelope JSON)", reg)
         row(sec, "bare serde_json::from_value + call (no validation, no envelope)", bare,
             note=(f"framework cost ×{reg / bare:.1f} of bare" if reg and bare else ""))
+        row(sec, "bare serde_json::from_str into the struct + call (no Value, no validation, no envelope)",
+            bare_str)
+        row(sec, "toolwright Runtime::invoke on the text parsed into a Value (policies)", rt_value,
+            "bare serde_json::from_value + call", bare)
         near = size in ("small", "medium")
-        row(sec, "toolwright Runtime::invoke (policies) vs the bare serde path", rt,
+        row(sec, "toolwright Runtime::invoke_json (policies) vs the bare serde path", rt,
             "bare serde_json::from_value + call", bare, "≤ 2× bare" if near else None,
             (lambda r: r.get("tw_over_peer") is not None and r["tw_over_peer"] <= 2) if near else None)
         row(sec, "toolwright Runtime::invoke (policies) vs pydantic-ai tool manager", rt,

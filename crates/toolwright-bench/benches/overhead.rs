@@ -1,8 +1,10 @@
 //! Per-call overhead: arguments JSON string → parse → validate → invoke a no-op tool → serialize
-//! the envelope, for small / medium / large arguments; through the runtime with its policies off
-//! (`runtime-minimal`: the row that replaced the bare `Registry::invoke` pipeline, same steps),
-//! through the runtime (policies), validation alone, and the bare `serde_json::from_value` + call
-//! baseline.
+//! the envelope, for small / medium / large arguments; through `Runtime::invoke_json` with the
+//! runtime's policies off (`runtime-minimal`: the row that replaced the bare `Registry::invoke`
+//! pipeline, same steps) and on (`runtime`), through `Runtime::invoke` on the text parsed into a
+//! `Value` first (`runtime-value`), validation alone, and two baselines: the bare
+//! `serde_json::from_value` + call (`bare`) and `serde_json::from_str` straight into the struct
+//! + call (`bare-str`).
 
 // A benchmark whose setup fails should stop loudly.
 #![allow(clippy::expect_used)]
@@ -10,7 +12,10 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use toolwright_bench::{Size, bare_call, minimal_runtime, registry, runtime, runtime_call};
+use toolwright_bench::{
+    Size, bare_call, bare_str_call, minimal_runtime, registry, runtime, runtime_call,
+    runtime_value_call,
+};
 use toolwright_runtime::CallOptions;
 
 fn rt() -> tokio::runtime::Runtime {
@@ -53,9 +58,23 @@ fn overhead(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("runtime", size.as_str()), &args, |b, a| {
             b.iter_custom(|n| timed(&tokio, n, || runtime_call(&runtime, name, a, &copts)))
         });
+        g.bench_with_input(
+            BenchmarkId::new("runtime-value", size.as_str()),
+            &args,
+            |b, a| {
+                b.iter_custom(|n| {
+                    timed(&tokio, n, || runtime_value_call(&runtime, name, a, &copts))
+                })
+            },
+        );
         g.bench_with_input(BenchmarkId::new("bare", size.as_str()), &args, |b, a| {
             b.iter_custom(|n| timed(&tokio, n, || bare_call(size, a)))
         });
+        g.bench_with_input(
+            BenchmarkId::new("bare-str", size.as_str()),
+            &args,
+            |b, a| b.iter_custom(|n| timed(&tokio, n, || bare_str_call(size, a))),
+        );
     }
     g.finish();
 

@@ -1,8 +1,12 @@
 //! Runs one per-call path N times, for instruction counts that load on the machine does not
 //! change: `valgrind --tool=callgrind` it with two values of N and divide the difference.
-//! `percall <bare|minimal|runtime> <small|medium|large> <N>`
+//! `percall <bare|bare-str|minimal|runtime|runtime-value> <small|medium|large> <N>`
+//! (`runtime` and `minimal` take the arguments' text through `Runtime::invoke_json`;
+//! `runtime-value` parses them into a `Value` for `Runtime::invoke`).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
-use toolwright_bench::{Size, bare_call, minimal_runtime, runtime, runtime_call};
+use toolwright_bench::{
+    Size, bare_call, bare_str_call, minimal_runtime, runtime, runtime_call, runtime_value_call,
+};
 
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
@@ -40,6 +44,8 @@ fn main() {
         for _ in 0..n {
             last = match path.as_str() {
                 "bare" => bare_call(size, &args).await,
+                "bare-str" => bare_str_call(size, &args).await,
+                "runtime-value" => runtime_value_call(&runtime, name, &args, &copts).await,
                 "minimal" => runtime_call(&minimal, name, &args, &copts).await,
                 _ => runtime_call(&runtime, name, &args, &copts).await,
             };

@@ -274,8 +274,22 @@ pub fn registry() -> Result<Registry, RegistryError> {
     Ok(reg)
 }
 
-/// The full path through [`Runtime::invoke`] (the runtime's policies included).
+/// The full path from the arguments' JSON text through [`Runtime::invoke_json`] (the runtime's
+/// policies included): parse, validate, invoke, the envelope's JSON. A `#[tool]` that takes raw
+/// JSON (`noop_small`) deserializes its arguments from the text with no `Value` in between.
 pub async fn runtime_call(rt: &Runtime, tool: &str, args: &str, opts: &CallOptions) -> String {
+    let out = rt.invoke_json("c1", tool, args, opts).await;
+    out.to_json_string().unwrap_or_default()
+}
+
+/// The same path through [`Runtime::invoke`]: the text parsed into a `Value` first (what
+/// [`runtime_call`] measured before [`Runtime::invoke_json`]).
+pub async fn runtime_value_call(
+    rt: &Runtime,
+    tool: &str,
+    args: &str,
+    opts: &CallOptions,
+) -> String {
     let arguments: Value = serde_json::from_str(args).unwrap_or(Value::Null);
     let out = rt.invoke(ToolCall::new("c1", tool, arguments), opts).await;
     out.to_json_string().unwrap_or_default()
@@ -334,6 +348,29 @@ pub async fn bare_call(size: Size, args: &str) -> String {
             Err(_) => return String::new(),
         },
         Size::Large => match serde_json::from_value::<LargeArgs>(v) {
+            Ok(a) => noop_large(a.items).await,
+            Err(_) => return String::new(),
+        },
+    };
+    match r {
+        Ok(n) => serde_json::to_string(&n).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// The baseline without a `Value`: `serde_json::from_str` straight into the argument struct,
+/// call the same function, serialize its result. No schema validation, no envelope.
+pub async fn bare_str_call(size: Size, args: &str) -> String {
+    let r = match size {
+        Size::Small => match serde_json::from_str::<SmallArgs>(args) {
+            Ok(a) => noop_small(a.name, a.count, a.ratio, a.enabled, a.mode).await,
+            Err(_) => return String::new(),
+        },
+        Size::Medium => match serde_json::from_str::<Order>(args) {
+            Ok(o) => noop_medium(o).await,
+            Err(_) => return String::new(),
+        },
+        Size::Large => match serde_json::from_str::<LargeArgs>(args) {
             Ok(a) => noop_large(a.items).await,
             Err(_) => return String::new(),
         },

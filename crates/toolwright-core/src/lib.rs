@@ -12,6 +12,7 @@ pub mod canonical;
 pub mod defs;
 pub mod envelope;
 pub mod error;
+pub mod raw_args;
 pub mod registry;
 pub mod schema;
 pub mod shared_str;
@@ -51,6 +52,7 @@ pub mod __private {
     pub use tokio;
 
     pub use crate::blocking::run_blocking;
+    pub use crate::raw_args::{ParamDecl, ParamKind, RawPlan, enum_from_str, is_object_text};
     pub use crate::schema::params_schema;
 
     /// Turns a join error of a blocking tool into an error (panics become `INTERNAL`).

@@ -35,6 +35,8 @@ pub struct ToolEntry {
     succeeded: SharedStr,
     /// What the tool's [`Tool::borrows_args`] answered when it was registered.
     borrows_args: bool,
+    /// What the tool's [`Tool::takes_json`] answered when it was registered.
+    takes_json: bool,
     /// What every call asks of the spec, read once.
     facts: CallFacts,
 }
@@ -113,6 +115,7 @@ impl ToolEntry {
         let succeeded = SharedStr::from(sentence(&name, " succeeded."));
         let uses_context = tool.uses_context();
         let borrows_args = tool.borrows_args();
+        let takes_json = tool.takes_json();
         let facts = CallFacts::of(tool.spec());
         Ok(ToolEntry {
             tool,
@@ -122,6 +125,7 @@ impl ToolEntry {
             uses_context,
             succeeded,
             borrows_args,
+            takes_json,
             facts,
         })
     }
@@ -145,6 +149,12 @@ impl ToolEntry {
     /// ([`Tool::borrows_args`], asked once when the entry was made).
     pub fn borrows_args(&self) -> bool {
         self.borrows_args
+    }
+
+    /// Whether the tool may run from its arguments' JSON text ([`Tool::takes_json`], asked
+    /// once when the entry was made).
+    pub fn takes_json(&self) -> bool {
+        self.takes_json
     }
 
     /// The message of a success whose tool set none ("`name` succeeded."), made once.
@@ -513,6 +523,23 @@ impl GuardedCall {
             keep: false,
             kept: None,
             state: Guarded::NotStarted(args, ctx),
+        }
+    }
+
+    /// A call of `entry`'s tool already started as `fut` (from [`Tool::call_json`]), counted
+    /// on `watch` (if any) when it runs sync bodies: it keeps no arguments.
+    pub fn started(
+        entry: Arc<ToolEntry>,
+        fut: crate::tool::ToolFuture,
+        watch: Option<crate::blocking::BlockingWatch>,
+    ) -> Self {
+        GuardedCall {
+            entry,
+            watch,
+            lazy: false,
+            keep: false,
+            kept: None,
+            state: Guarded::Running(fut),
         }
     }
 

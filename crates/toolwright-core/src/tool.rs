@@ -202,6 +202,34 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// Whether [`Tool::call_json`] may take calls (asked once, when the tool is registered).
+    /// The default is `false`; `#[tool]` answers `true` when every parameter's constraints are
+    /// checked exactly on its typed value ([`crate::raw_args`]).
+    fn takes_json(&self) -> bool {
+        false
+    }
+
+    /// Runs the tool from its arguments' JSON text, deserialized straight into the tool's
+    /// typed arguments with the schema's constraints checked on the typed values, no `Value`
+    /// in between; or `None` (the context is dropped, nothing ran) when it cannot: the caller
+    /// then parses the text, validates it against the schema and calls [`Tool::call_ref`] or
+    /// [`Tool::call`] as usual, which report what is wrong. An implementation must answer
+    /// `Some` only for arguments the schema admits without coercion, and run then exactly as
+    /// the validated call would. The default answers `None`.
+    ///
+    /// ```
+    /// use toolwright_core::{FnTool, Tool, ToolContext, ToolOutput, ToolSpec};
+    /// // A closure's tool takes a `Value`: it never takes raw JSON (`#[tool]` functions may).
+    /// let t = FnTool::new(ToolSpec::new("noop", "Does nothing.", serde_json::json!({})),
+    ///     |_, _| async { Ok(ToolOutput::Data(serde_json::json!(null))) });
+    /// assert!(!t.takes_json());
+    /// assert!(t.call_json("{}", ToolContext::new("c1", "noop")).is_none());
+    /// ```
+    fn call_json(&self, args: &str, ctx: ToolContext) -> Option<ToolFuture> {
+        let _ = (args, ctx);
+        None
+    }
+
     /// Whether the tool looks at its [`ToolContext`] beyond its call id, name, session, step,
     /// approval and cancellation signal: the registry's state ([`ToolContext::state`]) or
     /// [`ToolContext::call_tool`]. When it answers `false` (what `#[tool]` answers for a

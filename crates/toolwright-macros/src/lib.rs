@@ -555,6 +555,157 @@ fn rewrite_crate(ts: TokenStream2, krate: &syn::Path) -> TokenStream2 {
     out
 }
 
+/// How a parameter's type is checked on the raw-JSON path (`Tool::call_json`), or `None` when a
+/// tool with it does not take raw JSON.
+fn raw_kind(ty: &Type) -> Option<TokenStream2> {
+    let Type::Path(p) = ty else {
+        return None;
+    };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?;
+    if !matches!(last.arguments, syn::PathArguments::None) {
+        return None;
+    }
+    let kind = match last.ident.to_string().as_str() {
+        "String" => quote!(Str),
+        "bool" => quote!(Bool),
+        "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize" => {
+            quote!(Int)
+        }
+        "f64" => quote!(Float),
+        // Types whose schema or deserialization the typed checks do not model.
+        "f32" | "char" | "i128" | "u128" | "Value" | "PathBuf" | "State" | "ToolContext" => {
+            return None;
+        }
+        // A named type: taken when its schema is a string enumeration (checked at run time).
+        _ => quote!(Other),
+    };
+    Some(quote!(::toolwright::__private::ParamKind::#kind))
+}
+
+/// The raw-JSON path of a `#[tool]` (see `Tool::call_json`): its items (a deserialization
+/// struct and helpers) and the trait methods, or nothing when some parameter is not one whose
+/// constraints are checked exactly on its typed value.
+fn raw_path(
+    params: &[&Param],
+    single_struct: bool,
+    fn_ident: &Ident,
+    struct_ident: &Ident,
+    args_ident: &Ident,
+) -> (TokenStream2, TokenStream2) {
+    let eligible = !single_struct
+        && params.iter().all(|p| {
+            p.attrs.validate.is_none()
+                && p.passthrough.is_empty()
+                && !p.ident.to_string().starts_with("r#")
+                && raw_kind(&p.ty).is_some()
+        });
+    if !eligible {
+        return (quote!(), quote!());
+    }
+    let raw_ident = format_ident!("__ToolwrightRaw_{}", fn_ident);
+    let mut fields = Vec::new();
+    let mut decls = Vec::new();
+    let mut checks = Vec::new();
+    let mut helpers = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        let (ident, ty) = (&p.ident, &p.ty);
+        let name = ident.to_string();
+        let kind = raw_kind(ty).unwrap_or_default();
+        let has_default = p.attrs.default.is_some();
+        decls.push(quote! {
+            ::toolwright::__private::ParamDecl { name: #name, kind: #kind, has_default: #has_default }
+        });
+        let mut attrs = Vec::new();
+        if has_default {
+            let def_fn = format_ident!("__toolwright_default_{}_{}", fn_ident, ident).to_string();
+            attrs.push(quote!(#[serde(default = #def_fn)]));
+        }
+        match last_ident(ty).as_deref() {
+            Some("String") => checks.push(quote!(plan.check_str(#i, &raw.#ident))),
+            Some("f64") => checks.push(quote!(plan.check_float(#i, raw.#ident))),
+            Some("bool") => {}
+            Some(
+                "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64" | "usize",
+            ) => checks.push(quote!(plan.check_int(#i, raw.#ident as i128))),
+            _ => {
+                let de = format_ident!("__toolwright_raw_de_{}_{}", fn_ident, ident);
+                let de_str = de.to_string();
+                attrs.push(quote!(#[serde(deserialize_with = #de_str)]));
+                helpers.push(quote! {
+                    #[doc(hidden)]
+                    #[allow(non_snake_case)]
+                    fn #de<'de, D>(d: D) -> ::core::result::Result<#ty, D::Error>
+                    where
+                        D: ::toolwright::__private::serde::Deserializer<'de>,
+                    {
+                        let allowed = #struct_ident::__toolwright_raw_plan()
+                            .map_or(&[][..], |p| p.allowed(#i));
+                        ::toolwright::__private::enum_from_str::<#ty, D>(d, allowed)
+                    }
+                });
+            }
+        }
+        fields.push(quote!(#(#attrs)* #ident: #ty));
+    }
+    let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
+    let items = quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(::toolwright::__private::serde::Deserialize)]
+        #[serde(crate = "::toolwright::__private::serde", deny_unknown_fields)]
+        struct #raw_ident {
+            #(#fields,)*
+        }
+
+        #(#helpers)*
+
+        impl #struct_ident {
+            fn __toolwright_raw_plan() -> ::core::option::Option<&'static ::toolwright::__private::RawPlan> {
+                static PLAN: ::std::sync::OnceLock<::core::option::Option<::toolwright::__private::RawPlan>> =
+                    ::std::sync::OnceLock::new();
+                PLAN.get_or_init(|| {
+                    ::toolwright::__private::RawPlan::new(
+                        &Self::__toolwright_spec().0.parameters,
+                        &[#(#decls),*],
+                    )
+                })
+                .as_ref()
+            }
+        }
+    };
+    let methods = quote! {
+        fn takes_json(&self) -> bool {
+            Self::__toolwright_raw_plan().is_some()
+        }
+
+        #[allow(clippy::cast_lossless, unused_variables)]
+        fn call_json(
+            &self,
+            args: &str,
+            ctx: ::toolwright::ToolContext,
+        ) -> ::core::option::Option<::toolwright::ToolFuture> {
+            let plan = Self::__toolwright_raw_plan()?;
+            if !::toolwright::__private::is_object_text(args) {
+                return ::core::option::Option::None;
+            }
+            let raw: #raw_ident = ::toolwright::__private::serde_json::from_str(args).ok()?;
+            if !(true #(&& #checks)*) {
+                return ::core::option::Option::None;
+            }
+            let parsed = #args_ident { #(#idents: raw.#idents),* };
+            ::core::option::Option::Some(Self::__toolwright_run(
+                ::core::result::Result::Ok(parsed),
+                ::core::option::Option::None,
+                ctx,
+            ))
+        }
+    };
+    (items, methods)
+}
+
 fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let attrs = ToolAttrs::parse(attr)?;
     let krate = attrs.krate.clone();
@@ -908,6 +1059,13 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
         None => quote!(),
     };
     let struct_doc = format!("The `{tool_name}` tool, generated by `#[tool]` from [`{fn_ident}`].");
+    let (raw_items, raw_methods) = raw_path(
+        &params,
+        single_struct,
+        &fn_ident,
+        &struct_ident,
+        &args_ident,
+    );
 
     Ok(quote! {
         #func
@@ -922,6 +1080,8 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
         }
 
         #(#extra_items)*
+
+        #raw_items
 
         #[doc = #struct_doc]
         #[derive(Debug, Clone, Copy, Default)]
@@ -1037,6 +1197,8 @@ fn expand_with(attrs: ToolAttrs, item: TokenStream2) -> syn::Result<TokenStream2
             fn borrows_args(&self) -> bool {
                 #borrows_args
             }
+
+            #raw_methods
         }
     })
 }

@@ -559,3 +559,82 @@ async fn a_tool_without_a_context_is_still_stopped_at_its_deadline_and_by_its_ho
         "{out:?}"
     );
 }
+
+/// Takes a nested struct beside a string. Use this when testing the raw-JSON path.
+///
+/// # Arguments
+/// * `item` - One line item
+/// * `note` - A note
+#[tool(side_effects = "none")]
+async fn nested_item(item: Item, note: String) -> Result<String, ToolError> {
+    Ok(format!("{} {note}", item.sku))
+}
+
+#[test]
+fn only_tools_whose_parameters_are_checked_on_typed_values_take_raw_json() {
+    // Numbers, strings, booleans, a string enumeration, a context, a state: taken.
+    assert!(ConvertCurrencyTool.takes_json());
+    assert!(WhoamiTool.takes_json());
+    assert!(BigListTool.takes_json());
+    assert!(ExplodeTool.takes_json());
+    assert!(VisitTool.takes_json());
+    assert!(HitsTool.takes_json());
+    // A nested struct, a flattened struct, a Vec, an Option, a pattern, a validator: not.
+    assert!(!NestedItemTool.takes_json());
+    assert!(!CreateUserTool.takes_json());
+    assert!(!OrderTool.takes_json());
+    let ctx = || ToolContext::new("c1", "nested_item");
+    let args = r#"{"item": {"sku": "A", "quantity": 1}, "note": "n"}"#;
+    assert!(NestedItemTool.call_json(args, ctx()).is_none());
+    assert!(
+        ConvertCurrencyTool
+            .call_json(
+                r#"{"amount": 5, "from_currency": "USD", "to_currency": "EUR"}"#,
+                ctx()
+            )
+            .is_some()
+    );
+    // Not a member of the enumeration: the validated path reports it.
+    assert!(
+        ConvertCurrencyTool
+            .call_json(
+                r#"{"amount": 5, "from_currency": "usd", "to_currency": "EUR"}"#,
+                ctx()
+            )
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn raw_json_reaches_the_context_and_the_state() {
+    let reg = Arc::new(Registry::new());
+    reg.register(VisitTool).unwrap();
+    reg.register(WhoamiTool).unwrap();
+    reg.insert_state(Hits(std::sync::atomic::AtomicU64::new(0)));
+    let rt = Runtime::new(reg);
+    let opts = CallOptions {
+        session_id: Some("s9".into()),
+        ..CallOptions::default()
+    };
+    let raw = rt
+        .invoke_json("w1", "whoami", r#"{"label": "x"}"#, &opts)
+        .await;
+    let parsed = rt
+        .invoke(ToolCall::new("w1", "whoami", json!({"label": "x"})), &opts)
+        .await;
+    assert_eq!(raw.status(), parsed.status());
+    assert_eq!(raw.data, parsed.data);
+    assert_eq!(raw.data.unwrap()["call_id"], json!("w1"));
+    let first = rt
+        .invoke_json("v1", "visit", r#"{"page": "a"}"#, &opts)
+        .await;
+    let second = rt
+        .invoke(ToolCall::new("v2", "visit", json!({"page": "a"})), &opts)
+        .await;
+    assert_eq!(first.data, Some(json!("a: 1")), "{first:?}");
+    assert_eq!(
+        second.data,
+        Some(json!("a: 2")),
+        "both calls count on the same state"
+    );
+}

@@ -16,10 +16,12 @@ use crate::timeout::{self, Deadline, Due};
 use crate::{confirm, fallback, idempotency, ratelimit};
 use futures::future::BoxFuture;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
-use toolwright_core::{GuardedCall, Outcome, ToolError};
+use toolwright_core::{GuardedCall, Outcome, ToolContext, ToolEntry, ToolError};
 
 /// What the runtime's direct path needs of its builder's settings.
 pub(crate) struct Direct {
@@ -39,6 +41,53 @@ impl Direct {
                 || (!idempotency::keyed(req)
                     && !ratelimit::limited(req)
                     && !fallback::has_fallback(req)))
+    }
+
+    /// [`Direct::takes`] for a call of `entry` (`approved` ahead of time or not) whose
+    /// arguments carry no idempotency key: what a call run from its raw JSON is (a tool with an
+    /// `idempotency_key` argument does not take raw JSON, `toolwright_core::raw_args`). The
+    /// same facts as [`Direct::takes`] reads through the request.
+    pub(crate) fn takes_unkeyed(&self, entry: &ToolEntry, approved: bool) -> bool {
+        let facts = entry.facts();
+        (!facts.needs_confirmation || approved)
+            && (!self.policies || (!facts.idempotent && !facts.rate_limited && !facts.has_fallback))
+    }
+
+    /// [`Direct::reruns`] for a call of `entry` whose arguments carry no idempotency key (and
+    /// whose request has none yet, as a request that went through no policy).
+    pub(crate) fn reruns_unkeyed(&self, entry: &ToolEntry) -> bool {
+        self.policies && self.retry.max_retries > 0 && entry.facts().safe_to_retry
+    }
+
+    /// The first attempt of a call of `entry` run from its arguments' JSON `text`
+    /// ([`Tool::call_json`](toolwright_core::Tool::call_json)) with `ctx`, as [`Direct::call`]
+    /// runs a validated one; `None` (nothing ran) when the tool did not take the text. The
+    /// attempt keeps no arguments: the caller keeps the text for the retries.
+    pub(crate) fn call_json(
+        &self,
+        entry: &Arc<ToolEntry>,
+        ctx: ToolContext,
+        text: &str,
+        start: quanta::Instant,
+    ) -> Option<DirectCall> {
+        let signal = self.policies.then(|| ctx.cancel.clone());
+        // A tool's own `call_json` that panics declines: the validated path then runs it.
+        let fut = std::panic::catch_unwind(AssertUnwindSafe(|| entry.tool.call_json(text, ctx)))
+            .ok()
+            .flatten()?;
+        let attempt = GuardedCall::started(entry.clone(), fut, None);
+        let Some(signal) = signal else {
+            return Some(DirectCall::first(attempt, None));
+        };
+        let deadline =
+            Deadline::arm_lazily(entry, &signal, self.default_timeout, Due::After(start));
+        if deadline.host_cancelled() {
+            return Some(DirectCall {
+                state: State::Slow(Box::pin(std::future::ready(timeout::cancelled_outcome()))),
+                kept: None,
+            });
+        }
+        Some(DirectCall::first(attempt.watch_lazily(), Some(deadline)))
     }
 
     /// Whether a call of `req` (one [`Direct::takes`]) may run again after a transient failure

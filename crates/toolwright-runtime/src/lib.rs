@@ -2,8 +2,8 @@
 //! an [`Outcome`].
 //!
 //! The public entry points below are the contract other crates (agent, MCP, CLI) code against:
-//! [`Runtime::new`], [`Runtime::registry`], [`Runtime::invoke`], [`Runtime::invoke_batch`] and
-//! [`CallOptions`].
+//! [`Runtime::new`], [`Runtime::registry`], [`Runtime::invoke`], [`Runtime::invoke_json`] (the
+//! arguments as JSON text), [`Runtime::invoke_batch`] and [`CallOptions`].
 //!
 //! # How a call runs
 //!
@@ -418,7 +418,64 @@ impl Runtime {
 
     /// Runs one call and returns its envelope. Never panics.
     pub async fn invoke(&self, call: ToolCall, opts: &CallOptions) -> Outcome {
-        *self.invoke_at(call, opts, 0).await
+        *self.invoke_at(call, None, opts, 0).await
+    }
+
+    /// Runs the call `id` of tool `name` whose arguments are the JSON text `arguments` (what a
+    /// model writes; OpenAI-style providers deliver it as a string), and returns its envelope.
+    /// Never panics.
+    ///
+    /// The envelope is the one [`Runtime::invoke`] answers for the parsed arguments, byte for
+    /// byte but for `duration_ms`: text that is not JSON is taken as the string it is (what
+    /// [`Runtime::invoke`] answers for `Value::String(arguments)`: a `VALIDATION_ERROR`, the
+    /// schema's root being an object), as providers hand such arguments on. Metrics, events,
+    /// the tracing span and the budgets are those of [`Runtime::invoke`].
+    ///
+    /// It is faster when the call would take the runtime's direct path (no confirmation to ask,
+    /// no idempotency key, no rate limit, no fallback) and the tool takes raw JSON
+    /// ([`Tool::takes_json`](toolwright_core::Tool::takes_json): a `#[tool]` function whose
+    /// parameters are strings, numbers, booleans or string enumerations with the `#[arg]`
+    /// bounds): the arguments are then deserialized straight into the tool's typed
+    /// parameters, with the schema's constraints checked on the typed values, and no `Value`
+    /// is made. Arguments the typed path does not take, and every other call, are parsed and
+    /// run as [`Runtime::invoke`] runs them.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use std::sync::Arc;
+    /// use toolwright_core::{ErrorCode, Registry, ToolError};
+    /// use toolwright_runtime::{CallOptions, Runtime};
+    ///
+    /// /// Adds two numbers. Use this when asked for a sum.
+    /// ///
+    /// /// # Arguments
+    /// /// * `a` - The first number
+    /// /// * `b` - The second number, at most 100
+    /// #[toolwright::tool(side_effects = "none")]
+    /// async fn add(a: i64, #[arg(max = 100)] b: i64) -> Result<i64, ToolError> {
+    ///     Ok(a + b)
+    /// }
+    ///
+    /// let reg = Registry::new();
+    /// reg.register(AddTool).unwrap();
+    /// let rt = Runtime::new(Arc::new(reg));
+    /// let opts = CallOptions::default();
+    /// let out = rt.invoke_json("c1", "add", r#"{"a": 2, "b": 3}"#, &opts).await;
+    /// assert_eq!(out.data, Some(serde_json::json!(5)));
+    /// // Out of bounds: the validator's report, as `invoke` gives it.
+    /// let out = rt.invoke_json("c2", "add", r#"{"a": 2, "b": 300}"#, &opts).await;
+    /// assert_eq!(out.error_code(), Some(ErrorCode::Validation));
+    /// # });
+    /// ```
+    pub async fn invoke_json(
+        &self,
+        id: impl Into<SharedStr>,
+        name: impl Into<SharedStr>,
+        arguments: &str,
+        opts: &CallOptions,
+    ) -> Outcome {
+        let call = ToolCall::new(id, name, serde_json::Value::Null);
+        *self.invoke_at(call, Some(arguments), opts, 0).await
     }
 
     /// Runs the calls of one model turn; results come back in call order. Up to the configured
@@ -457,7 +514,14 @@ impl Runtime {
     // Not boxed: a call moves through here once, and recursion (tools calling tools) goes
     // through the boxed `Invoker` future.
     /// [`Runtime::invoke`] at `depth`; the envelope stays boxed until the caller's place.
-    async fn invoke_at(&self, mut call: ToolCall, opts: &CallOptions, depth: u32) -> Box<Outcome> {
+    /// `raw`, when given, is the arguments' JSON text (`call.arguments` is then unused).
+    async fn invoke_at(
+        &self,
+        mut call: ToolCall,
+        raw: Option<&str>,
+        opts: &CallOptions,
+        depth: u32,
+    ) -> Box<Outcome> {
         // The TSC clock: a pair of reads costs about a third of `std::time::Instant`'s here.
         let start = quanta::Instant::now();
         if call.id.is_empty() {
@@ -504,9 +568,10 @@ impl Runtime {
         // The envelope stays boxed through the runtime's own steps and is moved out once, at
         // the end (it is a few hundred bytes).
         let out = if span.is_disabled() {
-            self.run(call, entry.as_ref(), opts, depth, start).await
+            self.run(call, raw, entry.as_ref(), opts, depth, start)
+                .await
         } else {
-            self.run(call, entry.as_ref(), opts, depth, start)
+            self.run(call, raw, entry.as_ref(), opts, depth, start)
                 .instrument(span.clone())
                 .await
         };
@@ -550,6 +615,7 @@ impl Runtime {
     async fn run(
         &self,
         mut call: ToolCall,
+        raw: Option<&str>,
         entry: Option<&Arc<toolwright_core::ToolEntry>>,
         opts: &CallOptions,
         depth: u32,
@@ -609,9 +675,22 @@ impl Runtime {
         // The call's id, shared by the tool's context and the envelope (one copy per call).
         let call_id = call.id.clone();
         let mut coerced = Vec::new();
-        let mut out = match &entry {
-            Err(e) => Box::new(Outcome::from_error(e.clone())),
-            Ok(entry) => match entry.prepare(arguments, !opts.strict) {
+        // Raw JSON the tool takes runs without a `Value`; any other is parsed here.
+        let started = match (&entry, raw) {
+            (Ok(entry), Some(text)) => self.start_json(&call_id, entry, text, opts, (depth, start)),
+            _ => None,
+        };
+        let arguments = match raw {
+            Some(text) if started.is_none() => parse_arguments(text),
+            _ => arguments,
+        };
+        let mut out = match (&entry, started, raw) {
+            (Err(e), ..) => Box::new(Outcome::from_error(e.clone())),
+            (Ok(entry), Some(attempt), Some(text)) => {
+                self.finish_json(&call_id, entry, attempt, text, opts, depth)
+                    .await
+            }
+            (Ok(entry), ..) => match entry.prepare(arguments, !opts.strict) {
                 Err(e) => Box::new(Outcome::from_error(e)),
                 Ok((args, conversions)) => {
                     coerced = conversions;
@@ -696,6 +775,66 @@ impl Runtime {
         }
     }
 
+    /// The first attempt of a call of `entry` from its arguments' JSON `text`, when the call
+    /// takes the direct path and the tool takes the text ([`Direct::call_json`]); `None`
+    /// (nothing ran) otherwise. The context is the one [`Runtime::request`] and the direct
+    /// path's request would give the tool.
+    fn start_json(
+        &self,
+        call_id: &SharedStr,
+        entry: &Arc<toolwright_core::ToolEntry>,
+        text: &str,
+        opts: &CallOptions,
+        (depth, start): (u32, quanta::Instant),
+    ) -> Option<direct::DirectCall> {
+        let direct = self.inner.direct.as_ref()?;
+        if !entry.takes_json() || !direct.takes_unkeyed(entry, opts.approved) {
+            return None;
+        }
+        let invoker = if entry.uses_context() {
+            self.invoker(depth)
+        } else {
+            None
+        };
+        let ctx = service::tool_context(
+            call_id.clone(),
+            entry,
+            (opts.session_id.clone(), opts.step, opts.approved),
+            signal_for(entry, opts),
+            invoker,
+        );
+        direct.call_json(entry, ctx, text, start)
+    }
+
+    /// The rest of a call started by [`Runtime::start_json`]: its first attempt, and the
+    /// retries (from the text parsed again: the typed path took it, so it is valid JSON the
+    /// schema admits as it is) when the first failed transiently and the call may run again.
+    async fn finish_json(
+        &self,
+        call_id: &SharedStr,
+        entry: &Arc<toolwright_core::ToolEntry>,
+        mut attempt: direct::DirectCall,
+        text: &str,
+        opts: &CallOptions,
+        depth: u32,
+    ) -> Box<Outcome> {
+        let first = (&mut attempt).await;
+        let Some(direct) = self.inner.direct.as_ref() else {
+            return first;
+        };
+        if !(direct.reruns_unkeyed(entry) && Direct::wants_retries(&first)) {
+            return first;
+        }
+        let Ok(args) = serde_json::from_str::<serde_json::Value>(text) else {
+            return first;
+        };
+        let mut req = self.request(call_id, entry, Arc::new(args), opts);
+        if entry.uses_context() {
+            req.invoker = self.invoker(depth);
+        }
+        Box::new(direct.retries(req, *first).await)
+    }
+
     /// The invoker of tools called at `depth` (what [`ToolContext::call_tool`] reaches).
     fn invoker(&self, depth: u32) -> Option<Arc<dyn Invoker>> {
         self.inner.invokers.get(depth as usize).cloned()
@@ -715,11 +854,7 @@ impl Runtime {
         args: Arc<serde_json::Value>,
         opts: &CallOptions,
     ) -> Request {
-        let cancel = match &opts.cancel {
-            Some(host) => CancelSignal::child_of(host.clone()),
-            None if !entry.uses_context() => CancelSignal::inert(),
-            None => CancelSignal::new(),
-        };
+        let cancel = signal_for(entry, opts);
         let mut req = Request::named(call_id.clone(), entry.clone(), args, cancel);
         req.session_id = opts.session_id.clone();
         req.step = opts.step;
@@ -727,6 +862,23 @@ impl Runtime {
         req.caller = opts.caller.clone();
         req
     }
+}
+
+/// The signal of a call of `entry` (see [`Runtime::request`]).
+#[inline(always)]
+fn signal_for(entry: &toolwright_core::ToolEntry, opts: &CallOptions) -> CancelSignal {
+    match &opts.cancel {
+        Some(host) => CancelSignal::child_of(host.clone()),
+        None if !entry.uses_context() => CancelSignal::inert(),
+        None => CancelSignal::new(),
+    }
+}
+
+/// The arguments of [`Runtime::invoke_json`] as [`Runtime::invoke`] takes them: the parsed
+/// text, or the text itself as a string when it is not JSON (as providers pass such arguments
+/// on; validation then reports that they are not an object).
+fn parse_arguments(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.to_string()))
 }
 
 /// The envelope of a call stopped before it was resolved (too deep, or cancelled by the host).
@@ -782,7 +934,7 @@ impl Invoker for ChildInvoker {
         let opts = child_options(parent);
         Box::pin(async move {
             match rt {
-                Some(rt) => *rt.invoke_at(call, &opts, depth).await,
+                Some(rt) => *rt.invoke_at(call, None, &opts, depth).await,
                 None => Outcome::from_error(ToolError::internal("the runtime was shut down")),
             }
         })
@@ -794,6 +946,6 @@ impl Invoker for Runtime {
     fn invoke_call(&self, call: ToolCall, parent: &ToolContext) -> BoxFuture<'static, Outcome> {
         let rt = self.clone();
         let opts = child_options(parent);
-        Box::pin(async move { *rt.invoke_at(call, &opts, 1).await })
+        Box::pin(async move { *rt.invoke_at(call, None, &opts, 1).await })
     }
 }

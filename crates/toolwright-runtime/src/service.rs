@@ -168,17 +168,13 @@ impl Request {
             watch,
             ..
         } = self;
-        let mut ctx = ToolContext::for_call(call_id, entry.name().clone(), cancel);
-        // A tool that reads neither state nor the invoker is spared their reference counts.
-        if entry.uses_context() {
-            ctx = ctx.with_states(entry.states.clone());
-        }
-        ctx.session_id = session_id;
-        ctx.step = step;
-        ctx.approved = approved;
-        if let Some(inv) = invoker {
-            ctx = ctx.with_invoker(inv);
-        }
+        let ctx = tool_context(
+            call_id,
+            &entry,
+            (session_id, step, approved),
+            cancel,
+            invoker,
+        );
         (ctx, entry, args, watch)
     }
 
@@ -198,6 +194,31 @@ impl Request {
             None => ctx,
         }
     }
+}
+
+/// The context the tool of `entry` receives for call `call_id` in `(session, step, approved)`,
+/// watching `cancel`: what a request's parts make (also for a call run from its raw JSON, which
+/// has no request).
+#[inline(always)]
+pub(crate) fn tool_context(
+    call_id: SharedStr,
+    entry: &ToolEntry,
+    (session_id, step, approved): (Option<String>, u32, bool),
+    cancel: CancelSignal,
+    invoker: Option<Arc<dyn Invoker>>,
+) -> ToolContext {
+    let mut ctx = ToolContext::for_call(call_id, entry.name().clone(), cancel);
+    // A tool that reads neither state nor the invoker is spared their reference counts.
+    if entry.uses_context() {
+        ctx = ctx.with_states(entry.states.clone());
+    }
+    ctx.session_id = session_id;
+    ctx.step = step;
+    ctx.approved = approved;
+    if let Some(inv) = invoker {
+        ctx = ctx.with_invoker(inv);
+    }
+    ctx
 }
 
 /// The `idempotency_key` argument, when it is a non-empty string.

@@ -134,6 +134,24 @@ impl Deadline {
         }
     }
 
+    /// [`Deadline::arm_from`] with `lazy`, for a call that has no request (one run from its raw
+    /// JSON): the deadline of `entry`'s tool watching `signal`, counting from `due`.
+    pub(crate) fn arm_lazily(
+        entry: &toolwright_core::ToolEntry,
+        signal: &CancelSignal,
+        default: Duration,
+        due: Due,
+    ) -> Deadline {
+        let facts = entry.facts();
+        Deadline {
+            signal: signal.clone(),
+            entry: None,
+            watch: None,
+            due,
+            limit: limit(facts.timeout_ms, facts.sla_ms, default),
+        }
+    }
+
     /// The attempt's watch, when [`Deadline::arm_from`] made none.
     pub(crate) fn use_watch(&mut self, watch: BlockingWatch) {
         if self.watch.is_none() {
