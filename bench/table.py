@@ -82,18 +82,18 @@ def main() -> int:
         row(sec, "toolwright Runtime::invoke_json (policies) vs the bare serde path", rt,
             "bare serde_json::from_value + call", bare, "≤ 2× bare" if near else None,
             (lambda r: r.get("tw_over_peer") is not None and r["tw_over_peer"] <= 2) if near else None)
-        row(sec, "toolwright Runtime::invoke (policies) vs pydantic-ai tool manager", rt,
+        row(sec, "toolwright Runtime::invoke_json (policies) vs pydantic-ai tool manager", rt,
             "pydantic-ai ToolManager.handle_call", p.get("pydantic_ai_tool_manager"),
             "≥ 20× faster" if size == "small" else None, faster(20) if size == "small" else None)
-        row(sec, "toolwright Runtime::invoke vs langchain-core StructuredTool.invoke", rt,
+        row(sec, "toolwright Runtime::invoke_json vs langchain-core StructuredTool.invoke", rt,
             "langchain-core invoke", p.get("langchain_core_invoke"),
             "≥ 60× faster" if size == "small" else None, faster(60) if size == "small" else None)
-        row(sec, "toolwright Runtime::invoke vs pydantic TypeAdapter.validate_json + call", rt,
+        row(sec, "toolwright Runtime::invoke_json vs pydantic TypeAdapter.validate_json + call", rt,
             "pydantic TypeAdapter", p.get("pydantic_typeadapter"),
             "≥ 4× faster" if size == "small" else None, faster(4) if size == "small" else None)
-        row(sec, "toolwright Runtime::invoke vs pydantic validate_call", rt,
+        row(sec, "toolwright Runtime::invoke_json vs pydantic validate_call", rt,
             "pydantic validate_call", p.get("pydantic_validate_call"))
-        row(sec, "toolwright Runtime::invoke vs python jsonschema + call", rt,
+        row(sec, "toolwright Runtime::invoke_json vs python jsonschema + call", rt,
             "jsonschema Draft202012", p.get("jsonschema"))
     pv = peers.get("validate", {})
     for size in ("small", "medium", "large"):
