@@ -84,23 +84,14 @@ struct Word {
 
 /// The request's alphabetic words, lower-cased, with their character spans.
 fn words(query: &str) -> Vec<Word> {
-    let mut out: Vec<Word> = Vec::new();
-    for (i, c) in query.chars().enumerate() {
-        if c.is_alphabetic() {
-            match out.last_mut() {
-                Some(w) if w.end == i => {
-                    w.end = i + 1;
-                    w.text.extend(c.to_lowercase());
-                }
-                _ => out.push(Word {
-                    start: i,
-                    end: i + 1,
-                    text: c.to_lowercase().collect(),
-                }),
-            }
-        }
-    }
-    out
+    crate::narrow::words_at(query)
+        .into_iter()
+        .map(|(start, text)| Word {
+            start,
+            end: start + text.chars().count(),
+            text,
+        })
+        .collect()
 }
 
 /// Whether only spaces (or a currency sign) stand between characters `a` and `b`.
@@ -133,27 +124,9 @@ fn mentions(name: &str, schema: &Value, w: &str) -> bool {
         })
 }
 
-/// Whether `v` fits a number parameter's type and bounds.
+/// Whether `v` fits a number parameter that is not an enumeration.
 fn fits(schema: &Value, v: &Value) -> bool {
-    let ty = schema.get("type").and_then(Value::as_str);
-    let typed = match ty {
-        Some("integer") => v.is_i64() || v.is_u64(),
-        Some("number") => v.is_number(),
-        _ => false,
-    };
-    let x = v.as_f64().unwrap_or(f64::NAN);
-    let bound = |k: &str, ok: fn(f64, f64) -> bool| {
-        schema
-            .get(k)
-            .and_then(Value::as_f64)
-            .is_none_or(|m| ok(x, m))
-    };
-    typed
-        && schema.get("enum").is_none()
-        && bound("minimum", |x, m| x >= m)
-        && bound("maximum", |x, m| x <= m)
-        && bound("exclusiveMinimum", |x, m| x > m)
-        && bound("exclusiveMaximum", |x, m| x < m)
+    schema.get("enum").is_none() && crate::narrow::number_fits(schema, v)
 }
 
 /// The request's caps, each with the one parameter of `props` that takes it (see the module

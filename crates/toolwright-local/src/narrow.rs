@@ -389,7 +389,7 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
 }
 
 /// Alphabetic words of the query with their character start.
-fn words_at(query: &str) -> Vec<(usize, String)> {
+pub(crate) fn words_at(query: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut start = 0;
@@ -460,6 +460,29 @@ fn attached_numbers(
     out
 }
 
+/// Whether the number `n` fits a number or integer schema: an integer for `integer`, within
+/// its `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum`.
+pub(crate) fn number_fits(schema: &Value, n: &Value) -> bool {
+    let ty = schema.get("type").and_then(Value::as_str);
+    let typed = match ty {
+        Some("integer") => n.is_i64() || n.is_u64(),
+        Some("number") => n.is_number(),
+        _ => false,
+    };
+    let x = n.as_f64().unwrap_or(f64::NAN);
+    let bound = |k: &str, ok: fn(f64, f64) -> bool| {
+        schema
+            .get(k)
+            .and_then(Value::as_f64)
+            .is_none_or(|m| ok(x, m))
+    };
+    typed
+        && bound("minimum", |x, m| x >= m)
+        && bound("maximum", |x, m| x <= m)
+        && bound("exclusiveMinimum", |x, m| x > m)
+        && bound("exclusiveMaximum", |x, m| x < m)
+}
+
 /// `schema` with numeric parameters restricted to `numbers` (integers only for `integer`
 /// parameters; arrays of numbers item by item). A parameter stays as it is when no number fits
 /// its type, bounds or enum.
@@ -472,18 +495,7 @@ fn ground_schema(schema: &Value, numbers: &[Value], report: &mut Vec<String>, pa
         Some("number" | "integer") if !obj.contains_key("enum") && !obj.contains_key("const") => {
             let fits: Vec<Value> = numbers
                 .iter()
-                .filter(|n| ty != Some("integer") || n.is_i64() || n.is_u64())
-                .filter(|n| {
-                    let x = n.as_f64().unwrap_or(f64::NAN);
-                    let ge = |k: &str| obj.get(k).and_then(Value::as_f64).is_none_or(|m| x >= m);
-                    let le = |k: &str| obj.get(k).and_then(Value::as_f64).is_none_or(|m| x <= m);
-                    let gt = |k: &str| obj.get(k).and_then(Value::as_f64).is_none_or(|m| x > m);
-                    let lt = |k: &str| obj.get(k).and_then(Value::as_f64).is_none_or(|m| x < m);
-                    ge("minimum")
-                        && le("maximum")
-                        && gt("exclusiveMinimum")
-                        && lt("exclusiveMaximum")
-                })
+                .filter(|n| number_fits(schema, n))
                 .cloned()
                 .collect();
             if fits.is_empty() {
