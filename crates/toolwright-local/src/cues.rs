@@ -411,15 +411,7 @@ pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
 fn object_cue(param: Param<'_>, query: &str) -> Vec<String> {
     let bare = matches!(name_words(param.name).as_slice(), [w] if w == "name" || w == "title");
     // "rename table tblQ3Goals to 'Q3 OKRs'": after the object's word stands the old name.
-    let renaming = || {
-        let re = format!("re{}", param.name.to_lowercase());
-        tokens(query).iter().any(|w| {
-            query
-                .get(w.body.clone())
-                .is_some_and(|t| t.to_lowercase() == re)
-        })
-    };
-    if !bare || renaming() {
+    if !bare || crate::narrow::renames(query, param.name) {
         return Vec::new();
     }
     let from_tool = toolwright_catalog::text::name_object(param.tool)

@@ -190,6 +190,11 @@ fn renamed(query_words: &[String], name: &str) -> bool {
     })
 }
 
+/// Whether `query` renames what the parameter `name` holds (see [`renamed`]).
+pub(crate) fn renames(query: &str, name: &str) -> bool {
+    renamed(&words(query), name)
+}
+
 /// Words that open a flag's name without saying what it switches: auxiliaries and modals
 /// (`is_minor_edit`, `has_wiki`, `should_notify`) and the prefix `auto` (`autoInit`).
 const FLAG_OPENERS: &[&str] = &["is", "has", "have", "should", "can", "do", "does", "auto"];
