@@ -36,7 +36,9 @@
 //! - **A written-form cue** ([`written_as`], [`Written`]): a parameter named as a path, file,
 //!   directory or folder takes a word of the request that is written as a path (`/srv/app`,
 //!   `src/a.rs`, `notes.txt`), a URL parameter a word written as a URL, a selector parameter a
-//!   word written as a CSS selector (`#submit-btn`, `.nav-menu`), when there is one.
+//!   word written as a CSS selector (`#submit-btn`, `.nav-menu`), a date parameter
+//!   ([`written_as_described`]: `expiration_date`, or a `start` described as a date) an ISO
+//!   date (`2024-03-01`), when there is one.
 //! - **A placed file** ([`placed_files`], [`compose_placed`]): "todo.md in /home/ana" is the
 //!   path `/home/ana/todo.md` for a parameter that [`takes_file`].
 //!
@@ -124,6 +126,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("org", "organization"),
     ("msg", "message"),
     ("doc", "document"),
+    ("colour", "color"),
 ];
 
 /// Words that stand before a name word without naming the thing ("the new table", "the whole
@@ -218,7 +221,8 @@ pub fn name_pair(names: &[&str], words: &[(&str, &str)]) -> Option<(String, Stri
 
 /// Whether a word of the request looks like a value rather than an English word: it holds a
 /// digit, or one of `/ . _ : # @ -` between two of its characters, or it is written in capitals
-/// (three letters or more, `DOCS`, `ENG`: a key; not a kind of value such as `UUID`).
+/// (three letters or more, `DOCS`, `ENG`: a key; not a kind of value such as `UUID`), or a
+/// capital follows a lower-case letter inside it (`fldBudget`, `userId`).
 pub fn value_like(word: &str) -> bool {
     let w = word.trim_matches('.');
     let inner = w.char_indices().any(|(i, c)| {
@@ -228,7 +232,11 @@ pub fn value_like(word: &str) -> bool {
         && w.chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         && !LINKING.contains(&w.to_ascii_lowercase().as_str());
-    inner || upper || w.chars().any(|c| c.is_ascii_digit())
+    let camel = w
+        .as_bytes()
+        .windows(2)
+        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
+    inner || upper || camel || w.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Whether a word is written as a proper name: a capital letter, then lower-case letters only
@@ -271,6 +279,11 @@ pub enum Written {
     Selector,
     /// An e-mail address (`email`, `mail`): one `@` with a dotted domain after it.
     Email,
+    /// A calendar date written the ISO way (`2024-03-01`, `2024-03-01T09:00:00Z`): a parameter
+    /// named as a date (`date`, `deadline`, `expiration`, ...), or as a range's side (`start`,
+    /// `end`, `since`, `until`, `after`, ...) whose description or format says date (`start`,
+    /// `end`, `since` and `until` also with no description at all).
+    Date,
 }
 
 impl Written {
@@ -281,6 +294,7 @@ impl Written {
             Written::Url => word.contains("://") || word.starts_with("www."),
             Written::Selector => selector_like(word),
             Written::Email => email_like(word),
+            Written::Date => iso_date(word),
         }
     }
 
@@ -346,6 +360,64 @@ pub fn written_as(name: &str) -> Option<Written> {
     } else {
         None
     }
+}
+
+/// Name words that say a parameter holds a date.
+const DATE_WORDS: &[&str] = &[
+    "date",
+    "dates",
+    "deadline",
+    "expiration",
+    "expiry",
+    "birthday",
+];
+
+/// Name words of a range's side or a moment, a date when the description or format says so.
+const DATE_SIDES: &[&str] = &[
+    "start", "end", "since", "until", "from", "to", "after", "before", "begin", "earliest",
+    "latest", "due", "min", "max",
+];
+
+/// Of [`DATE_SIDES`], those that are a date also with no description at all (`start`, `end`).
+const TIME_SIDES: &[&str] = &["start", "end", "since", "until"];
+
+/// How the parameter called `name`, described by `described` (its description, and its
+/// `format` when it has one), is written: [`written_as`] by the name, else a date
+/// ([`Written::Date`]).
+///
+/// ```
+/// use toolwright_local::cues::{Written, written_as_described};
+/// assert_eq!(written_as_described("expiration_date", ""), Some(Written::Date));
+/// assert_eq!(written_as_described("start", "Start date, YYYY-MM-DD"), Some(Written::Date));
+/// assert_eq!(written_as_described("start", "First line to read"), None);
+/// assert_eq!(written_as_described("end", ""), Some(Written::Date));
+/// assert_eq!(written_as_described("starting_after", "A cursor for pagination"), None);
+/// ```
+pub fn written_as_described(name: &str, described: &str) -> Option<Written> {
+    written_as(name).or_else(|| {
+        let ws = name_words(name);
+        let has = |set: &[&str]| ws.iter().any(|w| set.contains(&w.as_str()));
+        let d = described.to_lowercase();
+        let says_date = d
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "date" | "datetime" | "yyyy"));
+        let bare = d.trim().is_empty() && has(TIME_SIDES);
+        (has(DATE_WORDS) || (has(DATE_SIDES) && says_date) || bare).then_some(Written::Date)
+    })
+}
+
+/// Whether a word is an ISO calendar date, with or without a time after it (`2024-03-01`,
+/// `2024-03-01T09:00:00Z`).
+fn iso_date(word: &str) -> bool {
+    let b = word.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    digits(0..4)
+        && b.get(4) == Some(&b'-')
+        && digits(5..7)
+        && b.get(7) == Some(&b'-')
+        && digits(8..10)
+        && (b.len() == 10 || matches!(b.get(10), Some(b'T' | b't' | b' ')))
 }
 
 /// A word of the request: where it stands as written and its body without the quotes,
@@ -416,15 +488,54 @@ fn object_cue(param: Param<'_>, query: &str) -> Vec<String> {
     }
     let from_tool = toolwright_catalog::text::name_object(param.tool)
         .and_then(|(_, object)| object.last().cloned());
-    [from_tool, described_object(param.description)]
-        .into_iter()
-        .flatten()
-        .filter(|h| h.chars().count() > 1 && !FUNCTION_WORDS.contains(&h.as_str()))
-        .collect()
+    [
+        from_tool,
+        described_object(param.description),
+        acted_on(param.tool, param.tool_description),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|h| h.chars().count() > 1 && !FUNCTION_WORDS.contains(&h.as_str()))
+    .collect()
 }
 
-/// The head word of what a description says a name or title is of: "The title of the
-/// Wikipedia article" → `article`, "Name of the resource to scale" → `resource`.
+/// The thing a tool's description says it acts on: in the first phrase after a preposition and
+/// an article (at most three words, ended by punctuation, a function word, or a word in `-ed`
+/// or `-ing` after the first), the last word the tool's name also uses, else the phrase's last
+/// word ("Extract key facts from a Wikipedia article, ..." → `article`; "Get a summary of a
+/// Wikipedia article tailored to a query" → `article`).
+fn acted_on(tool: &str, description: &str) -> Option<String> {
+    let lower = description.to_lowercase();
+    let ws: Vec<&str> = lower.split_whitespace().collect();
+    let at = ws.windows(2).position(|p| {
+        matches!(p[0], "of" | "from" | "in" | "for" | "to" | "on")
+            && matches!(p[1], "a" | "an" | "the")
+    })?;
+    let mut phrase: Vec<String> = Vec::new();
+    for w in ws.get(at + 2..)?.iter().take(3) {
+        let bare = w.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let participle = !phrase.is_empty() && (bare.ends_with("ed") || bare.ends_with("ing"));
+        if bare.is_empty()
+            || participle
+            || FUNCTION_WORDS.contains(&bare)
+            || !bare.chars().all(|c| c.is_alphanumeric() || c == '-')
+        {
+            break;
+        }
+        phrase.push(bare.to_string());
+        if bare.len() < w.len() {
+            break;
+        }
+    }
+    let named = name_words(tool);
+    phrase
+        .iter()
+        .rev()
+        .find(|w| named.contains(w))
+        .or(phrase.last())
+        .cloned()
+}
+
 fn described_object(description: &str) -> Option<String> {
     let lower = description.to_lowercase();
     let ws: Vec<&str> = lower
@@ -573,6 +684,59 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
     (!all.is_empty()).then_some(all)
 }
 
+/// What the request says a thing is called, with the word for the thing: the quoted text, or
+/// the words (at most four, up to punctuation or a function word) after its one "called",
+/// "named", "titled" or "entitled", and the word before that ("a new project called Kitchen
+/// remodel, colour berry_red" → `project`, `Kitchen remodel`); `None` when there is no such
+/// word, or more than one.
+///
+/// ```
+/// use toolwright_local::cues::called;
+/// let q = "make a new todoist project called Kitchen remodel, colour berry_red";
+/// assert_eq!(called(q).unwrap(), ("project".to_string(), "Kitchen remodel".to_string()));
+/// assert_eq!(called("a page titled 'Q3 plan' in the wiki").unwrap().1, "Q3 plan");
+/// assert!(called("a board named after my dog").is_none());
+/// ```
+pub fn called(query: &str) -> Option<(String, String)> {
+    let ws = tokens(query);
+    let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
+    let cue = |w: &Word| {
+        matches!(
+            text(w).to_lowercase().as_str(),
+            "called" | "named" | "titled" | "entitled"
+        )
+    };
+    let at: Vec<usize> = (0..ws.len())
+        .filter(|&i| ws.get(i).is_some_and(cue))
+        .collect();
+    let [i] = at.as_slice() else {
+        return None;
+    };
+    let thing = ws.get(i.checked_sub(1)?).map(|w| text(w).to_lowercase())?;
+    let first = ws.get(i + 1)?;
+    let quoted = toolwright_catalog::values::quoted_spans(query);
+    if let Some(r) = quoted.iter().find(|r| r.start == first.raw.start) {
+        let inner = query.get(r.start + 1..r.end.saturating_sub(1))?.trim();
+        return (!inner.is_empty()).then(|| (thing, inner.to_string()));
+    }
+    let mut last = None;
+    for w in ws.get(i + 1..)?.iter().take(4) {
+        let lower = text(w).to_lowercase();
+        if FUNCTION_WORDS.contains(&lower.as_str()) || lower == "after" {
+            break;
+        }
+        last = Some(w);
+        if query
+            .get(w.raw.clone())
+            .is_some_and(|r| r.ends_with([',', ';', ':', '.', '!', '?', ')']))
+        {
+            break;
+        }
+    }
+    let value = query.get(first.body.start..last?.body.end)?;
+    Some((thing, value.to_string()))
+}
+
 /// A parameter a cue may point at: its name, its description, and the names of its tool's
 /// parameters (itself among them).
 #[derive(Debug, Clone, Copy)]
@@ -585,6 +749,8 @@ pub struct Param<'a> {
     pub siblings: &'a [&'a str],
     /// Its tool's name (empty when unknown).
     pub tool: &'a str,
+    /// Its tool's description (empty when unknown).
+    pub tool_description: &'a str,
 }
 
 impl<'a> Param<'a> {
@@ -595,6 +761,7 @@ impl<'a> Param<'a> {
             description: "",
             siblings: &[],
             tool: "",
+            tool_description: "",
         }
     }
 }
@@ -618,6 +785,25 @@ pub fn focus(
     spans: &[String],
     fits: impl Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
+    // A name or a title is what the request says the thing is called, when the thing is the
+    // parameter's or its tool's object ("a project called Kitchen remodel" for `add_project`).
+    let words = name_words(param.name);
+    if matches!(words.last().map(String::as_str), Some("name" | "title"))
+        && !crate::narrow::renames(query, param.name)
+        && let Some((thing, v)) = called(query).filter(|(_, v)| fits(v))
+    {
+        let objects = toolwright_catalog::text::name_object(param.tool)
+            .map(|(_, o)| o)
+            .unwrap_or_default();
+        let of_it = words
+            .iter()
+            .chain(&objects)
+            .chain(acted_on(param.tool, param.tool_description).iter())
+            .any(|o| !GENERIC.contains(&o.as_str()) && names(&thing, o));
+        if of_it {
+            return Some(vec![v]);
+        }
+    }
     let named = cue_values(param.name, query).or_else(|| {
         // After the object's word, a number is the object's id, not its name ("under project
         // 2203306141", "rename section 99120 to ..."); a code such as `LOYAL10` may be a name.
@@ -643,8 +829,7 @@ pub fn focus(
     {
         return Some(v);
     }
-    let param = param.name;
-    let form = written_as(param)?;
+    let form = written_as_described(param.name, param.description)?;
     let ws = tokens(query);
     let whole = |s: &str| ws.iter().any(|w| query.get(w.body.clone()) == Some(s));
     let written = |s: &str| form.fits(s);
@@ -700,24 +885,54 @@ pub fn holds_identifier(param: &str, description: &str) -> bool {
 }
 
 /// Whether an identifier's leading letters name the parameter `param`: they start one of its
-/// name words (`req` of `req-4` for `requestId`, `sub` of `sub_1Kq7` for `subscription`) or are
+/// name words (`req` of `req-4` for `requestId`, `sub` of `sub_1Kq7` for `subscription`), are
 /// the initials of its name words (`pi` of `pi_3Mtw` for `payment_intent`, `kb` of `KB7Q2ZLM`
-/// for `knowledgeBaseId`). Two letters at least, and something after them.
+/// for `knowledgeBaseId`), or, three letters or more, abbreviate one by dropping letters but
+/// the first (`tbl` for `table`, `fld` for `field`, `chk` for `check`). Two letters at least,
+/// and something after them. A lowercase lead before a capital is the lead on its own
+/// (`rec` of `recD77`, `tbl` of `tblQ3Goals`).
+///
+/// ```
+/// use toolwright_local::cues::prefix_names;
+/// assert!(prefix_names("recD77", "recordId"));
+/// assert!(prefix_names("tblQ3Goals", "tableId"));
+/// assert!(prefix_names("fldBudget", "fieldId"));
+/// assert!(!prefix_names("appCRM0001", "baseId"));
+/// assert!(!prefix_names("recD77", "tableId"));
+/// ```
 pub fn prefix_names(id: &str, param: &str) -> bool {
-    let lead: String = id
+    let letters: String = id.chars().take_while(char::is_ascii_alphabetic).collect();
+    let lower: String = letters
         .chars()
-        .take_while(char::is_ascii_alphabetic)
-        .collect::<String>()
-        .to_lowercase();
-    if lead.len() < 2 || lead.len() == id.len() {
-        return false;
+        .take_while(char::is_ascii_lowercase)
+        .collect();
+    let mut leads = vec![letters.to_lowercase()];
+    if lower.len() >= 2 && lower.len() < letters.len() {
+        leads.push(lower);
     }
     let ws: Vec<String> = name_words(param)
         .into_iter()
         .filter(|w| !GENERIC.contains(&w.as_str()))
         .collect();
     let initials: String = ws.iter().filter_map(|w| w.chars().next()).collect();
-    ws.iter().any(|w| w.starts_with(&lead)) || (ws.len() > 1 && initials == lead)
+    leads.iter().any(|lead| {
+        lead.len() >= 2
+            && lead.len() < id.len()
+            && (ws
+                .iter()
+                .any(|w| w.starts_with(lead.as_str()) || abbreviates(lead, w))
+                || (ws.len() > 1 && initials == *lead))
+    })
+}
+
+/// Whether `short` (three letters or more) is `word` with letters dropped, the first kept:
+/// `tbl` of `table`, `msg` of `message`.
+fn abbreviates(short: &str, word: &str) -> bool {
+    if short.len() < 3 || short.len() >= word.len() || short.get(..1) != word.get(..1) {
+        return false;
+    }
+    let mut rest = word.chars();
+    short.chars().all(|c| rest.any(|w| w == c))
 }
 
 /// The identifiers of the request (whole words of four characters or more with letters and
@@ -731,9 +946,9 @@ pub fn prefix_names(id: &str, param: &str) -> bool {
 /// use toolwright_local::cues::{Param, identifiers_for};
 /// let q = "I finished task-2 of req-4, mark it done";
 /// let spans: Vec<String> = ["task-2", "req-4", "done"].map(String::from).to_vec();
-/// let p = Param { name: "requestId", description: "", siblings: &["requestId", "taskId"], tool: "" };
+/// let p = Param { name: "requestId", description: "", siblings: &["requestId", "taskId"], tool: "", tool_description: "" };
 /// assert_eq!(identifiers_for(p, q, &spans, |_| true).unwrap(), ["req-4"]);
-/// let p = Param { name: "knowledgeBaseId", description: "", siblings: &[], tool: "" };
+/// let p = Param { name: "knowledgeBaseId", description: "", siblings: &[], tool: "", tool_description: "" };
 /// let q = "check knowledge base SUP9988ZZ for problems with the v3 firmware";
 /// let spans: Vec<String> = ["SUP9988ZZ", "v3", "firmware"].map(String::from).to_vec();
 /// assert_eq!(identifiers_for(p, q, &spans, |_| true).unwrap(), ["SUP9988ZZ"]);
@@ -1079,6 +1294,9 @@ const ENDS: &[(&str, &str)] = &[
     ("src", "dest"),
     ("head", "base"),
     ("origin", "destination"),
+    ("start", "end"),
+    ("since", "until"),
+    ("after", "before"),
 ];
 
 /// The pair of `params` that names a move's two ends ([`ENDS`]): names that differ only there
@@ -1381,6 +1599,7 @@ mod tests {
             description: "The ID of the subscription to update.",
             siblings: &sibs,
             tool: "update_subscription",
+            tool_description: "",
         };
         let q = "switch sub_1Kq7 over to price_Gold2";
         let got = focus(p, q, &spans(&["sub_1Kq7", "price_Gold2", "switch"]), |_| {
@@ -1393,6 +1612,7 @@ mod tests {
             description: "The ID of the PaymentIntent to refund.",
             siblings: &["payment_intent", "amount"],
             tool: "create_refund",
+            tool_description: "",
         };
         let got = focus(
             p,
@@ -1407,6 +1627,7 @@ mod tests {
             description: "The title.",
             siblings: &["title"],
             tool: "rename_request",
+            tool_description: "",
         };
         assert!(
             focus(
@@ -1423,6 +1644,7 @@ mod tests {
             description: "",
             siblings: &["requestId", "taskId"],
             tool: "close_task",
+            tool_description: "",
         };
         assert!(identifiers_for(p, "close task-11 now", &spans(&["task-11"]), |_| true).is_none());
         let p = Param {
@@ -1430,6 +1652,7 @@ mod tests {
             description: "Sentry issue ID or URL",
             siblings: &["issue_id_or_url"],
             tool: "get_sentry_issue",
+            tool_description: "",
         };
         let q = "dig into sentry 5566778899, where is it throwing";
         let got = focus(
@@ -1454,6 +1677,7 @@ mod tests {
             description: "",
             siblings: &["name", "color"],
             tool: "add_label",
+            tool_description: "",
         };
         let q = "new todoist label waiting-on, orange";
         let got = focus(
@@ -1468,6 +1692,7 @@ mod tests {
             description: "",
             siblings: &["name", "project_id"],
             tool: "add_section",
+            tool_description: "",
         };
         let q = "add a Waiting section to todoist project 2203306141";
         let got = focus(
@@ -1483,6 +1708,7 @@ mod tests {
             description: "The title of the Wikipedia article",
             siblings: &["title", "topic"],
             tool: "wikipedia_extract_key_facts",
+            tool_description: "",
         };
         let q = "main facts about the economy from wikipedia's Japan article";
         let got = focus(p, q, &spans(&["Japan", "economy", "wikipedia"]), |_| true);
@@ -1498,6 +1724,7 @@ mod tests {
             description: "",
             siblings: &["baseId", "tableId", "name"],
             tool: "update_table",
+            tool_description: "",
         };
         let q = "rename airtable table tblQ3Goals in appX1y2Z3abc to 'Q3 OKRs'";
         assert!(focus(p, q, &spans(&["tblQ3Goals", "Q3 OKRs"]), |_| true).is_none());
@@ -1507,6 +1734,7 @@ mod tests {
             description: "",
             siblings: &["name", "percent_off"],
             tool: "create_coupon",
+            tool_description: "",
         };
         let got = focus(
             p,
@@ -1520,6 +1748,7 @@ mod tests {
             description: "",
             siblings: &["name", "project_id"],
             tool: "add_project",
+            tool_description: "",
         };
         let q = "create a sub-project 'Q3 launch' under todoist project 2203306141";
         assert!(focus(p, q, &spans(&["Q3 launch", "2203306141"]), |_| true).is_none());

@@ -22,8 +22,8 @@
 //!   "JPY" → both restricted to {GBP, JPY}; the model still chooses the order); a value of
 //!   several words is mentioned when its words stand near each other in any order, singular or
 //!   plural ("any upgrades or downgrades" → `upgrades_downgrades`);
-//! - keeps (and makes required) an optional parameter named as a path, URL, selector or e-mail
-//!   when the query writes more words in that form than the staying parameters take;
+//! - keeps (and makes required) an optional parameter named as a path, URL, selector, e-mail
+//!   or date when the query writes more words in that form than the staying parameters take;
 //! - keeps (and makes required) the parameter that takes a cap the query states ("the first
 //!   3000 characters" → `max_length`, "the last 5" → `limit`: [`crate::caps`]).
 //!
@@ -43,7 +43,8 @@ use toolwright_core::ToolSpec;
 use crate::cues::name_words;
 
 /// Keeps (and makes required) an optional parameter named as written in a form
-/// ([`crate::cues::written_as`]: a path, a URL, a selector, an e-mail address) when the query
+/// ([`crate::cues::written_as_described`]: a path, a URL, a selector, an e-mail address, a
+/// date) when the query
 /// writes more words in that form than the parameters that stay can take: "grab
 /// https://example.com/pricing as markdown" sets the optional `url`.
 fn keep_written(
@@ -52,7 +53,18 @@ fn keep_written(
     stays: &mut [bool],
     report: &mut Narrowing,
 ) {
-    let form = |name: &str| crate::cues::written_as(name);
+    let form = |name: &str| {
+        let p = props.get(name);
+        let text = |k: &str| {
+            p.and_then(|p| p.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        };
+        crate::cues::written_as_described(
+            name,
+            &format!("{} {}", text("description"), text("format")),
+        )
+    };
     for (i, name) in props.keys().enumerate() {
         let Some(f) = form(name).filter(|_| !stays.get(i).copied().unwrap_or(true)) else {
             continue;
@@ -975,6 +987,28 @@ mod tests {
               "required": ["amount", "from_currency", "to_currency"],
               "$defs": {"C": {"type": "string", "enum": ["USD", "EUR", "GBP", "JPY"]}}}),
         )
+    }
+
+    #[test]
+    fn optional_dates_the_request_writes_are_kept() {
+        let t = ToolSpec::new(
+            "search",
+            "Search news.",
+            json!({"type": "object", "properties": {
+                "query": {"type": "string"},
+                "start_date": {"type": "string", "description": "Start date, YYYY-MM-DD"},
+                "end_date": {"type": "string", "description": "End date, YYYY-MM-DD"},
+                "country": {"type": "string"}},
+              "required": ["query"]}),
+        );
+        let (s, r) = narrow_for_query(&t, "news on the merger between 2024-01-01 and 2024-03-31");
+        assert_eq!(r.promoted, ["start_date", "end_date"]);
+        assert!(s.parameters["properties"].get("country").is_none());
+        // One date keeps one of them; none keeps neither.
+        let (_, r) = narrow_for_query(&t, "news on the merger since 2024-01-01");
+        assert_eq!(r.promoted.len(), 1);
+        let (_, r) = narrow_for_query(&t, "news on the merger");
+        assert!(r.promoted.is_empty());
     }
 
     #[test]

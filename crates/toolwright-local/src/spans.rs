@@ -232,6 +232,28 @@ fn string_typed(o: &Map<String, Value>) -> bool {
     }
 }
 
+/// An optional value written as `anyOf: [X, {"type": "null"}]` (pydantic's `Optional[X]`, what
+/// Python MCP servers advertise) as `X` with the outer description and title: the model leaves
+/// the parameter out rather than writing `null`.
+fn without_null(schema: &Value) -> Option<Value> {
+    let o = schema.as_object()?;
+    let Some(Value::Array(alts)) = o.get("anyOf") else {
+        return None;
+    };
+    let null = |a: &Value| a.get("type").and_then(Value::as_str) == Some("null");
+    let kept: Vec<&Value> = alts.iter().filter(|a| !null(a)).collect();
+    let [inner] = kept.as_slice() else {
+        return None;
+    };
+    let mut m = inner.as_object()?.clone();
+    for key in ["description", "title"] {
+        if let Some(v) = o.get(key) {
+            m.entry(key).or_insert_with(|| v.clone());
+        }
+    }
+    Some(Value::Object(m))
+}
+
 /// Whether `schema` is a plain string the model writes freely: `type` `string` (alone or with
 /// `null`), no `enum`, `const` or `pattern`, and no `format` but `uri`, `url` or `email`.
 fn free_string(schema: &Value) -> bool {
@@ -348,6 +370,72 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
     }
 }
 
+/// A value a cue gave one parameter alone is that parameter's, not another's: "add Jordan
+/// Blake (jordan.blake@example.com) as a customer" offers the address to `email` only, and
+/// "rename table tblQ3Goals in appX1y2Z3abc" the table's identifier to `tableId` only.
+/// - Each parameter whose cue gave exactly one value (after [`order_ends`]) claims it. When several claim one value,
+///   an identifier goes to the parameter its leading letters name ([`crate::cues::prefix_names`]:
+///   `tbl…` to `tableId`), else to the first of them in the schema; the others fall back to the
+///   spans they could take without their cue, less the values claimed.
+/// - Every other parameter offered a claimed value among others loses it.
+fn one_value_one_parameter(
+    grounded: &mut Map<String, Value>,
+    cued: &[(String, Vec<String>)],
+    uncued: &[(String, Vec<String>)],
+) {
+    let mut claims: Vec<(String, String)> = Vec::new(); // (value, parameter)
+    let mut losers: Vec<String> = Vec::new();
+    for (k, _) in cued {
+        // What the cue left, after a move's ends took their sides.
+        let Some(Value::Array(left)) = grounded.get(k).and_then(|p| p.get("enum")) else {
+            continue;
+        };
+        let [Value::String(v)] = left.as_slice() else {
+            continue;
+        };
+        match claims.iter_mut().find(|(c, _)| c == v) {
+            None => claims.push((v.clone(), k.clone())),
+            Some((_, holder)) => {
+                if crate::cues::prefix_names(v, k) && !crate::cues::prefix_names(v, holder) {
+                    losers.push(std::mem::replace(holder, k.clone()));
+                } else {
+                    losers.push(k.clone());
+                }
+            }
+        }
+    }
+    let claimed_by_other =
+        |k: &str, v: &str| claims.iter().any(|(c, holder)| c == v && holder != k);
+    for k in &losers {
+        let Some((_, rest)) = uncued.iter().find(|(u, _)| u == k) else {
+            continue;
+        };
+        let rest: Vec<String> = rest
+            .iter()
+            .filter(|s| !claimed_by_other(k, s))
+            .cloned()
+            .collect();
+        if let Some(p) = grounded.get_mut(k)
+            && !rest.is_empty()
+        {
+            *p = restricted(p, rest);
+        }
+    }
+    for (k, p) in grounded.iter_mut() {
+        let Some(Value::Array(vals)) = p.get("enum") else {
+            continue;
+        };
+        let kept: Vec<Value> = vals
+            .iter()
+            .filter(|v| v.as_str().is_none_or(|s| !claimed_by_other(k, s)))
+            .cloned()
+            .collect();
+        if !kept.is_empty() && kept.len() < vals.len() {
+            p["enum"] = Value::Array(kept);
+        }
+    }
+}
+
 /// When the request quotes one text that no cue gave a parameter, and exactly one required
 /// free-form string parameter got no cue, the text is that parameter's value: "note down this
 /// insight: 'Q3 sales in EMEA grew 18%'" sets `insight` to the whole quote, not to `18%`.
@@ -421,6 +509,8 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     let names: Vec<&str> = props.keys().map(String::as_str).collect();
     // The parameters a cue pointed at, with the values it gave.
     let cued: std::cell::RefCell<Vec<(String, Vec<String>)>> = Default::default();
+    // The spans each cued parameter could take without its cue.
+    let uncued: std::cell::RefCell<Vec<(String, Vec<String>)>> = Default::default();
     let pairs = if cues {
         let mut p = crate::cues::owner_name(&names, query);
         p.extend(crate::cues::move_ends(&names, query));
@@ -461,10 +551,13 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 .unwrap_or(""),
             siblings: &names,
             tool: &spec.name,
+            tool_description: &spec.description,
         };
         match crate::cues::focus(param, query, &fits, |s| within(schema, s) && !own(s)) {
             Some(v) => {
                 cued.borrow_mut().push((k.to_string(), v.clone()));
+                let rest: Vec<String> = fits.iter().filter(|s| !own(s)).cloned().collect();
+                uncued.borrow_mut().push((k.to_string(), rest));
                 Some(v)
             }
             None => Some(fits),
@@ -490,6 +583,8 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     };
     let mut grounded = Map::new();
     for (k, p) in props {
+        let unnulled = without_null(p);
+        let p = unnulled.as_ref().unwrap_or(p);
         let items = (p.get("type").and_then(Value::as_str) == Some("array"))
             .then(|| p.get("items"))
             .flatten();
@@ -510,6 +605,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     }
     if cues {
         order_ends(&mut grounded, &names);
+        one_value_one_parameter(&mut grounded, &cued.borrow(), &uncued.borrow());
         quoted_to_free(spec, query, &mut grounded, &cued.borrow(), &mut report);
     }
     let mut out = spec.clone();
@@ -868,5 +964,76 @@ mod tests {
             true,
         );
         assert_eq!(allowed(&g, "knowledgeBaseId"), ["SUP9988ZZ"]);
+    }
+
+    fn airtable(name: &str, props: &[&str]) -> ToolSpec {
+        let mut m = serde_json::Map::new();
+        for p in props {
+            let what = p.trim_end_matches("Id");
+            m.insert(
+                (*p).to_string(),
+                json!({"type": "string", "description": format!("The ID of the {what}")}),
+            );
+        }
+        ToolSpec::new(
+            name,
+            "An Airtable tool.",
+            json!({"type": "object", "properties": m, "required": props}),
+        )
+    }
+
+    #[test]
+    fn one_value_goes_to_one_parameter() {
+        // `rec…` names the record, `tbl…` the table: the base takes what is left.
+        let t = airtable("list_comments", &["baseId", "tableId", "recordId"]);
+        let (g, _) = ground_strings(&t, "comments on recD77, base appCRM0001", true);
+        assert_eq!(allowed(&g, "recordId"), ["recD77"]);
+        assert_eq!(allowed(&g, "baseId"), ["appCRM0001"]);
+        let t = airtable("update_table", &["baseId", "tableId"]);
+        let (g, _) = ground_strings(&t, "rename table tblQ3Goals in appX1y2Z3abc", true);
+        assert_eq!(allowed(&g, "tableId"), ["tblQ3Goals"]);
+        assert_eq!(allowed(&g, "baseId"), ["appX1y2Z3abc"]);
+        // An address the e-mail parameter takes is not offered as the name.
+        let c = ToolSpec::new(
+            "create_customer",
+            "Create a customer.",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string"}, "email": {"type": "string"}}}),
+        );
+        let (g, _) = ground_strings(&c, "add Jordan Blake (jordan.blake@example.com)", true);
+        assert_eq!(allowed(&g, "email"), ["jordan.blake@example.com"]);
+        assert!(!allowed(&g, "name").contains(&"jordan.blake@example.com".to_string()));
+        assert!(allowed(&g, "name").contains(&"Jordan Blake".to_string()));
+    }
+
+    #[test]
+    fn optional_strings_and_dates_are_grounded() {
+        // pydantic's `Optional[str]` is a string; a date parameter takes the request's dates,
+        // start and end in the request's order.
+        let t = ToolSpec::new(
+            "get_price_history",
+            "Price history of a stock.",
+            json!({"type": "object", "properties": {
+                "symbol": {"type": "string"},
+                "start": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null},
+                "end": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}},
+              "required": ["symbol", "start", "end"]}),
+        );
+        let (g, _) = ground_strings(&t, "AAPL prices between 2024-03-01 and 2024-03-08", true);
+        assert_eq!(allowed(&g, "start"), ["2024-03-01"]);
+        assert_eq!(allowed(&g, "end"), ["2024-03-08"]);
+        assert!(!allowed(&g, "symbol").contains(&"2024-03-01".to_string()));
+    }
+
+    #[test]
+    fn a_bare_title_takes_the_name_of_what_the_tool_acts_on() {
+        let t = ToolSpec::new(
+            "extract_key_facts",
+            "Extract key facts from a Wikipedia article, optionally focused on a topic.",
+            json!({"type": "object", "properties": {"title": {"type": "string"}},
+                   "required": ["title"]}),
+        );
+        let (g, _) = ground_strings(&t, "main facts from wikipedia's Japan article", true);
+        assert_eq!(allowed(&g, "title"), ["Japan"]);
     }
 }
