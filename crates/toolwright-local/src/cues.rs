@@ -87,7 +87,7 @@ const GENERIC: &[&str] = &[
 /// Words that may sit between a name word and its value ("user with id U12", "branch named x").
 const LINKING: &[&str] = &[
     "named", "called", "with", "id", "number", "no", "key", "name", "uuid", "guid", "ip", "url",
-    "uri", "=", ":", "#",
+    "uri", "at", "=", ":", "#",
 ];
 
 /// Name words of a parameter that take a path (with [`DIRECTORY_WORDS`]).

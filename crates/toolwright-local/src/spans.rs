@@ -52,6 +52,29 @@ fn possessed(word: &str) -> &str {
         .unwrap_or(word)
 }
 
+/// `word` without its closing punctuation, but a bracket that closes one opened inside the word
+/// stays (`input[name=email]`, `f(x)`; `e42),` → `e42`).
+fn balanced(word: &str) -> &str {
+    let mut end = word.len();
+    while let Some(c) = word[..end].chars().next_back() {
+        if !CLOSERS.contains(&c) {
+            break;
+        }
+        let open = match c {
+            ']' => '[',
+            ')' => '(',
+            '}' => '{',
+            _ => '\0',
+        };
+        let inner = &word[..end - c.len_utf8()];
+        if open != '\0' && inner.matches(open).count() > inner.matches(c).count() {
+            break;
+        }
+        end -= c.len_utf8();
+    }
+    &word[..end]
+}
+
 /// The words of `query`: each as written (up to the whitespace around it) and its body, without
 /// the quotes, brackets and sentence punctuation around it, nor a possessive `'s`.
 pub(crate) fn word_ranges(query: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
@@ -65,7 +88,7 @@ pub(crate) fn word_ranges(query: &str) -> Vec<(std::ops::Range<usize>, std::ops:
             (true, Some(s)) => {
                 let w = &query[s..i];
                 let lead = w.len() - w.trim_start_matches(OPENERS).len();
-                let body = possessed(w[lead..].trim_end_matches(CLOSERS));
+                let body = possessed(balanced(&w[lead..]));
                 if !body.is_empty() {
                     out.push((s..i, s + lead..s + lead + body.len()));
                 }
@@ -1035,5 +1058,24 @@ mod tests {
         );
         let (g, _) = ground_strings(&t, "main facts from wikipedia's Japan article", true);
         assert_eq!(allowed(&g, "title"), ["Japan"]);
+    }
+
+    #[test]
+    fn a_bracket_closing_one_inside_the_word_stays() {
+        let q = "fill input[name=email] with x (ref e42), then f(x).";
+        let got: Vec<&str> = words(q).into_iter().filter_map(|r| q.get(r)).collect();
+        assert_eq!(
+            got,
+            [
+                "fill",
+                "input[name=email]",
+                "with",
+                "x",
+                "ref",
+                "e42",
+                "then",
+                "f(x)"
+            ]
+        );
     }
 }
