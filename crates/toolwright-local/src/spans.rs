@@ -396,16 +396,30 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
 /// A value a cue gave one parameter alone is that parameter's, not another's: "add Jordan
 /// Blake (jordan.blake@example.com) as a customer" offers the address to `email` only, and
 /// "rename table tblQ3Goals in appX1y2Z3abc" the table's identifier to `tableId` only.
-/// - Each parameter whose cue gave exactly one value (after [`order_ends`]) claims it. When several claim one value,
+/// - Each parameter whose cue gave exactly one value (after [`order_ends`]) claims it, but an
+///   identifier parameter claims an identifier only by its leading letters or by its name
+///   before it (not one it took because it names no other parameter). When several claim one value,
 ///   an identifier goes to the parameter its leading letters name ([`crate::cues::prefix_names`]:
-///   `tbl…` to `tableId`), else to the first of them in the schema; the others fall back to the
-///   spans they could take without their cue, less the values claimed.
-/// - Every other parameter offered a claimed value among others loses it.
+///   `tbl…` to `tableId`), else to one whose name stands before it ("the test_db2 database"),
+///   else to the first of them in the schema; the others fall back to the spans they could
+///   take without their cue, less those holding a claimed value.
+/// - Every other parameter offered a claimed value among others loses it; one offered only
+///   claimed values falls back as a losing claimant does.
 fn one_value_one_parameter(
+    query: &str,
     grounded: &mut Map<String, Value>,
     cued: &[(String, Vec<String>)],
     uncued: &[(String, Vec<String>)],
 ) {
+    // An identifier's leading letters naming the parameter beat the parameter's name before the
+    // value ("the test_db2 database"), which beats a cue that merely found an identifier.
+    let strength = |k: &str, v: &str| {
+        if crate::cues::prefix_names(v, k) {
+            2
+        } else {
+            u8::from(crate::cues::cue_values(k, query).is_some_and(|c| c.iter().any(|c| c == v)))
+        }
+    };
     let mut claims: Vec<(String, String)> = Vec::new(); // (value, parameter)
     let mut losers: Vec<String> = Vec::new();
     for (k, _) in cued {
@@ -416,10 +430,19 @@ fn one_value_one_parameter(
         let [Value::String(v)] = left.as_slice() else {
             continue;
         };
+        // An identifier found only because it names no other parameter claims nothing.
+        let description = grounded
+            .get(k)
+            .and_then(|p| p.get("description"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if crate::cues::holds_identifier(k, description) && strength(k, v) == 0 {
+            continue;
+        }
         match claims.iter_mut().find(|(c, _)| c == v) {
             None => claims.push((v.clone(), k.clone())),
             Some((_, holder)) => {
-                if crate::cues::prefix_names(v, k) && !crate::cues::prefix_names(v, holder) {
+                if strength(k, v) > strength(holder, v) {
                     losers.push(std::mem::replace(holder, k.clone()));
                 } else {
                     losers.push(k.clone());
@@ -429,19 +452,20 @@ fn one_value_one_parameter(
     }
     let claimed_by_other =
         |k: &str, v: &str| claims.iter().any(|(c, holder)| c == v && holder != k);
-    for k in &losers {
-        let Some((_, rest)) = uncued.iter().find(|(u, _)| u == k) else {
-            continue;
+    // What a parameter could take without its cue, less the spans holding a claimed value.
+    let fallback = |k: &str| -> Option<Vec<String>> {
+        let (_, rest) = uncued.iter().find(|(u, _)| u == k)?;
+        let holds_claimed = |s: &str| {
+            s.split(|c: char| c.is_whitespace() || "()[],;".contains(c))
+                .any(|w| claimed_by_other(k, w))
         };
-        let rest: Vec<String> = rest
-            .iter()
-            .filter(|s| !claimed_by_other(k, s))
-            .cloned()
-            .collect();
-        if let Some(p) = grounded.get_mut(k)
-            && !rest.is_empty()
-        {
-            *p = restricted(p, rest);
+        let rest: Vec<String> = rest.iter().filter(|s| !holds_claimed(s)).cloned().collect();
+        (!rest.is_empty()).then_some(rest)
+    };
+    for k in &losers {
+        if let (Some(rest), Some(p)) = (fallback(k), grounded.get(k)) {
+            let p = restricted(p, rest);
+            grounded.insert(k.clone(), p);
         }
     }
     for (k, p) in grounded.iter_mut() {
@@ -453,7 +477,12 @@ fn one_value_one_parameter(
             .filter(|v| v.as_str().is_none_or(|s| !claimed_by_other(k, s)))
             .cloned()
             .collect();
-        if !kept.is_empty() && kept.len() < vals.len() {
+        if kept.is_empty() {
+            // Every value its cue gave is another's.
+            if let Some(rest) = fallback(k) {
+                *p = restricted(p, rest);
+            }
+        } else if kept.len() < vals.len() {
             p["enum"] = Value::Array(kept);
         }
     }
@@ -628,7 +657,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     }
     if cues {
         order_ends(&mut grounded, &names);
-        one_value_one_parameter(&mut grounded, &cued.borrow(), &uncued.borrow());
+        one_value_one_parameter(query, &mut grounded, &cued.borrow(), &uncued.borrow());
         quoted_to_free(spec, query, &mut grounded, &cued.borrow(), &mut report);
     }
     let mut out = spec.clone();
