@@ -235,7 +235,7 @@ pub fn value_like(word: &str) -> bool {
     let camel = w
         .as_bytes()
         .windows(2)
-        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
+        .any(|p| matches!(p, [a, b] if a.is_ascii_lowercase() && b.is_ascii_uppercase()));
     inner || upper || camel || w.chars().any(|c| c.is_ascii_digit())
 }
 
@@ -508,8 +508,9 @@ fn acted_on(tool: &str, description: &str) -> Option<String> {
     let lower = description.to_lowercase();
     let ws: Vec<&str> = lower.split_whitespace().collect();
     let at = ws.windows(2).position(|p| {
-        matches!(p[0], "of" | "from" | "in" | "for" | "to" | "on")
-            && matches!(p[1], "a" | "an" | "the")
+        matches!(p, [prep, article]
+            if matches!(*prep, "of" | "from" | "in" | "for" | "to" | "on")
+                && matches!(*article, "a" | "an" | "the"))
     })?;
     let mut phrase: Vec<String> = Vec::new();
     for w in ws.get(at + 2..)?.iter().take(3) {
