@@ -15,6 +15,7 @@ pub mod cues;
 #[cfg(feature = "llama")]
 mod engine;
 pub mod gbnf;
+pub mod listed;
 #[cfg(feature = "llama")]
 pub mod model;
 pub mod narrow;

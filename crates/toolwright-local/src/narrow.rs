@@ -83,6 +83,34 @@ fn keep_written(
     }
 }
 
+/// The values parameter `name` may take: its `enum` (or its `anyOf` consts), or, for a free
+/// string, the values its documentation lists as the only choices ([`crate::listed`]).
+fn choices(name: &str, p: &Value, tool_description: &str) -> Option<Vec<String>> {
+    enum_values(p).or_else(|| {
+        let o = p.as_object()?;
+        let string = o.get("type").and_then(Value::as_str) == Some("string")
+            || o.get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|alts| {
+                    alts.iter().all(|a| {
+                        matches!(
+                            a.get("type").and_then(Value::as_str),
+                            Some("string" | "null")
+                        ) && a.get("enum").is_none()
+                            && a.get("const").is_none()
+                    })
+                });
+        let free = !["pattern", "format", "const", "enum"]
+            .iter()
+            .any(|k| o.contains_key(*k));
+        if !(string && free) {
+            return None;
+        }
+        let text = crate::listed::documentation(name, p, tool_description);
+        crate::listed::listed_values(text)
+    })
+}
+
 /// Lowercase words of `text` (letters and digits).
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
@@ -141,6 +169,104 @@ fn mentions_value(query_words: &[String], value: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// The allowed values `vals` of one parameter that the query names ([`mentions_value`]), the
+/// closest reading first:
+/// - values written as they are ("the response body" → `response-body`, not `request-body`,
+///   whose words are only near each other) win over values whose words are merely near;
+/// - a value that is a word of the tool's own name gives way to another ("squash-merge" on
+///   `merge_pull_request` → `squash`, not `merge`);
+/// - when no value is named, a value the parameter's description glosses in words the query
+///   uses: "Sort by 'relevance' (default) or 'date' (newest first)" and "newest first" →
+///   `date`; only when exactly one value's gloss is met.
+fn mentioned_values(
+    query_words: &[String],
+    vals: &[String],
+    description: &str,
+    tool: &str,
+) -> Vec<String> {
+    let loose: Vec<&String> = vals
+        .iter()
+        .filter(|v| mentions_value(query_words, v))
+        .collect();
+    let exact: Vec<&String> = loose
+        .iter()
+        .copied()
+        .filter(|v| mentions(query_words, v))
+        .collect();
+    let mut named = if exact.is_empty() { loose } else { exact };
+    let tool_words = name_words(tool);
+    let apart: Vec<&String> = named
+        .iter()
+        .copied()
+        .filter(|v| !name_words(v).iter().all(|w| tool_words.contains(w)))
+        .collect();
+    if !apart.is_empty() {
+        named = apart;
+    }
+    if !named.is_empty() {
+        return named.into_iter().cloned().collect();
+    }
+    let met: Vec<String> = glosses(description, vals)
+        .into_iter()
+        .filter(|(_, gloss)| {
+            words(gloss).iter().any(|g| {
+                g.len() >= 4
+                    && !GLOSS_FILLER.contains(&g.as_str())
+                    && query_words.iter().any(|q| same_word(q, g))
+            })
+        })
+        .map(|(v, _)| v)
+        .collect();
+    if met.len() == 1 { met } else { Vec::new() }
+}
+
+/// Words a value's gloss uses that say nothing of what the value means.
+const GLOSS_FILLER: [&str; 14] = [
+    "default", "defaults", "only", "with", "from", "that", "this", "will", "when", "used", "uses",
+    "returns", "return", "value",
+];
+
+/// The same word, or one an inflection away (a plural, a trailing "s" or "es").
+fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.len() >= 3 && long.starts_with(short) && long.len() <= short.len() + 2
+}
+
+/// What a description says of each of `vals` it quotes ('v', "v" or `v`): the bracketed text
+/// right after the quote ("'date' (newest first)"), or the clause after a dash or a colon
+/// ("`replace` - overwrite the note"), up to the next quote, `;` or `.`.
+fn glosses(description: &str, vals: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for v in vals {
+        for q in ['\'', '"', '`'] {
+            let quoted = format!("{q}{v}{q}");
+            let Some(at) = description.find(&quoted) else {
+                continue;
+            };
+            let after = description.get(at + quoted.len()..).unwrap_or("");
+            let rest = after.trim_start();
+            let gloss = if let Some(inner) = rest.strip_prefix('(') {
+                inner.split(')').next().unwrap_or("")
+            } else if let Some(clause) = ["- ", "– ", ": ", "= "]
+                .iter()
+                .find_map(|d| rest.strip_prefix(d))
+            {
+                clause
+                    .split(['\'', '"', '`', ';', '.'])
+                    .next()
+                    .unwrap_or("")
+            } else {
+                ""
+            };
+            if !gloss.trim().is_empty() {
+                out.push((v.clone(), gloss.to_string()));
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Words of a parameter name too generic to say that the query means this parameter.
@@ -303,7 +429,8 @@ fn boolean_param(schema: &Value) -> bool {
 }
 
 /// The numbers a query states, in order, without repeats: `-3`, `9.8`, `1e-9`, `1,000`. Digits
-/// glued to a letter before them (`x2`) or after a `^` (`x^2`) are not numbers of their own.
+/// glued to a letter before them (`x2`) or after a `^` (`x^2`) are not numbers of their own, nor
+/// are the digits of a URL.
 pub fn query_numbers(query: &str) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for (_, _, v) in numbers_at(query) {
@@ -398,11 +525,29 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
         } else {
             signed.parse::<i64>().ok().map(|n| Value::Number(n.into()))
         };
-        if let Some(v) = v {
+        if let Some(v) = v
+            && !in_url(&chars, start)
+        {
             out.push((start, i, v));
         }
     }
     out
+}
+
+/// Whether the character at `at` belongs to a word holding `://`: a number in a URL
+/// (`https://news.example.com/2025/05/story.html`) is part of the address, not a number the
+/// request states.
+fn in_url(chars: &[char], at: usize) -> bool {
+    let start = chars
+        .get(..at)
+        .and_then(|b| b.iter().rposition(|c| c.is_whitespace()))
+        .map_or(0, |p| p + 1);
+    let end = chars
+        .get(at..)
+        .and_then(|a| a.iter().position(|c| c.is_whitespace()))
+        .map_or(chars.len(), |p| at + p);
+    let word: String = chars.get(start..end).unwrap_or_default().iter().collect();
+    word.contains("://")
 }
 
 /// Alphabetic words of the query with their character start.
@@ -847,6 +992,11 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let qw = words(query);
+    let documented = |name: &str| {
+        props.get(name).map_or("", |p| {
+            crate::listed::documentation(name, p, &spec.description)
+        })
+    };
     let mut report = Narrowing::default();
     // Which parameters stay: required ones, and optional ones the query names or names a value of.
     let mut stays: Vec<bool> = Vec::with_capacity(props.len());
@@ -860,7 +1010,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             stays.push(flag.is_some());
             continue;
         }
-        let values = enum_values(p);
+        let values = choices(name, p, &spec.description);
         // "rename" says the new name is given: the parameter must be set.
         let renames = renamed(&qw, name);
         if !is_required && renames {
@@ -870,7 +1020,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name) || renames;
         let value_mentioned = values
             .as_ref()
-            .is_some_and(|v| v.iter().any(|x| mentions_value(&qw, x)));
+            .is_some_and(|v| !mentioned_values(&qw, v, documented(name), &spec.name).is_empty());
         if !is_required && value_mentioned && !renames {
             report.promoted.push(name.clone());
         }
@@ -925,7 +1075,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // Enum restriction, per group of parameters sharing one set of values.
     let mut groups: Vec<(Vec<String>, Vec<String>)> = Vec::new();
     for (name, p) in &kept {
-        if let Some(vals) = enum_values(p) {
+        if let Some(vals) = choices(name, p, &spec.description) {
             match groups.iter_mut().find(|(v, _)| *v == vals) {
                 Some((_, names)) => names.push(name.clone()),
                 None => groups.push((vals, vec![name.clone()])),
@@ -933,11 +1083,8 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         }
     }
     for (vals, names) in groups {
-        let mentioned: Vec<String> = vals
-            .iter()
-            .filter(|v| mentions_value(&qw, v))
-            .cloned()
-            .collect();
+        let described = names.first().map_or("", |n| documented(n));
+        let mentioned = mentioned_values(&qw, &vals, described, &spec.name);
         if mentioned.is_empty() || mentioned.len() < names.len() || mentioned.len() == vals.len() {
             continue;
         }
@@ -1269,6 +1416,10 @@ mod tests {
             query_numbers("a 1280x720 shot, a 3×4 grid, not 0x1F"),
             vec![json!(1280), json!(720), json!(3), json!(4), json!(0)]
         );
+        assert_eq!(
+            query_numbers("read https://news.example.com/2025/05/story.html, 3 pages"),
+            vec![json!(3)]
+        );
         let s = ToolSpec::new(
             "f",
             "F.",
@@ -1330,6 +1481,47 @@ mod tests {
         let (g, r) = ground_numbers(&s, "no numbers here");
         assert_eq!(g.parameters, s.parameters);
         assert!(r.is_empty());
+    }
+
+    #[test]
+    fn the_closest_reading_of_a_named_value_wins() {
+        let one = |tool: &str, name: &str, p: Value, q: &str| {
+            let t = ToolSpec::new(
+                tool,
+                "A tool.",
+                json!({"type": "object", "properties": {name: p}}),
+            );
+            let (s, _) = narrow_for_query(&t, q);
+            s.parameters["properties"][name]["enum"].clone()
+        };
+        // Written as it is beats words near each other.
+        let part = json!({"type": "string", "enum": ["request-body", "response-body"]});
+        let q = "show me the response body of network request number 3";
+        assert_eq!(
+            one("network_request", "part", part, q),
+            json!(["response-body"])
+        );
+        // The tool's own verb gives way.
+        let method = json!({"type": "string", "enum": ["merge", "squash", "rebase"]});
+        let q = "squash-merge pull request #318 on acme/webapp";
+        assert_eq!(
+            one("merge_pull_request", "merge_method", method, q),
+            json!(["squash"])
+        );
+        // A value glossed in the query's words.
+        let sort = json!({"type": "string", "enum": ["relevance", "date"],
+            "description": "Sort by 'relevance' (default) or 'date' (newest first)"});
+        let q = "find recent preprints on speculative decoding, newest first";
+        assert_eq!(
+            one("search_papers", "sort_by", sort.clone(), q),
+            json!(["date"])
+        );
+        // A gloss met by two values' words chooses none; nor does a filler word.
+        let q = "find the default preprints on speculative decoding";
+        assert_eq!(one("search_papers", "sort_by", sort, q), Value::Null);
+        let mode = json!({"type": "string", "enum": ["fast", "slow"],
+            "description": "`fast` - skips the page cache; `slow` - reads every page"});
+        assert_eq!(one("t", "mode", mode, "read every page"), Value::Null);
     }
 
     #[test]

@@ -347,6 +347,23 @@ fn talks_about(spec: &ToolSpec, word: &str) -> bool {
         })
 }
 
+/// Whether the tool's description or one of its parameters' descriptions quotes `word` ('curl',
+/// "curl" or `curl`): a value the tool offers, not a term it uses.
+fn quotes(spec: &ToolSpec, word: &str) -> bool {
+    let props = spec.parameters.get("properties").and_then(Value::as_object);
+    let described = props
+        .into_iter()
+        .flat_map(|p| p.values())
+        .filter_map(|p| p.get("description").and_then(Value::as_str));
+    std::iter::once(spec.description.as_str())
+        .chain(described)
+        .any(|t| {
+            ['\'', '"', '`']
+                .iter()
+                .any(|q| t.contains(&format!("{q}{word}{q}")))
+        })
+}
+
 /// The spans that fit `schema`'s length bounds, or `None` when the parameter stays free (no
 /// span fits, or its examples have a shape no span has).
 fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
@@ -452,14 +469,19 @@ fn one_value_one_parameter(
     }
     let claimed_by_other =
         |k: &str, v: &str| claims.iter().any(|(c, holder)| c == v && holder != k);
+    // A span holding another parameter's value ("jordan.blake@example.com) as").
+    let holds_claimed = |k: &str, s: &str| {
+        s.split(|c: char| c.is_whitespace() || "()[],;".contains(c))
+            .any(|w| claimed_by_other(k, w))
+    };
     // What a parameter could take without its cue, less the spans holding a claimed value.
     let fallback = |k: &str| -> Option<Vec<String>> {
         let (_, rest) = uncued.iter().find(|(u, _)| u == k)?;
-        let holds_claimed = |s: &str| {
-            s.split(|c: char| c.is_whitespace() || "()[],;".contains(c))
-                .any(|w| claimed_by_other(k, w))
-        };
-        let rest: Vec<String> = rest.iter().filter(|s| !holds_claimed(s)).cloned().collect();
+        let rest: Vec<String> = rest
+            .iter()
+            .filter(|s| !holds_claimed(k, s))
+            .cloned()
+            .collect();
         (!rest.is_empty()).then_some(rest)
     };
     for k in &losers {
@@ -477,6 +499,13 @@ fn one_value_one_parameter(
             .filter(|v| v.as_str().is_none_or(|s| !claimed_by_other(k, s)))
             .cloned()
             .collect();
+        // Spans holding another's value go too, unless nothing else is left.
+        let apart: Vec<Value> = kept
+            .iter()
+            .filter(|v| v.as_str().is_none_or(|s| !holds_claimed(k, s)))
+            .cloned()
+            .collect();
+        let kept = if apart.is_empty() { kept } else { apart };
         if kept.is_empty() {
             // Every value its cue gave is another's.
             if let Some(rest) = fallback(k) {
@@ -593,8 +622,10 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         if !cues {
             return Some(fits);
         }
-        // One word the tool's own text uses names the service or its terms, not a value.
-        let own = |s: &str| !s.contains(char::is_whitespace) && talks_about(spec, s);
+        // One word the tool's own text uses names the service or its terms, not a value, unless
+        // the text quotes it as one ("One of 'httpx', 'curl' or 'auto'").
+        let own =
+            |s: &str| !s.contains(char::is_whitespace) && talks_about(spec, s) && !quotes(spec, s);
         let param = crate::cues::Param {
             name: k,
             description: schema
@@ -1056,6 +1087,33 @@ mod tests {
         assert_eq!(allowed(&g, "email"), ["jordan.blake@example.com"]);
         assert!(!allowed(&g, "name").contains(&"jordan.blake@example.com".to_string()));
         assert!(allowed(&g, "name").contains(&"Jordan Blake".to_string()));
+        // Nor is a span holding it.
+        let (g, _) = ground_strings(
+            &c,
+            "add Jordan Blake (jordan.blake@example.com) as one",
+            true,
+        );
+        let name = allowed(&g, "name");
+        assert!(
+            name.iter().all(|v| !v.contains("jordan.blake@")),
+            "{name:?}"
+        );
+        assert!(name.contains(&"Jordan Blake".to_string()));
+    }
+
+    #[test]
+    fn a_word_the_tool_quotes_as_a_value_is_one() {
+        let t = ToolSpec::new(
+            "fetch_content",
+            "Fetch a page. backend: one of 'httpx', 'curl' (bypasses bot filters) or 'auto'. \
+             Uses curl when blocked.",
+            json!({"type": "object", "properties": {
+                "url": {"type": "string"},
+                "backend": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}}}),
+        );
+        let q = "fetch https://example.com/pricing with the curl backend, the site blocks bots";
+        let (g, _) = ground_strings(&t, q, true);
+        assert_eq!(allowed(&g, "backend"), ["curl"]);
     }
 
     #[test]

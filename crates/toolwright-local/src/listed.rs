@@ -1,0 +1,156 @@
+//! Values a free-text parameter's documentation lists as its only choices.
+//!
+//! Python MCP servers often type a choice as a plain `str` and name the choices in words: the
+//! parameter's description, or the `Args:` section of the tool's docstring, says "One of
+//! 'httpx', 'curl' or 'auto'", "Options: 'markdown' (default), 'wiki' or 'storage'". The
+//! narrowing pass reads such a list as the parameter's allowed values when the request names
+//! one of them, exactly as it reads an `enum`. Examples are not choices: a sentence saying
+//! "e.g.", "such as", "example" or "like" lists none.
+
+use serde_json::Value;
+
+/// Words that make a sentence's quoted values examples rather than the only choices.
+const EXAMPLE_MARKERS: [&str; 6] = ["e.g", "such as", "example", " like ", "for instance", "i.e"];
+
+/// The text that documents parameter `name`: its own description, or else the line of the
+/// tool description's argument list that starts with its name (`name: …`, `- name: …`,
+/// `name (str): …`).
+pub fn documentation<'a>(name: &str, schema: &'a Value, tool_description: &'a str) -> &'a str {
+    if let Some(d) = schema.get("description").and_then(Value::as_str)
+        && !d.trim().is_empty()
+    {
+        return d;
+    }
+    tool_description
+        .lines()
+        .find_map(|line| {
+            let l = line.trim_start().trim_start_matches(['-', '*', ' ']);
+            let rest = l.strip_prefix(name)?;
+            let rest = match rest.strip_prefix(" (") {
+                Some(typed) => typed.split_once(')')?.1,
+                None => rest,
+            };
+            rest.strip_prefix(':').map(str::trim)
+        })
+        .unwrap_or("")
+}
+
+/// The values `text` lists as the only choices: the quoted words ('x', "x" or `x`) of a
+/// sentence that says "one of", "options" or "or" and gives no example marker, when there are
+/// two or more of them.
+pub fn listed_values(text: &str) -> Option<Vec<String>> {
+    sentences(text).into_iter().find_map(|s| {
+        let lower = s.to_lowercase();
+        let chooses = ["one of", "options", " or "]
+            .iter()
+            .any(|m| lower.contains(m));
+        if !chooses || EXAMPLE_MARKERS.iter().any(|m| lower.contains(m)) {
+            return None;
+        }
+        let mut vals: Vec<String> = Vec::new();
+        for v in quoted_words(s) {
+            if !vals.contains(&v) {
+                vals.push(v);
+            }
+        }
+        (vals.len() >= 2).then_some(vals)
+    })
+}
+
+/// `text` cut at each ". " and line break (a period inside a quote, as in 'v1.2', does not cut).
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quote) = (0, None::<char>);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"' | '`') if starts_word(text, i) => quote = Some(c),
+            (None, '\n') => {
+                out.push(text.get(start..i).unwrap_or(""));
+                start = i + 1;
+            }
+            (None, '.') if chars.peek().is_none_or(|(_, n)| n.is_whitespace()) => {
+                out.push(text.get(start..i).unwrap_or(""));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text.get(start..).unwrap_or(""));
+    out.retain(|s| !s.trim().is_empty());
+    out
+}
+
+/// Whether a quote at byte `i` opens one (it does not follow a letter, as in "don't").
+fn starts_word(text: &str, i: usize) -> bool {
+    text.get(..i)
+        .and_then(|b| b.chars().next_back())
+        .is_none_or(|p| !p.is_alphanumeric())
+}
+
+/// The single quoted words of `s`: 'x', "x" or `x`, one token of letters, digits, `_`, `-`,
+/// `.` or `/` (an apostrophe inside a word, as in "server's", opens nothing).
+fn quoted_words(s: &str) -> Vec<String> {
+    let token = |c: char| c.is_alphanumeric() || "_-./".contains(c);
+    let mut out = Vec::new();
+    for (i, q) in s.char_indices() {
+        if !matches!(q, '\'' | '"' | '`') || !starts_word(s, i) {
+            continue;
+        }
+        let rest = s.get(i + 1..).unwrap_or("");
+        let len: usize = rest
+            .chars()
+            .take_while(|c| token(*c))
+            .map(char::len_utf8)
+            .sum();
+        let closes = rest.get(len..).is_some_and(|r| r.starts_with(q));
+        if len > 0 && closes {
+            out.push(rest.get(..len).unwrap_or("").to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn choices_are_listed_examples_are_not() {
+        let d = "Optional override. One of 'httpx' (lightweight), 'curl' (Chrome TLS, v1.2), or \
+                 'auto' (try httpx). Leave unset to use the default.";
+        assert_eq!(listed_values(d).unwrap(), ["httpx", "curl", "auto"]);
+        let d = "Options: 'markdown' (default), 'wiki', 'storage', or 'xhtml'.";
+        assert_eq!(
+            listed_values(d).unwrap(),
+            ["markdown", "wiki", "storage", "xhtml"]
+        );
+        assert_eq!(
+            listed_values("How to group the data - \"column\" or \"ticker\"").unwrap(),
+            ["column", "ticker"]
+        );
+        assert!(listed_values("Branch to push to (e.g., 'main' or 'master')").is_none());
+        assert!(listed_values("A short code like 'DEV', 'TEAM', or 'DOC'").is_none());
+        assert!(listed_values("One of 'a' only").is_none());
+        assert!(listed_values("The user's name or e-mail").is_none());
+    }
+
+    #[test]
+    fn an_undescribed_parameter_is_documented_by_the_docstring() {
+        let tool = "Fetch a page.\n\n    Args:\n        url: The URL.\n        \
+                    parse_mode: One of 'text' or 'main'.\n        max_length (int): Cap.";
+        let bare = json!({"type": "string"});
+        assert_eq!(
+            documentation("parse_mode", &bare, tool),
+            "One of 'text' or 'main'."
+        );
+        assert_eq!(documentation("max_length", &bare, tool), "Cap.");
+        assert_eq!(
+            documentation("url", &json!({"description": "Own."}), tool),
+            "Own."
+        );
+        assert_eq!(documentation("missing", &bare, tool), "");
+    }
+}
