@@ -21,7 +21,11 @@
 //!   many values as there are parameters sharing that enum (`from`/`to` currency: "GBP" and
 //!   "JPY" → both restricted to {GBP, JPY}; the model still chooses the order); a value of
 //!   several words is mentioned when its words stand near each other in any order, singular or
-//!   plural ("any upgrades or downgrades" → `upgrades_downgrades`);
+//!   plural ("any upgrades or downgrades" → `upgrades_downgrades`); a value written as it is
+//!   beats one whose words are only near, a word of the tool's own name gives way, and a value
+//!   the description glosses in the query's words counts when none is named (see
+//!   `mentioned_values`); a plain string whose documentation lists its only choices is read as
+//!   an enum of them ([`crate::listed`]);
 //! - keeps (and makes required) an optional parameter named as a path, URL, selector, e-mail
 //!   or date when the query writes more words in that form than the staying parameters take;
 //! - keeps (and makes required) the parameter that takes a cap the query states ("the first
