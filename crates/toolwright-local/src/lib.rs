@@ -10,6 +10,7 @@
 pub mod embed;
 
 pub mod caps;
+pub mod clock;
 pub mod compose;
 pub mod cues;
 #[cfg(feature = "llama")]

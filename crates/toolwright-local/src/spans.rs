@@ -614,6 +614,13 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 return Some(zones);
             }
         }
+        let documented = crate::listed::documentation(k, schema, &spec.description);
+        if cues && crate::clock::takes_clock_time(documented, &examples(schema)) {
+            let times = crate::clock::times_named(query);
+            if !times.is_empty() {
+                return Some(times);
+            }
+        }
         let fits = if constrained_string(schema) {
             valid_spans(schema, &spans)?
         } else {
@@ -1099,6 +1106,18 @@ mod tests {
             "{name:?}"
         );
         assert!(name.contains(&"Jordan Blake".to_string()));
+    }
+
+    #[test]
+    fn a_clock_time_is_written_as_the_parameter_asks() {
+        let t = ToolSpec::new(
+            "convert_time",
+            "Convert time between timezones.",
+            json!({"type": "object", "required": ["time"], "properties": {
+                "time": {"type": "string", "description": "Time to convert in 24-hour format (HH:MM)"}}}),
+        );
+        let (g, _) = ground_strings(&t, "convert 9:30 pm Berlin time to Los Angeles time", true);
+        assert_eq!(allowed(&g, "time"), ["21:30"]);
     }
 
     #[test]
