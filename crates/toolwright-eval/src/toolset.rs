@@ -283,6 +283,7 @@ mod tests {
         check_held_out("mcp-test2", 125, 219, 34);
         check_held_out("mcp-test3", 131, 260, 35);
         check_held_out("mcp-test4", 133, 268, 35);
+        check_held_out("mcp-test5", 115, 245, 35);
     }
 
     #[test]
