@@ -49,10 +49,9 @@ fn line(category: &str, c: &bfcl::Case, fits: bool) -> Option<Value> {
             .iter()
             .find(|s| s.name == f.name)
             .is_some_and(|s| {
-                !toolwright_local::narrow::narrow_for_query(s, &c.query)
+                toolwright_local::narrow::narrow_for_query(s, &c.query)
                     .1
-                    .restricted
-                    .is_empty()
+                    .names_allowed_value()
             })
     });
     let first_right = ranked.first().is_some_and(|f| c.expected.contains(&f.name));

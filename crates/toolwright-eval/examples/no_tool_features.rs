@@ -28,10 +28,7 @@ fn main() -> Result<(), String> {
                 .iter()
                 .map(|c| {
                     ds.specs.iter().find(|s| s.name == c.name).is_some_and(|s| {
-                        !toolwright_local::narrow::narrow_for_query(s, &r.query)
-                            .1
-                            .restricted
-                            .is_empty()
+                        toolwright_local::narrow::narrow_for_query(s, &r.query).1.names_allowed_value()
                     })
                 })
                 .collect();

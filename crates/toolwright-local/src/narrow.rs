@@ -189,7 +189,7 @@ fn mentioned_values(
     vals: &[String],
     description: &str,
     tool: &str,
-) -> Vec<String> {
+) -> (Vec<String>, bool) {
     let loose: Vec<&String> = vals
         .iter()
         .filter(|v| mentions_value(query_words, v))
@@ -210,7 +210,7 @@ fn mentioned_values(
         named = apart;
     }
     if !named.is_empty() {
-        return named.into_iter().cloned().collect();
+        return (named.into_iter().cloned().collect(), false);
     }
     let met: Vec<String> = glosses(description, vals)
         .into_iter()
@@ -223,7 +223,11 @@ fn mentioned_values(
         })
         .map(|(v, _)| v)
         .collect();
-    if met.len() == 1 { met } else { Vec::new() }
+    if met.len() == 1 {
+        (met, true)
+    } else {
+        (Vec::new(), false)
+    }
 }
 
 /// Words a value's gloss uses that say nothing of what the value means.
@@ -921,6 +925,10 @@ pub struct Narrowing {
     pub dropped: Vec<String>,
     /// Parameters restricted to mentioned values, with those values.
     pub restricted: Vec<(String, Vec<String>)>,
+    /// The parameters of `restricted` whose values the query does not name as written: met
+    /// through a gloss, or taken from the choices a plain string's documentation lists. Weaker
+    /// evidence that the query means this tool ([`Narrowing::names_allowed_value`]).
+    pub inferred: Vec<String>,
     /// Optional parameters whose value the query names, made required so the model sets them.
     pub promoted: Vec<String>,
     /// Optional number parameters kept because the query states a number no other parameter
@@ -933,6 +941,14 @@ pub struct Narrowing {
 }
 
 impl Narrowing {
+    /// Whether the query names, as written, an allowed value of an `enum` parameter (a currency
+    /// code, a role): strong evidence that it means this tool.
+    pub fn names_allowed_value(&self) -> bool {
+        self.restricted
+            .iter()
+            .any(|(p, _)| !self.inferred.contains(p))
+    }
+
     /// A sentence for the trace, or `None` when nothing changed.
     pub fn describe(&self, tool: &str) -> Option<String> {
         if self.dropped.is_empty()
@@ -1022,9 +1038,11 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         }
         let name_mentioned =
             mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name) || renames;
-        let value_mentioned = values
-            .as_ref()
-            .is_some_and(|v| !mentioned_values(&qw, v, documented(name), &spec.name).is_empty());
+        let value_mentioned = values.as_ref().is_some_and(|v| {
+            !mentioned_values(&qw, v, documented(name), &spec.name)
+                .0
+                .is_empty()
+        });
         if !is_required && value_mentioned && !renames {
             report.promoted.push(name.clone());
         }
@@ -1088,7 +1106,11 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     }
     for (vals, names) in groups {
         let described = names.first().map_or("", |n| documented(n));
-        let mentioned = mentioned_values(&qw, &vals, described, &spec.name);
+        let (mentioned, glossed) = mentioned_values(&qw, &vals, described, &spec.name);
+        let listed = names
+            .first()
+            .and_then(|n| kept.get(n))
+            .is_some_and(|p| enum_values(p).is_none());
         if mentioned.is_empty() || mentioned.len() < names.len() || mentioned.len() == vals.len() {
             continue;
         }
@@ -1102,6 +1124,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
                 }
                 *p = Value::Object(m);
                 report.restricted.push((n.clone(), mentioned.clone()));
+                if glossed || listed {
+                    report.inferred.push(n.clone());
+                }
             }
         }
     }
@@ -1523,6 +1548,18 @@ mod tests {
         // A gloss met by two values' words chooses none; nor does a filler word.
         let q = "find the default preprints on speculative decoding";
         assert_eq!(one("search_papers", "sort_by", sort, q), Value::Null);
+        // A listed choice restricts, but is weak evidence for the tool.
+        let t = ToolSpec::new(
+            "fetch_content",
+            "Fetch a page.\n    Args:\n        parse_mode: One of 'text', 'main' or 'markdown'.",
+            json!({"type": "object", "properties": {"parse_mode": {"type": "string"}}}),
+        );
+        let (s, r) = narrow_for_query(&t, "text my sister that I'm late");
+        assert_eq!(
+            s.parameters["properties"]["parse_mode"]["enum"],
+            json!(["text"])
+        );
+        assert!(!r.names_allowed_value());
         let mode = json!({"type": "string", "enum": ["fast", "slow"],
             "description": "`fast` - skips the page cache; `slow` - reads every page"});
         assert_eq!(one("t", "mode", mode, "read every page"), Value::Null);

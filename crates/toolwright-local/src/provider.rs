@@ -431,7 +431,7 @@ impl LocalProvider {
         // strong evidence for that tool, whatever the lexical score.
         let names_values = candidates
             .iter()
-            .any(|s| !narrow_for_query(s, query).1.restricted.is_empty());
+            .any(|s| narrow_for_query(s, query).1.names_allowed_value());
         let decline_below = passes.decline_weak_matches.filter(|_| !has_similarity);
         let weak = decline_below.is_some_and(|d| top < d) && !names_values;
         let mut job = self.call_job(

@@ -88,10 +88,9 @@ pub fn evidence(ranking: &[Candidate], query: &str, tools: &[ToolSpec]) -> Optio
                 .iter()
                 .find(|s| s.name == first.name)
                 .is_some_and(|s| {
-                    !crate::narrow::narrow_for_query(s, query)
+                    crate::narrow::narrow_for_query(s, query)
                         .1
-                        .restricted
-                        .is_empty()
+                        .names_allowed_value()
                 })
         }),
     })
