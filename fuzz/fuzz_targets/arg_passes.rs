@@ -1,0 +1,101 @@
+//! The argument passes of the small-model path (`toolwright_local::narrow` and
+//! `toolwright_local::spans`, built without llama.cpp): a generated tool schema, a tool
+//! description and a request through `narrow_for_query`, `ground_numbers` and `ground_strings`,
+//! with and without role cues.
+//!
+//! Checks: no panic or hang on any request text (times, dates, URLs, quotes, brackets and
+//! identifiers are mixed in so the cues fire); each pass keeps the schema an object whose
+//! `required` names only its own properties, and adds no property the tool does not have.
+#![no_main]
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+use toolwright_core::ToolSpec;
+use toolwright_local::narrow::{ground_numbers, narrow_for_query};
+use toolwright_local::spans::ground_strings;
+
+/// Words the cues react to, so that generated requests reach them.
+const WORDS: &[&str] = &[
+    "the", "in", "to", "from", "called", "named", "at", "9:30", "am", "7pm", "noon", "2024-03-01",
+    "https://example.com/2025/05/x.html", "/srv/app", "'quoted text'", "\"x\"", "(ref", "e42)",
+    "input[name=email]", "recD77", "tblQ3Goals", "acme/webapp", "#318", "50%", "$15", "1,000",
+    "-3", "1e-9", "1280x720", "one", "of", "or", "default", "newest", "first", "jordan@x.io",
+    "'s", "between", "and", "a", "é", "東京", "",
+];
+
+fn request(u: &mut Unstructured) -> Result<String> {
+    let n = u.int_in_range(0..=24)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        if u.ratio(3, 4)? {
+            out.push((*u.choose(WORDS)?).to_string());
+        } else {
+            out.push(common::key(u)?);
+        }
+    }
+    Ok(out.join(if u.arbitrary()? { " " } else { ", " }))
+}
+
+fn description(u: &mut Unstructured) -> Result<String> {
+    Ok(match u.int_in_range(0..=3)? {
+        0 => "A tool.".to_string(),
+        1 => "Args:\n    name: One of 'text', 'main' or 'markdown'.\n    when: HH:MM".to_string(),
+        2 => "Sort by 'relevance' (default) or 'date' (newest first). Uses 'curl'.".to_string(),
+        _ => common::string(u)?,
+    })
+}
+
+/// Whether `schema` is an object whose `required` names only its properties and whose
+/// properties are among `allowed` (when given).
+fn well_formed(schema: &Value, allowed: Option<&serde_json::Map<String, Value>>) -> bool {
+    let props = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array);
+    let known = |k: &str| props.is_some_and(|p| p.contains_key(k));
+    let required_ok = required.is_none_or(|r| r.iter().all(|k| k.as_str().is_some_and(known)));
+    let subset = match (props, allowed) {
+        (Some(p), Some(a)) => p.keys().all(|k| a.contains_key(k)),
+        _ => true,
+    };
+    schema.is_object() && required_ok && subset
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let Ok(schema) = common::root_schema(&mut u) else {
+        return;
+    };
+    let (Ok(desc), Ok(query), Ok(cues)) = (description(&mut u), request(&mut u), u.arbitrary())
+    else {
+        return;
+    };
+    let spec = ToolSpec::new("tool_name", desc, schema);
+    let (narrowed, _) = narrow_for_query(&spec, &query);
+    if !well_formed(&spec.parameters, None) {
+        // `true`/`false` schemas, and a `required` naming what is not a property: no panic is
+        // all that is asked; a schema without properties passes through unchanged.
+        if spec.parameters.get("properties").is_none() {
+            assert_eq!(narrowed.parameters, spec.parameters);
+        }
+        let (n, _) = ground_numbers(&narrowed, &query);
+        let _ = ground_strings(&n, &query, cues);
+        return;
+    }
+    let original = spec.parameters.get("properties").and_then(Value::as_object);
+    // Narrowing inlines `$ref`s, so only its own output is compared with later passes.
+    assert!(well_formed(&narrowed.parameters, None), "narrowing: {}", narrowed.parameters);
+    if let Some(o) = original
+        && spec.parameters.get("$defs").is_none()
+        && spec.parameters.get("definitions").is_none()
+    {
+        assert!(well_formed(&narrowed.parameters, Some(o)), "narrowing added a property");
+    }
+    let kept = narrowed.parameters.get("properties").and_then(Value::as_object).cloned();
+    let (numbers, _) = ground_numbers(&narrowed, &query);
+    assert!(well_formed(&numbers.parameters, kept.as_ref()), "numbers: {}", numbers.parameters);
+    let (strings, _) = ground_strings(&numbers, &query, cues);
+    assert!(well_formed(&strings.parameters, kept.as_ref()), "strings: {}", strings.parameters);
+});
