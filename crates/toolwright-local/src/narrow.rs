@@ -164,7 +164,7 @@ fn mentions_value(query_words: &[String], value: &str) -> bool {
     match parts.as_slice() {
         [] => false,
         [single] => single.len() >= 4 && query_words.iter().any(|q| same(q, single)),
-        many if many.iter().all(|w| w.len() >= 3) => {
+        many if many.iter().all(|w| w.len() >= 3) && !query_words.is_empty() => {
             let span = many.len() + 2;
             query_words.windows(span.min(query_words.len())).any(|win| {
                 many.iter()
@@ -1670,6 +1670,8 @@ mod tests {
             "price_targets"
         ));
         // Too far apart, or a word missing: not mentioned.
+        // A request without words mentions nothing (and `windows(0)` would panic).
+        assert!(!mentions_value(&[], "past_due"));
         assert!(!mentions_value(
             &q("price history, and what the analysts expect as a target"),
             "price_targets"
