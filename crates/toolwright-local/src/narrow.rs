@@ -152,24 +152,18 @@ fn mentions_value(query_words: &[String], value: &str) -> bool {
     if mentions(query_words, value) {
         return true;
     }
-    let same = |q: &str, v: &str| {
-        q == v
-            || (q.len() >= 3 && v.starts_with(q) && v.len() <= q.len() + 2)
-            || (v.len() >= 3 && q.starts_with(v) && q.len() <= v.len() + 2)
-    };
     let parts: Vec<String> = name_words(value)
         .into_iter()
         .filter(|w| w.chars().all(char::is_alphabetic))
         .collect();
     match parts.as_slice() {
         [] => false,
-        [single] => single.len() >= 4 && query_words.iter().any(|q| same(q, single)),
+        [single] => single.len() >= 4 && query_words.iter().any(|q| same_word(q, single)),
         many if many.iter().all(|w| w.len() >= 3) && !query_words.is_empty() => {
             let span = many.len() + 2;
-            query_words.windows(span.min(query_words.len())).any(|win| {
-                many.iter()
-                    .all(|v| win.iter().any(|q| same(q.as_str(), v.as_str())))
-            })
+            query_words
+                .windows(span.min(query_words.len()))
+                .any(|win| many.iter().all(|v| win.iter().any(|q| same_word(q, v))))
         }
         _ => false,
     }
@@ -236,10 +230,11 @@ const GLOSS_FILLER: [&str; 14] = [
     "returns", "return", "value",
 ];
 
-/// The same word, or one an inflection away (a plural, a trailing "s" or "es").
+/// The same word, or (3 letters or more) one an inflection away: a plural, a trailing "s" or
+/// "es".
 fn same_word(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    short.len() >= 3 && long.starts_with(short) && long.len() <= short.len() + 2
+    a == b || (short.len() >= 3 && long.starts_with(short) && long.len() <= short.len() + 2)
 }
 
 /// What a description says of each of `vals` it quotes ('v', "v" or `v`): the bracketed text
