@@ -61,8 +61,13 @@ const FUNCTION_WORDS: &[&str] = &[
     "every", "no", "not", "up", "down", "out", "off", "via", "per", "named", "called",
 ];
 
+/// Whether a lower-case word is a function word (an article, a preposition, a pronoun...).
+pub(crate) fn is_function_word(word: &str) -> bool {
+    FUNCTION_WORDS.contains(&word)
+}
+
 /// Determiners that may open "the VALUE NAME" ("the hotfix/1.4 branch").
-const DETERMINERS: &[&str] = &[
+pub(crate) const DETERMINERS: &[&str] = &[
     "the", "a", "an", "my", "our", "your", "this", "that", "their", "his", "her", "its",
 ];
 

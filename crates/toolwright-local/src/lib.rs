@@ -27,6 +27,7 @@ pub mod routing;
 pub mod salvage;
 pub mod select;
 pub mod spans;
+pub mod topic;
 #[cfg(any(feature = "llama", feature = "embed"))]
 mod wheel;
 pub mod zones;

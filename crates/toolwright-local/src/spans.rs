@@ -621,6 +621,21 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 return Some(times);
             }
         }
+        // A search's query or a prompt takes the request's subject, not one of its words.
+        let own =
+            |s: &str| !s.contains(char::is_whitespace) && talks_about(spec, s) && !quotes(spec, s);
+        if cues
+            && free_string(schema)
+            && let Some(kind) = crate::topic::takes_topic(k, documented)
+        {
+            let t: Vec<String> = crate::topic::topics(query, kind, own)
+                .into_iter()
+                .filter(|s| within(schema, s))
+                .collect();
+            if !t.is_empty() {
+                return Some(t);
+            }
+        }
         let fits = if constrained_string(schema) {
             valid_spans(schema, &spans)?
         } else {
@@ -630,9 +645,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             return Some(fits);
         }
         // One word the tool's own text uses names the service or its terms, not a value, unless
-        // the text quotes it as one ("One of 'httpx', 'curl' or 'auto'").
-        let own =
-            |s: &str| !s.contains(char::is_whitespace) && talks_about(spec, s) && !quotes(spec, s);
+        // the text quotes it as one ("One of 'httpx', 'curl' or 'auto'"): `own` above.
         let param = crate::cues::Param {
             name: k,
             description: schema
