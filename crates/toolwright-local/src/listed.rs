@@ -91,7 +91,7 @@ fn starts_word(text: &str, i: usize) -> bool {
 
 /// The single quoted words of `s`: 'x', "x" or `x`, one token of letters, digits, `_`, `-`,
 /// `.` or `/` (an apostrophe inside a word, as in "server's", opens nothing).
-fn quoted_words(s: &str) -> Vec<String> {
+pub(crate) fn quoted_words(s: &str) -> Vec<String> {
     let token = |c: char| c.is_alphanumeric() || "_-./".contains(c);
     let mut out = Vec::new();
     for (i, q) in s.char_indices() {

@@ -348,7 +348,8 @@ fn talks_about(spec: &ToolSpec, word: &str) -> bool {
 }
 
 /// Whether the tool's description or one of its parameters' descriptions quotes `word` ('curl',
-/// "curl" or `curl`): a value the tool offers, not a term it uses.
+/// "curl" or `curl`, read as [`crate::listed`] reads choices): a value the tool offers, not a
+/// term it uses.
 fn quotes(spec: &ToolSpec, word: &str) -> bool {
     let props = spec.parameters.get("properties").and_then(Value::as_object);
     let described = props
@@ -357,11 +358,7 @@ fn quotes(spec: &ToolSpec, word: &str) -> bool {
         .filter_map(|p| p.get("description").and_then(Value::as_str));
     std::iter::once(spec.description.as_str())
         .chain(described)
-        .any(|t| {
-            ['\'', '"', '`']
-                .iter()
-                .any(|q| t.contains(&format!("{q}{word}{q}")))
-        })
+        .any(|t| crate::listed::quoted_words(t).iter().any(|q| q == word))
 }
 
 /// The spans that fit `schema`'s length bounds, or `None` when the parameter stays free (no
