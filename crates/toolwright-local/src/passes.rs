@@ -7,14 +7,14 @@
 //!
 //! | pass | field | default | what it does |
 //! |---|---|---|---|
-//! | selection policy | [`Passes::selection`] | router first | [`crate::select`]: the router's first candidate is the tool and the model fills its arguments (the model chooses among close candidates with `ModelAmongClose`) |
+//! | selection policy | [`Passes::selection`] | router first | [`crate::select`]: the router's first candidate is the tool and the model fills its arguments (the model chooses among close candidates with `ModelAmongClose`, which the switch `router_first` off selects: `toolwright eval --pass-off router_first`) |
 //! | no tool fits | [`Passes::no_tool`] | [`crate::select::NoToolRule::default`] | [`crate::select`]: with an embedder, a linear score over the best query–tool similarity, the scaled lexical evidence and the request's length says no tool fits: the model answers directly |
 //! | echoed names | [`Passes::drop_echoed_names`] | on | [`crate::select::drop_echoed_names`]: a string argument whose value is only the tool's or a parameter's name is treated as missing |
 //! | relevance floor | [`Passes::relevance_floor`] | off | a best router score below the floor means no tool fits: the model answers in text without being offered one |
 //! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
 //! | narrowing | [`Passes::narrowing`] | on | [`crate::narrow::narrow_for_query`]: unmentioned optional parameters left out, optional booleans the query states set to what it states, enums restricted to the values the query names |
 //! | number grounding | [`Passes::number_grounding`] | on | [`crate::narrow::ground_numbers`]: number parameters may only take numbers the query states |
-//! | string grounding | [`Passes::string_grounding`] | on | [`crate::spans::ground_strings`]: free-form string parameters may only take spans of the request (words, quoted texts, parts of `a/b`), unless their examples have a shape no span has |
+//! | string grounding | [`Passes::string_grounding`] | on | [`crate::spans::ground_strings`]: free-form string parameters may only take spans of the request (words, quoted texts, parts of `a/b`), unless their examples have a shape no span has; a search query, question or prompt takes the request's subject ([`crate::topic`]) |
 //! | role cues | [`Passes::role_cues`] | on | [`crate::cues`], [`crate::zones`]: a grounded string parameter whose value the request points at takes only that value: its name word before a value-like word or a quoted text ("channel C0ENG42"), the sides of an `owner/name` word, the words after "from" and "into" for a move's two ends, a word written as a path, URL or CSS selector, a file placed in a directory as one path, the IANA zones of the places named |
 //! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request |
 //! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
@@ -103,7 +103,8 @@ impl Default for Passes {
 
 impl Passes {
     /// The names [`Passes::switch_off`] knows, as the table above writes them with `_`.
-    pub const SWITCHES: [&'static str; 9] = [
+    pub const SWITCHES: [&'static str; 10] = [
+        "router_first",
         "no_tool",
         "drop_echoed_names",
         "narrowing",
@@ -130,6 +131,8 @@ impl Passes {
     /// An unknown name, with the known ones.
     pub fn switch_off(&mut self, name: &str) -> Result<(), String> {
         match name.trim().replace('-', "_").as_str() {
+            // Off, the model chooses among the router's close candidates (for larger models).
+            "router_first" => self.selection = crate::select::Selection::ModelAmongClose,
             "no_tool" => self.no_tool = None,
             "drop_echoed_names" => self.drop_echoed_names = false,
             "narrowing" => self.narrowing = false,
