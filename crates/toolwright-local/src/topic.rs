@@ -373,8 +373,11 @@ impl<'q> Words<'q> {
     }
 
     /// A question asked after the request named what to ask ("ask kb X what our SLA is").
+    /// `when` and `where` inside a request join clauses more often than they ask ("tell me
+    /// when their prices move"), so they ask nothing here.
     fn asked(&self, start: usize) -> Option<Range<usize>> {
-        let i = (start + 1..self.len()).find(|&i| WH.contains(&self.word(i)))?;
+        let asks = |w: &str| WH.contains(&w) && !matches!(w, "when" | "where");
+        let i = (start + 1..self.len()).find(|&i| asks(self.word(i)))?;
         Some(self.clause_from(i))
     }
 
@@ -402,7 +405,9 @@ impl<'q> Words<'q> {
         while o < end && AFTER_VERB.contains(&self.word(o)) {
             o += 1;
         }
-        (o < end).then_some(o..end)
+        // "tell me when their prices move": a condition, not an object.
+        let condition = matches!(self.word(o), "when" | "where" | "if" | "whenever");
+        (o < end && !condition).then_some(o..end)
     }
 
     /// The length of the topic marker at word `i`, if one starts there. `for` is one after a
@@ -615,6 +620,12 @@ mod tests {
             Vec::<String>::new(),
             "no marker, no verb: no topic"
         );
+    }
+
+    #[test]
+    fn when_and_where_join_clauses() {
+        let q = "watch competitor.com/pricing and tell me when their prices move";
+        assert!(search(q, &[]).is_empty());
     }
 
     #[test]
