@@ -1,7 +1,7 @@
 //! The argument passes of the small-model path (`toolwright_local::narrow` and
-//! `toolwright_local::spans`, built without llama.cpp): a generated tool schema, a tool
-//! description and a request through `narrow_for_query`, `ground_numbers` and `ground_strings`,
-//! with and without role cues.
+//! `toolwright_local::spans` with its topics, built without llama.cpp): a generated tool schema,
+//! a tool description and a request through `narrow_for_query`, `ground_numbers` and
+//! `ground_strings`, with and without role cues.
 //!
 //! Checks: no panic or hang on any request text (times, dates, URLs, quotes, brackets and
 //! identifiers are mixed in so the cues fire); each pass keeps the schema an object whose
@@ -27,11 +27,19 @@ const WORDS: &[&str] = &[
     "'s", "between", "and", "a", "é", "東京", "",
 ];
 
+/// Words the topic rules react to (`toolwright_local::topic`).
+const TOPIC_WORDS: &[&str] = &[
+    "about", "for", "search", "what", "-", "—", "ask:", "please", "look", "up", "tell", "me",
+    "when", "anywhere", "X9Y8Z7", "select!", "why?", "titled", "related", "to", "do", "with",
+];
+
 fn request(u: &mut Unstructured) -> Result<String> {
     let n = u.int_in_range(0..=24)?;
     let mut out = Vec::new();
     for _ in 0..n {
-        if u.ratio(3, 4)? {
+        if u.ratio(1, 4)? {
+            out.push((*u.choose(TOPIC_WORDS)?).to_string());
+        } else if u.ratio(2, 3)? {
             out.push((*u.choose(WORDS)?).to_string());
         } else {
             out.push(common::key(u)?);

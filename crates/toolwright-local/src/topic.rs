@@ -273,7 +273,10 @@ pub fn topics(query: &str, kind: TopicKind, own: impl Fn(&str) -> bool) -> Vec<S
     // The first rule that finds a topic decides.
     for ranges in rules.into_iter().flatten() {
         let mut out: Vec<String> = Vec::new();
-        for t in ranges.into_iter().filter_map(|r| words.topic(r, &own)) {
+        for t in ranges
+            .into_iter()
+            .filter_map(|r| words.topic(r, kind, &own))
+        {
             if !out.contains(&t) {
                 out.push(t);
             }
@@ -451,9 +454,21 @@ impl<'q> Words<'q> {
     }
 
     /// The text of `range` as a topic: without courtesy or a closing place at its end, and
-    /// `None` when nothing but function words or the tool's own words is left.
-    fn topic(&self, range: Range<usize>, own: &impl Fn(&str) -> bool) -> Option<String> {
-        let (start, mut end) = (range.start, range.end.min(self.len()));
+    /// `None` when nothing but function words or the tool's own words is left. A search's
+    /// topic also drops an opening determiner ("our brand colour palette" → "brand colour
+    /// palette"): the words a search matches are the others.
+    fn topic(
+        &self,
+        range: Range<usize>,
+        kind: TopicKind,
+        own: &impl Fn(&str) -> bool,
+    ) -> Option<String> {
+        let (mut start, mut end) = (range.start, range.end.min(self.len()));
+        let opening =
+            |w: &str| crate::cues::DETERMINERS.contains(&w) || matches!(w, "some" | "any");
+        while kind == TopicKind::Search && end > start + 1 && opening(self.word(start)) {
+            start += 1;
+        }
         loop {
             while end > start && COURTESY.contains(&self.word(end - 1)) {
                 end -= 1;
@@ -564,7 +579,7 @@ mod tests {
                 "search wikipedia for articles about the Tunguska event",
                 &["wikipedia"]
             ),
-            ["the Tunguska event", "articles about the Tunguska event"]
+            ["Tunguska event", "articles about the Tunguska event"]
         );
         assert_eq!(
             search("serach notion for anything titled onboarding", &[])[0],
@@ -576,7 +591,7 @@ mod tests {
                 "from our bedrock KB ONBKB0001, fetch the onboarding checklist for new engineers",
                 &["kb"]
             ),
-            ["the onboarding checklist for new engineers"]
+            ["onboarding checklist for new engineers"]
         );
     }
 
@@ -605,7 +620,7 @@ mod tests {
                 "use ddg to look up the python 3.13 release notes, only 5 results",
                 &[]
             )[0],
-            "the python 3.13 release notes"
+            "python 3.13 release notes"
         );
         // A closing place that only says where to look goes.
         assert_eq!(
@@ -635,7 +650,7 @@ mod tests {
                 "tavily news about the Boeing 737 MAX door plug between 2024-01-01 and 2024-03-31",
                 &[]
             )[0],
-            "the Boeing 737 MAX door plug"
+            "Boeing 737 MAX door plug"
         );
         assert_eq!(
             search("find contacts that mention Acme anywhere", &[])[0],
