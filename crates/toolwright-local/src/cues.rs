@@ -481,6 +481,58 @@ pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
     values_named_by(&cue_word(param)?, query)
 }
 
+/// The value-like words and quoted texts the request names by any of `cues` (see
+/// [`cue_values`] for how a word names a value; plain words are left out): what keeps an
+/// optional parameter in the schema ([`crate::narrow::narrow_for_query`]).
+pub(crate) fn strong_values_named_by(cues: &[String], query: &str) -> Vec<String> {
+    let mut out: Vec<String> = cues
+        .iter()
+        .filter_map(|c| values_named_by(c, query))
+        .flatten()
+        .filter(|v| value_like(v) || v.contains(' '))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The words that may name an optional parameter's value in a request: the last word of its
+/// name that is not generic, the head of the phrase (`group` of `apiGroup`, `parent` of
+/// `target_parent_id`; not `page` of `page_size`, which only says whose size); and when the name
+/// says only what kind of token it holds (`name`, `key`) or is an abbreviation of three letters
+/// or fewer (`ref`), the words of its description's first clause, at most eight, that are not
+/// function words or verbs of an action ("Branch/tag/commit to get contents from" → `branch`,
+/// `tag`, `commit`, `contents`; "Name of the context to set" → `context`).
+pub(crate) fn cue_words(param: &str, description: &str) -> Vec<String> {
+    let keep = |w: &String| {
+        w.chars().count() > 2
+            && !GENERIC.contains(&w.as_str())
+            && !FUNCTION_WORDS.contains(&w.as_str())
+            && toolwright_catalog::text::action(std::slice::from_ref(w)).is_none()
+    };
+    let head = name_words(param)
+        .into_iter()
+        .rfind(|w| !GENERIC.contains(&w.as_str()));
+    let mut out: Vec<String> = head.iter().filter(|w| keep(w)).cloned().collect();
+    if head.as_ref().is_none_or(|w| w.chars().count() <= 3) {
+        let clause = description
+            .split(['.', ';', '(', ',', ':', '\n'])
+            .next()
+            .unwrap_or("");
+        out.extend(
+            clause
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .take(8)
+                .map(str::to_lowercase)
+                .filter(|w| keep(w)),
+        );
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The name words of the thing a parameter named only `name` (or `title`) names, its cues: the
 /// object its tool makes or changes (`label` of `add_label`, `section` of `add_section`: "new
 /// label waiting-on", "add a Waiting section"), then the thing its description says it is the

@@ -87,6 +87,58 @@ fn keep_written(
     }
 }
 
+/// Keeps (and makes required) an optional parameter the request gives a value without writing
+/// its whole name: an identifier whose leading letters name it ("invoices of cus_N4k2" for
+/// `customer`, [`crate::cues::prefix_names`]), or a value-like word or quoted text that one of
+/// its name words or of its description's first words names ("the label app=nginx" for
+/// `labelSelector`, "from tag v1.4.0" for a `ref` described as "Source branch/commit";
+/// [`crate::cues::cue_words`]), unless a parameter that stays is named by it too ("a branch
+/// named feature/oauth" keeps the required `branch`, not `from_branch`), or the value is a
+/// path, URL or e-mail address (those go by their form). Enum and boolean parameters have
+/// their own rules.
+fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report: &mut Narrowing) {
+    let ids: Vec<&str> = query
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '"' | '\''))
+        .map(|w| w.trim_end_matches(['.', '?', '!', ':']))
+        .filter(|w| w.contains(['_', '-']) || w.chars().any(|c| c.is_ascii_digit()))
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect();
+    let described = |p: &Value| {
+        p.get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let named = |name: &str, p: &Value| {
+        crate::cues::strong_values_named_by(&crate::cues::cue_words(name, &described(p)), query)
+    };
+    let claimed: Vec<String> = props
+        .iter()
+        .zip(stays.iter())
+        .filter(|(_, s)| **s)
+        .flat_map(|((n, p), _)| named(n, p))
+        .collect();
+    for (i, (name, p)) in props.iter().enumerate() {
+        if stays.get(i).copied().unwrap_or(true) || p.get("enum").is_some() || boolean_param(p) {
+            continue;
+        }
+        let typed_id = crate::cues::holds_identifier(name, &described(p))
+            && ids.iter().any(|w| crate::cues::prefix_names(w, name));
+        // A path, URL or e-mail address goes by its form ([`keep_written`]), not by a cue.
+        let formed =
+            |v: &str| v.contains("://") || crate::cues::path_like(v) || crate::cues::email_like(v);
+        let cued = named(name, p)
+            .iter()
+            .any(|v| !claimed.contains(v) && !formed(v));
+        if typed_id || cued {
+            if let Some(s) = stays.get_mut(i) {
+                *s = true;
+            }
+            report.promoted.push(name.clone());
+        }
+    }
+}
+
 /// The values parameter `name` may take: its `enum` (or its `anyOf` consts), or, for a free
 /// string, the values its documentation lists as the only choices ([`crate::listed`]).
 fn choices(name: &str, p: &Value, tool_description: &str) -> Option<Vec<String>> {
@@ -1044,6 +1096,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         stays.push(is_required || name_mentioned || value_mentioned);
     }
     keep_written(props, query, &mut stays, &mut report);
+    keep_cued(props, query, &mut stays, &mut report);
     // A cap ("the first 3000 characters") keeps the parameter that takes it.
     let (words, spans) = (words_at(query), numbers_at(query));
     let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
@@ -1581,6 +1634,67 @@ mod tests {
             vec!["role".to_string(), "department".to_string()]
         );
         assert_eq!(s.parameters["required"], json!(["role", "department"]));
+    }
+
+    #[test]
+    fn optional_parameters_the_request_gives_a_value_by_a_cue_are_kept() {
+        let invoices = ToolSpec::new(
+            "list_invoices",
+            "List invoices.",
+            json!({"type": "object", "properties": {
+                "customer": {"type": "string", "description": "The ID of the customer to list invoices for."},
+                "limit": {"type": "integer"}}}),
+        );
+        // An identifier whose leading letters name the parameter.
+        let (s, r) = narrow_for_query(&invoices, "what invoices has cus_N4k2 received from us");
+        assert_eq!(r.promoted, vec!["customer".to_string()]);
+        assert_eq!(s.parameters["required"], json!(["customer"]));
+        // Without one, the optional parameter is left out as before.
+        let (s, r) = narrow_for_query(&invoices, "what invoices did we send last week");
+        assert!(r.promoted.is_empty());
+        assert!(s.parameters["properties"].get("customer").is_none());
+        // The head of a multi-word name before a value-like word; not its modifier.
+        let resources = ToolSpec::new(
+            "list_api_resources",
+            "List the API resources.",
+            json!({"type": "object", "properties": {
+                "apiGroup": {"type": "string", "description": "API group to filter by"},
+                "page_size": {"type": "integer"}}}),
+        );
+        let (_, r) = narrow_for_query(&resources, "which kinds are served under group batch-v2?");
+        assert_eq!(r.promoted, vec!["apiGroup".to_string()]);
+        let (_, r) = narrow_for_query(&resources, "resources listed on page 2b");
+        assert!(r.promoted.is_empty());
+        // A name that only says what kind of token it holds is named by its description's words.
+        let context = ToolSpec::new(
+            "kubectl_context",
+            "Manage kubectl contexts.",
+            json!({"type": "object", "required": ["operation"], "properties": {
+                "operation": {"type": "string", "enum": ["get", "set", "list"]},
+                "name": {"type": "string", "description": "Name of the context to set as current"}}}),
+        );
+        let (_, r) = narrow_for_query(&context, "set kubectl to the prod-eu-west context");
+        assert!(r.promoted.contains(&"name".to_string()));
+        // A value a staying parameter's cue claims is not another parameter's.
+        let branch = ToolSpec::new(
+            "create_branch",
+            "Create a branch.",
+            json!({"type": "object", "required": ["branch"], "properties": {
+                "branch": {"type": "string"},
+                "from_branch": {"type": "string", "description": "Source branch"}}}),
+        );
+        let (_, r) = narrow_for_query(&branch, "create a branch named feature/oauth");
+        assert!(r.promoted.is_empty());
+        // A path goes by its form, not by a cue ("file docs/CHANGELOG.md" is not a `sha`).
+        let commit = ToolSpec::new(
+            "create_or_update_file",
+            "Create or update a file.",
+            json!({"type": "object", "required": ["path"], "properties": {
+                "path": {"type": "string"},
+                "sha": {"type": "string", "description": "SHA of the file being replaced"}}}),
+        );
+        let (_, r) = narrow_for_query(&commit, "commit a new file docs/CHANGELOG.md to main");
+        assert!(r.promoted.is_empty());
     }
 
     #[test]
