@@ -196,6 +196,110 @@ fn is_arithmetic(query: &str) -> bool {
     })
 }
 
+/// The operator a word stands for between two numbers, when it is one ([`WORD_OPERATORS`];
+/// "over" and "mod" are left out: "over 100" and "a mod" are not arithmetic often enough).
+fn word_operator(words: &[String]) -> Option<(usize, &'static str)> {
+    const SYMBOLS: &[(&[&str], &str)] = &[
+        (&["times"], "*"),
+        (&["plus"], "+"),
+        (&["minus"], "-"),
+        (&["divided", "by"], "/"),
+        (&["multiplied", "by"], "*"),
+        (&["to", "the", "power", "of"], "^"),
+        (&["modulo"], "%"),
+    ];
+    SYMBOLS.iter().find_map(|(ws, sym)| {
+        (words.len() >= ws.len() && words.iter().zip(ws.iter()).all(|(a, b)| a == b))
+            .then_some((ws.len(), *sym))
+    })
+}
+
+/// The arithmetic the request writes, as one expression a calculator takes: the longest run of
+/// numbers joined by operators, in symbols (`(48*12) + 365/7`, `3.5e6 / 1.2e3`) or in words,
+/// which become symbols ("1234 times 5678" → `1234 * 5678`), without currency signs
+/// (`$187.40 / 6` → `187.40 / 6`); `None` when the request writes no
+/// operator between two numbers. Dates, versions and sizes (`12/03/2024`, `1280x720`) are not
+/// arithmetic.
+///
+/// ```
+/// use toolwright_catalog::values::arithmetic_expression;
+/// assert_eq!(arithmetic_expression("compute (48*12) + 365/7").unwrap(), "(48*12) + 365/7");
+/// assert_eq!(arithmetic_expression("evaluate 3.5e6 / 1.2e3 please").unwrap(), "3.5e6 / 1.2e3");
+/// assert_eq!(arithmetic_expression("how much is 1234 times 5678?").unwrap(), "1234 * 5678");
+/// assert_eq!(
+///     arithmetic_expression("pay 250000 * 0.004 / (1 - 1.004**-360) a month?").unwrap(),
+///     "250000 * 0.004 / (1 - 1.004**-360)"
+/// );
+/// assert!(arithmetic_expression("resize the window to 1280x720").is_none());
+/// assert!(arithmetic_expression("the top 5 results").is_none());
+/// ```
+pub fn arithmetic_expression(query: &str) -> Option<String> {
+    let tokens: Vec<&str> = query.split_whitespace().collect();
+    let lower: Vec<String> = tokens
+        .iter()
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let sci = |t: &str| {
+        let t = t.trim_start_matches(['(', '$', '€', '£']);
+        let t = t.trim_end_matches([')', '?', '!', ',', '.', '%']);
+        match t.split_once(['e', 'E']) {
+            Some((m, e)) => {
+                is_number(m)
+                    && !e.is_empty()
+                    && e.trim_start_matches(['+', '-'])
+                        .chars()
+                        .all(|c| c.is_ascii_digit())
+            }
+            None => is_number(t),
+        }
+    };
+    let symbol = |t: &str| matches!(t, "+" | "-" | "*" | "/" | "^" | "×" | "÷" | "%" | "**");
+    // A token of digits and operators (`(1`, `1.004**-360)`): part of a longer expression.
+    let piece = |t: &str| {
+        let t = t.trim_end_matches(['?', '!', ',', ';']);
+        t.chars().any(|c| c.is_ascii_digit())
+            && t.chars()
+                .all(|c| c.is_ascii_digit() || "+-*/^×÷.()%".contains(c))
+    };
+    let mut best: Option<(usize, String)> = None;
+    let mut i = 0;
+    while i < tokens.len() {
+        let mut parts: Vec<String> = Vec::new();
+        let (mut j, mut ops, mut expect_number) = (i, 0usize, true);
+        while let Some(t) = tokens.get(j) {
+            if expect_number && (sci(t) || is_inline_arithmetic(t) || piece(t)) {
+                ops += usize::from(is_inline_arithmetic(t));
+                let t = t.trim_end_matches(['?', '!', ',', '.', ';']);
+                parts.push(t.replacen(['$', '€', '£'], "", 1));
+                j += 1;
+                expect_number = false;
+            } else if !expect_number
+                && symbol(t)
+                && tokens.get(j + 1).is_some_and(|n| sci(n) || piece(n))
+            {
+                parts.push((*t).to_string());
+                (j, ops, expect_number) = (j + 1, ops + 1, true);
+            } else if !expect_number
+                && let Some((n, sym)) = word_operator(lower.get(j..).unwrap_or(&[]))
+                && tokens.get(j + n).is_some_and(|t| sci(t))
+            {
+                parts.push(sym.to_string());
+                (j, ops, expect_number) = (j + n, ops + 1, true);
+            } else {
+                break;
+            }
+        }
+        if ops > 0 && best.as_ref().is_none_or(|(n, _)| j - i > *n) {
+            best = Some((j - i, parts.join(" ")));
+        }
+        i = j.max(i + 1);
+    }
+    best.map(|(_, e)| e)
+}
+
 /// The kinds of value `query` holds, each once, in order of first appearance (arithmetic
 /// last).
 pub fn value_kinds(query: &str) -> Vec<ValueKind> {
@@ -382,6 +486,21 @@ mod tests {
             "top 5 results",
         ] {
             assert!(!arithmetic(q), "{q}");
+            assert_eq!(arithmetic_expression(q), None, "{q}");
+        }
+        for (q, e) in [
+            ("what is 17 * 23", "17 * 23"),
+            ("calcuate 99 * 99 - 1", "99 * 99 - 1"),
+            (
+                "(19.99 + 4.50) * 3, then take 10% off",
+                "(19.99 + 4.50) * 3",
+            ),
+            ("2^10", "2^10"),
+            ("100 divided by 7", "100 / 7"),
+            ("$187.40 / 6", "187.40 / 6"),
+            ("12 times 4 plus 2", "12 * 4 + 2"),
+        ] {
+            assert_eq!(arithmetic_expression(q).as_deref(), Some(e), "{q}");
         }
     }
 }

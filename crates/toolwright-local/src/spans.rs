@@ -565,6 +565,61 @@ fn quoted_to_free(
     }
 }
 
+/// Whether a string parameter takes an arithmetic expression to evaluate: a word of its name
+/// says so (`expression`, `expr`, `formula`, `equation`, `calculation`, `math`), or its
+/// documentation speaks of a mathematical or arithmetic expression.
+fn takes_expression(name: &str, documented: &str) -> bool {
+    let named = crate::cues::name_words(name).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "expression" | "expr" | "formula" | "equation" | "calculation" | "math"
+        )
+    });
+    let d = documented.to_lowercase();
+    named
+        || ((d.contains("mathematical") || d.contains("arithmetic") || d.contains("math "))
+            && d.contains("expression"))
+}
+
+/// The request's words written with a URI scheme that `documented` writes (`ref://` in "A
+/// ref://<id> token", `s3://` in "an s3://bucket/key path"), other than the web's own `http`
+/// and `https` (a URL parameter has its own cue).
+fn scheme_words(documented: &str, query: &str) -> Vec<String> {
+    let schemes: Vec<String> = documented
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | '`' | '\'' | '"' | ','))
+        .filter_map(|w| {
+            let (scheme, _) = w.split_once("://")?;
+            let ok = scheme.len() >= 2
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+                && !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https");
+            ok.then(|| format!("{}://", scheme.to_ascii_lowercase()))
+        })
+        .collect();
+    if schemes.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = query
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| {
+                matches!(c, '(' | ')' | '`' | '\'' | '"' | ',' | '?' | '!' | ';')
+            })
+        })
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| {
+            schemes
+                .iter()
+                .any(|s| w.to_ascii_lowercase().starts_with(s.as_str()) && w.len() > s.len())
+        })
+        .map(String::from)
+        .collect();
+    out.dedup();
+    out
+}
+
 /// `spec` (already narrowed: references inlined) with each free-form string parameter, and each
 /// array of them, restricted to the spans of `query` (see the module docs); the names of the
 /// parameters restricted. Without a span that fits, a parameter stays as it is. With `cues`,
@@ -616,6 +671,23 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             let times = crate::clock::times_named(query);
             if !times.is_empty() {
                 return Some(times);
+            }
+        }
+        // An expression to evaluate takes the request's arithmetic, whole.
+        if cues
+            && free_string(schema)
+            && takes_expression(k, documented)
+            && let Some(e) = toolwright_catalog::values::arithmetic_expression(query)
+            && within(schema, &e)
+        {
+            return Some(vec![e]);
+        }
+        // A value the documentation writes with a scheme ("A ref://<id> token") is the request's
+        // word written with it.
+        if cues && free_string(schema) {
+            let v = scheme_words(documented, query);
+            if !v.is_empty() {
+                return Some(v);
             }
         }
         // A search's query or a prompt takes the request's subject, not one of its words.
@@ -812,6 +884,42 @@ mod tests {
         let s = query_spans(&q);
         assert!(s.len() <= MAX_SPANS);
         assert!(s.contains(&message.to_string()));
+    }
+
+    #[test]
+    fn an_expression_takes_the_arithmetic_and_a_scheme_its_words() {
+        let calc = ToolSpec::new(
+            "calculate",
+            "Calculates/evaluates the given expression.",
+            json!({"type": "object", "required": ["expression"], "properties": {
+                "expression": {"type": "string"}}}),
+        );
+        let (g, _) = ground_strings(&calc, "compute (48*12) + 365/7", true);
+        assert_eq!(allowed(&g, "expression"), ["(48*12) + 365/7"]);
+        let (g, _) = ground_strings(&calc, "how much is 1234 times 5678?", true);
+        assert_eq!(allowed(&g, "expression"), ["1234 * 5678"]);
+        // No arithmetic written: the spans as before.
+        let (g, _) = ground_strings(&calc, "how many seconds are in 3 weeks?", true);
+        assert!(allowed(&g, "expression").len() > 1);
+        let expand = ToolSpec::new(
+            "expand_link",
+            "Expand a link token.\n\nArgs:\n    token: A ref://<id> token from search results.",
+            json!({"type": "object", "required": ["token"], "properties": {
+                "token": {"type": "string"}}}),
+        );
+        let (g, _) = ground_strings(
+            &expand,
+            "what's the real URL behind ref://a7f3 from those?",
+            true,
+        );
+        assert_eq!(allowed(&g, "token"), ["ref://a7f3"]);
+        // Without cues, both stay free spans.
+        let (g, _) = ground_strings(
+            &expand,
+            "what's the real URL behind ref://a7f3 from those?",
+            false,
+        );
+        assert!(allowed(&g, "token").len() > 1);
     }
 
     #[test]
