@@ -17,6 +17,16 @@ fn main() -> Result<(), String> {
     let ranker = common::hybrid_ranker(&ds)?;
     let router = ranker.router();
     let scale = router.lexical_scale();
+    // The request as written, without the value words the router appends ("(time)", "(url)"):
+    // what a "no tool fits" rule reads when it asks whether a tool does what is asked.
+    let emb = toolwright_local::routing::shared_embedder()?;
+    let texts: Vec<String> = ds
+        .specs
+        .iter()
+        .map(toolwright_catalog::dense::tool_text)
+        .collect();
+    let tool_vecs = common::embed_all(emb.as_ref(), &texts);
+    let bm25 = toolwright_catalog::router::Bm25::new(&ds.specs);
     let reqs: Vec<_> = ds
         .requests
         .iter()
@@ -28,16 +38,32 @@ fn main() -> Result<(), String> {
                 .iter()
                 .map(|c| {
                     ds.specs.iter().find(|s| s.name == c.name).is_some_and(|s| {
-                        toolwright_local::narrow::narrow_for_query(s, &r.query).1.names_allowed_value()
+                        toolwright_local::narrow::narrow_for_query(s, &r.query)
+                            .1
+                            .names_allowed_value()
                     })
                 })
                 .collect();
             let lex: Vec<f32> = s.lexical.iter().map(|l| l / scale).collect();
+            let plain = toolwright_catalog::values::without_quoted(&r.query);
+            let q = emb
+                .embed(&[plain.as_str()])
+                .map_err(|e| e.to_string())
+                .unwrap()
+                .remove(0);
+            let sims_plain: Vec<f32> = tool_vecs
+                .iter()
+                .map(|t| toolwright_catalog::embed::dot(&q, t))
+                .collect();
+            let mut lex_plain = vec![0.0f32; ds.specs.len()];
+            toolwright_catalog::router::Scorer::score_into(&bm25, &r.query, &mut lex_plain);
+            let lex_plain: Vec<f32> = lex_plain.iter().map(|l| l / scale).collect();
             json!({
                 "id": r.id, "server": r.server, "query": r.query, "oos": r.out_of_scope(),
                 "right": r.right_tools(),
                 "top": ranked.iter().map(|c| &c.name).collect::<Vec<_>>(),
-                "sims": s.similarity, "lex": lex, "fused": s.fused, "evidence": e, "names_value": names_value,
+                "sims": s.similarity, "lex": lex, "fused": s.fused, "evidence": e,
+                "sims_plain": sims_plain, "lex_plain": lex_plain, "names_value": names_value,
             })
         })
         .collect();
