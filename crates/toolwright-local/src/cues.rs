@@ -653,8 +653,15 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
             out.push(q);
             continue;
         }
-        // `NAME: the rest`: the whole rest of the request, without its final punctuation.
-        if query.get(w.raw.clone()).is_some_and(|r| r.ends_with(':')) {
+        // `NAME: the rest`: the whole rest of the request, without its final punctuation;
+        // unless the name already has its value before it ("the analytics database: data
+        // size, object count" names `analytics`; the rules below find it).
+        let named_before = i >= 2
+            && ws
+                .get(i - 2)
+                .is_some_and(|d| DETERMINERS.contains(&lower(d).as_str()))
+            && ws.get(i - 1).is_some_and(|b| !plain(b));
+        if !named_before && query.get(w.raw.clone()).is_some_and(|r| r.ends_with(':')) {
             let rest = ws.get(i + 1..).unwrap_or(&[]);
             if let (Some(first), Some(last)) = (rest.first(), rest.last()) {
                 out.extend(query.get(first.body.start..last.body.end).map(String::from));
@@ -1533,6 +1540,9 @@ mod tests {
     fn after_a_colon_the_value_is_the_rest() {
         let v = cv("jql", "jql: project = WEB AND status != Done.");
         assert_eq!(v, ["project = WEB AND status != Done"]);
+        // A value already named before the name word is the value, not the rest.
+        let q = "usage statistics for the analytics database: data size, object count";
+        assert_eq!(cv("database", q), ["analytics"]);
     }
 
     #[test]
