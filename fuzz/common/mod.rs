@@ -12,7 +12,7 @@ pub const MAX_DEPTH: usize = 5;
 
 const KEYS: &[&str] = &[
     "city", "limit", "name", "from", "to", "amount", "path", "tags", "mode", "x", "a b", "Ä", "",
-    "query", "prompt",
+    "query", "prompt", "expression", "token", "customer", "apiGroup",
 ];
 const STRINGS: &[&str] = &[
     "",

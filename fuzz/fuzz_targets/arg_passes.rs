@@ -24,7 +24,8 @@ const WORDS: &[&str] = &[
     "https://example.com/2025/05/x.html", "/srv/app", "'quoted text'", "\"x\"", "(ref", "e42)",
     "input[name=email]", "recD77", "tblQ3Goals", "acme/webapp", "#318", "50%", "$15", "1,000",
     "-3", "1e-9", "1280x720", "one", "of", "or", "default", "newest", "first", "jordan@x.io",
-    "'s", "between", "and", "a", "é", "東京", "",
+    "'s", "between", "and", "a", "é", "東京", "", "(48*12)", "+", "365/7", "times", "**-360)",
+    "3.5e6", "ref://a7f3", "cus_N4k2", "group", "context", "label",
 ];
 
 /// Words the topic rules react to (`toolwright_local::topic`).
@@ -49,10 +50,11 @@ fn request(u: &mut Unstructured) -> Result<String> {
 }
 
 fn description(u: &mut Unstructured) -> Result<String> {
-    Ok(match u.int_in_range(0..=3)? {
+    Ok(match u.int_in_range(0..=4)? {
         0 => "A tool.".to_string(),
         1 => "Args:\n    name: One of 'text', 'main' or 'markdown'.\n    when: HH:MM".to_string(),
         2 => "Sort by 'relevance' (default) or 'date' (newest first). Uses 'curl'.".to_string(),
+        3 => "Args:\n    token: A ref://<id> token.\n    expression: A math expression".to_string(),
         _ => common::string(u)?,
     })
 }
