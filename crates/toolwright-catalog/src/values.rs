@@ -151,16 +151,23 @@ fn is_inline_arithmetic(token: &str) -> bool {
             .all(|c| c.is_ascii_digit() || "+-*/^×÷.,()%".contains(c))
 }
 
-/// Whether `query` asks for arithmetic ([`ValueKind::Arithmetic`]).
-fn is_arithmetic(query: &str) -> bool {
+/// The request's whitespace-separated tokens, and each one lower-cased without the punctuation
+/// around it.
+fn tokens_and_words(query: &str) -> (Vec<&str>, Vec<String>) {
     let tokens: Vec<&str> = query.split_whitespace().collect();
-    let lower: Vec<String> = tokens
+    let lower = tokens
         .iter()
         .map(|t| {
             t.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         })
         .collect();
+    (tokens, lower)
+}
+
+/// Whether `query` asks for arithmetic ([`ValueKind::Arithmetic`]).
+fn is_arithmetic(query: &str) -> bool {
+    let (tokens, lower) = tokens_and_words(query);
     let number_at = |i: usize| tokens.get(i).is_some_and(|t| is_number(t));
     tokens.iter().enumerate().any(|(i, t)| {
         if is_inline_arithmetic(t) {
@@ -234,14 +241,7 @@ fn word_operator(words: &[String]) -> Option<(usize, &'static str)> {
 /// assert!(arithmetic_expression("the top 5 results").is_none());
 /// ```
 pub fn arithmetic_expression(query: &str) -> Option<String> {
-    let tokens: Vec<&str> = query.split_whitespace().collect();
-    let lower: Vec<String> = tokens
-        .iter()
-        .map(|t| {
-            t.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
+    let (tokens, lower) = tokens_and_words(query);
     let sci = |t: &str| {
         let t = t.trim_start_matches(['(', '$', '€', '£']);
         let t = t.trim_end_matches([')', '?', '!', ',', '.', '%']);

@@ -20,12 +20,7 @@ fn main() -> Result<(), String> {
     // The request as written, without the value words the router appends ("(time)", "(url)"):
     // what a "no tool fits" rule reads when it asks whether a tool does what is asked.
     let emb = toolwright_local::routing::shared_embedder()?;
-    let texts: Vec<String> = ds
-        .specs
-        .iter()
-        .map(toolwright_catalog::dense::tool_text)
-        .collect();
-    let tool_vecs = common::embed_all(emb.as_ref(), &texts);
+    let tool_vecs = common::tool_vectors(emb.as_ref(), &ds);
     let bm25 = toolwright_catalog::router::Bm25::new(&ds.specs);
     let reqs: Vec<_> = ds
         .requests

@@ -173,12 +173,7 @@ fn load(dir: &std::path::Path, probe_vecs: &[Vec<f32>]) -> Result<Set, String> {
         probe_ev.iter().map(|e| e.lexical).collect(),
     );
     let emb = toolwright_local::routing::shared_embedder()?;
-    let texts: Vec<String> = ds
-        .specs
-        .iter()
-        .map(toolwright_catalog::dense::tool_text)
-        .collect();
-    let tv = common::embed_all(emb.as_ref(), &texts);
+    let tv = common::tool_vectors(emb.as_ref(), &ds);
     let mut probe = probe;
     probe.selfsim = tv
         .iter()

@@ -22,6 +22,16 @@ pub fn embed_all(emb: &dyn Embedder, texts: &[String]) -> Vec<Vec<f32>> {
         .collect()
 }
 
+/// Every tool's full text (`toolwright_catalog::dense::tool_text`) embedded with `emb`, in order.
+pub fn tool_vectors(emb: &dyn Embedder, ds: &ToolsetDataset) -> Vec<Vec<f32>> {
+    let texts: Vec<String> = ds
+        .specs
+        .iter()
+        .map(toolwright_catalog::dense::tool_text)
+        .collect();
+    embed_all(emb, &texts)
+}
+
 /// The dataset's tools behind the hybrid router, as the provider ranks them (product defaults).
 #[cfg(feature = "embed")]
 pub fn hybrid_ranker(
