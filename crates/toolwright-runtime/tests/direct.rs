@@ -307,8 +307,16 @@ async fn a_host_cancel_answers_alike_on_both_paths() {
             cancel: Some(token.clone()),
             ..CallOptions::default()
         };
+        // Cancelled once the tool is running (a loaded machine may take longer than any fixed
+        // delay to start it).
+        let started = Arc::clone(&runs);
         let cancel = tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(10)).await;
+            for _ in 0..5000 {
+                if started.load(Ordering::SeqCst) > 0 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
             token.cancel();
         });
         let out = rt

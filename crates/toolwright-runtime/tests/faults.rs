@@ -339,7 +339,8 @@ async fn a_100_mb_result_is_cut_to_the_budget() {
         "{}",
         data.len()
     );
-    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    // A hang guard, not a speed target: generous for a loaded machine.
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
     let out = rt
         .invoke(ToolCall::new("r", "flood_rows", json!({})), &opts)
         .await;
