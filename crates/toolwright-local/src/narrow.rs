@@ -90,12 +90,12 @@ fn keep_written(
 /// Keeps (and makes required) an optional parameter the request gives a value without writing
 /// its whole name: an identifier whose leading letters name it ("invoices of cus_N4k2" for
 /// `customer`, [`crate::cues::prefix_names`]), or a value-like word or quoted text that one of
-/// its name words or of its description's first words names ("the label app=nginx" for
-/// `labelSelector`, "from tag v1.4.0" for a `ref` described as "Source branch/commit";
-/// [`crate::cues::cue_words`]), unless a parameter that stays is named by it too ("a branch
-/// named feature/oauth" keeps the required `branch`, not `from_branch`), or the value is a
-/// path, URL or e-mail address (those go by their form). Enum and boolean parameters have
-/// their own rules.
+/// its cue words names ([`crate::cues::cue_words`]: the head of its name, "under group
+/// batch-v2" for `apiGroup`; for a bare `name` or `ref`, its description's first words, "the
+/// prod-eu-west context" for a `name` described as "Name of the context"), unless a parameter
+/// that stays is named by it too ("a branch named feature/oauth" keeps the required `branch`,
+/// not `from_branch`), or the value is a path, URL or e-mail address (those go by their form,
+/// [`keep_written`]). Enum and boolean parameters have their own rules.
 fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report: &mut Narrowing) {
     let ids: Vec<&str> = query
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '"' | '\''))
@@ -118,15 +118,14 @@ fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report
         .filter(|(_, s)| **s)
         .flat_map(|((n, p), _)| named(n, p))
         .collect();
+    let formed =
+        |v: &str| v.contains("://") || crate::cues::path_like(v) || crate::cues::email_like(v);
     for (i, (name, p)) in props.iter().enumerate() {
         if stays.get(i).copied().unwrap_or(true) || p.get("enum").is_some() || boolean_param(p) {
             continue;
         }
         let typed_id = crate::cues::holds_identifier(name, &described(p))
             && ids.iter().any(|w| crate::cues::prefix_names(w, name));
-        // A path, URL or e-mail address goes by its form ([`keep_written`]), not by a cue.
-        let formed =
-            |v: &str| v.contains("://") || crate::cues::path_like(v) || crate::cues::email_like(v);
         let cued = named(name, p)
             .iter()
             .any(|v| !claimed.contains(v) && !formed(v));
