@@ -441,16 +441,22 @@ fn tokens(query: &str) -> Vec<Word> {
 }
 
 /// The name word a cue looks for: the one word of the parameter's name that is not generic
-/// (`channel_id` → `channel`), or `None` (`name`, `source_branch`, `repo_path`).
+/// (`channel_id` → `channel`), or the word before a last word that only says how the value is
+/// written (`repo_path` → `repo`: "in the repo at /srv/shop"), or `None` (`name`,
+/// `source_branch`, `file_path`).
 fn cue_word(param: &str) -> Option<String> {
     let ws: Vec<String> = name_words(param)
         .into_iter()
         .filter(|w| !GENERIC.contains(&w.as_str()))
         .collect();
-    match ws.as_slice() {
-        [w] if !FUNCTION_WORDS.contains(&w.as_str()) && w.chars().count() > 1 => Some(w.clone()),
-        _ => None,
-    }
+    let form =
+        |w: &str| PATH_WORDS.contains(&w) || DIRECTORY_WORDS.contains(&w) || URL_WORDS.contains(&w);
+    let w = match ws.as_slice() {
+        [w] => w,
+        [w, last] if form(last) && !form(w) => w,
+        _ => return None,
+    };
+    (!FUNCTION_WORDS.contains(&w.as_str()) && w.chars().count() > 1).then(|| w.clone())
 }
 
 /// Whether the request's word `w` is the name word `cue` (or its plural, or singular, or its
@@ -880,8 +886,21 @@ pub fn focus(
             (!v.is_empty()).then_some(v)
         })
     });
+    // A path or URL parameter's name points at a path or URL, not at its parts ("the repo at
+    // /home/ana/src/shop" is not `home/ana`).
+    let form = written_as_described(param.name, param.description);
     if let Some(v) = named {
-        let v: Vec<String> = v.into_iter().filter(|s| fits(s)).collect();
+        let mut parts = Vec::new();
+        for w in v.iter().filter(|_| form.is_some()) {
+            let mut of_w = Vec::new();
+            crate::spans::push_parts(w, &mut of_w);
+            parts.extend(of_w.into_iter().filter(|p| p != w));
+        }
+        let v: Vec<String> = v
+            .iter()
+            .filter(|s| fits(s) && !parts.contains(s))
+            .cloned()
+            .collect();
         if !v.is_empty() {
             return Some(v);
         }
@@ -894,7 +913,7 @@ pub fn focus(
     {
         return Some(v);
     }
-    let form = written_as_described(param.name, param.description)?;
+    let form = form?;
     let ws = tokens(query);
     let whole = |s: &str| ws.iter().any(|w| query.get(w.body.clone()) == Some(s));
     let written = |s: &str| form.fits(s);
@@ -904,6 +923,210 @@ pub fn focus(
         .cloned()
         .collect();
     (!v.is_empty()).then_some(v)
+}
+
+/// The proper names a parameter named as a title (`title`, `section_title`) or a name (`name`,
+/// `product_name`) may take when no cue pointed at a value ([`focus`] gave `None`): the
+/// [`proper_names`] the request writes, those of two capitalised words or more for a name (a
+/// thing's name is often a small-letter token: "pod checkout-7d9f8b-x2x4q is stuck Pending"),
+/// none the tool's own name or description uses ("Wikipedia"), and none when the request
+/// quotes a text (the quote passes give that). A proper name read this way claims nothing from
+/// other parameters: it is a reading, not a cue.
+///
+/// ```
+/// use toolwright_local::cues::{Param, named_properly};
+/// let title = Param { tool: "get_summary", ..Param::named("title") };
+/// let v = named_properly(title, "wiki summary of the Treaty of Westphalia pls", |_| true);
+/// assert_eq!(v.unwrap()[0], "Treaty of Westphalia");
+/// assert!(named_properly(Param::named("name"), "pod web-1 is stuck Pending", |_| true).is_none());
+/// ```
+pub fn named_properly(
+    param: Param<'_>,
+    query: &str,
+    fits: impl Fn(&str) -> bool,
+) -> Option<Vec<String>> {
+    let words = name_words(param.name);
+    let title = words.last().is_some_and(|w| w == "title");
+    let name = words.last().is_some_and(|w| w == "name");
+    if !(title || name) || !toolwright_catalog::values::quoted_spans(query).is_empty() {
+        return None;
+    }
+    let own = |w: &str| {
+        let w = w.to_lowercase();
+        [param.tool, param.tool_description].iter().any(|t| {
+            t.split(|c: char| !c.is_alphanumeric())
+                .any(|t| t.to_lowercase() == w)
+        })
+    };
+    let capitals = |v: &str| {
+        v.split_whitespace()
+            .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+            .count()
+    };
+    let v: Vec<String> = proper_names(query, own)
+        .into_iter()
+        .filter(|v| fits(v) && (title || capitals(v) > 1))
+        .collect();
+    (!v.is_empty()).then_some(v)
+}
+
+/// Words that join the capitalised words of one proper name ("Treaty of Westphalia", "Lord of
+/// the Rings", "Rock and Roll").
+const NAME_JOINERS: &[&str] = &[
+    "of", "the", "and", "&", "de", "du", "la", "von", "van", "der",
+];
+
+/// The proper names a request writes: runs of capitalised words, joined by at most two of
+/// [`NAME_JOINERS`] between capitals ("Treaty of Westphalia"), ended by punctuation after a
+/// word.
+/// - A bracketed gloss of at most four plain words right after a name is part of it ("Python
+///   (programming language)").
+/// - A name in sentence case followed by small-letter words is also offered with them, up to
+///   three, to a function word or punctuation ("Quantum computing on wikipedia" → `Quantum`,
+///   `Quantum computing`).
+/// - A sentence's first word opens a name only when another capital follows, not after a
+///   joiner, and it is no verb of an action nor a function word ("Show Marie Curie's article"
+///   → `Marie Curie`, "Summarise the Eiffel Tower" → `Eiffel Tower`).
+/// - `I` is no name, and a name every word of which `own` says is the tool's own (its service:
+///   "Wikipedia") is dropped.
+///
+/// ```
+/// use toolwright_local::cues::proper_names;
+/// let none = |_: &str| false;
+/// let q = "wiki summary of the Treaty of Westphalia pls";
+/// assert_eq!(proper_names(q, none), ["Treaty of Westphalia", "Treaty of Westphalia pls"]);
+/// let q = "sections of Python (programming language)";
+/// assert_eq!(proper_names(q, none), ["Python (programming language)"]);
+/// let page = |w: &str| w == "page";
+/// assert_eq!(proper_names("Summarise the Eiffel Tower page", page), ["Eiffel Tower"]);
+/// assert!(proper_names("what is in the docs folder?", none).is_empty());
+/// ```
+pub fn proper_names(query: &str, own: impl Fn(&str) -> bool) -> Vec<String> {
+    let ws = tokens(query);
+    let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
+    let raw = |w: &Word| query.get(w.raw.clone()).unwrap_or("");
+    let capital = |w: &Word| {
+        let t = text(w);
+        t != "I"
+            && t.chars().next().is_some_and(char::is_uppercase)
+            && t.chars().any(char::is_alphabetic)
+    };
+    let ends = |w: &Word| raw(w).ends_with([',', ';', ':', '.', '!', '?']);
+    let sentence_start = |i: usize| {
+        i == 0
+            || ws
+                .get(i - 1)
+                .is_some_and(|p| raw(p).ends_with(['.', '!', '?', ':']))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ws.len() {
+        let Some(first) = ws.get(i).filter(|w| capital(w)) else {
+            i += 1;
+            continue;
+        };
+        // The run: capitals, and joiners between capitals.
+        let mut last = i;
+        let mut j = i;
+        while !ws.get(j).is_some_and(ends) {
+            let mut k = j + 1;
+            while k <= j + 2
+                && ws.get(k).is_some_and(|w| {
+                    NAME_JOINERS.contains(&text(w).to_lowercase().as_str()) && !ends(w)
+                })
+            {
+                k += 1;
+            }
+            match ws.get(k) {
+                Some(w) if capital(w) => {
+                    last = k;
+                    j = k;
+                }
+                _ => break,
+            }
+        }
+        let mut start = i;
+        if sentence_start(i) {
+            let lower = text(first).to_lowercase();
+            let verb = toolwright_catalog::text::action(std::slice::from_ref(&lower)).is_some();
+            let joined = |w: &Word| NAME_JOINERS.contains(&text(w).to_lowercase().as_str());
+            if last == i || verb || FUNCTION_WORDS.contains(&lower.as_str()) {
+                start = i + 1;
+            } else if ws.get(i + 1).is_some_and(joined) {
+                // "Summarise the Eiffel Tower": a verb before its object's article.
+                start = i + 1;
+                while start < last && ws.get(start).is_some_and(joined) {
+                    start += 1;
+                }
+            }
+        }
+        i = last + 1;
+        let (Some(a), Some(b)) = (ws.get(start), ws.get(last)) else {
+            continue;
+        };
+        if start > last {
+            continue;
+        }
+        let mine = ws[start..=last]
+            .iter()
+            .filter(|w| !NAME_JOINERS.contains(&text(w).to_lowercase().as_str()))
+            .all(|w| own(text(w)));
+        if mine {
+            continue;
+        }
+        let mut ends_at = vec![b.body.end];
+        if let Some(g) = gloss(query, b.raw.end).filter(|_| !ends(b)) {
+            ends_at = vec![g];
+        } else if !ends(b) && raw(b).len() == text(b).len() {
+            // A title in sentence case goes on in small letters ("Quantum computing on
+            // wikipedia"): up to the next function word, punctuation or word of the tool's own.
+            let more = ws
+                .get(last + 1..)
+                .unwrap_or_default()
+                .iter()
+                .take(3)
+                .take_while(|w| {
+                    let t = text(w);
+                    raw(w).starts_with(t)
+                        && t.chars().next().is_some_and(char::is_lowercase)
+                        && t.chars().all(|c| c.is_alphanumeric() || c == '-')
+                        && !FUNCTION_WORDS.contains(&t)
+                        && !own(t)
+                })
+                .collect::<Vec<_>>();
+            let stop = more
+                .iter()
+                .position(|w| ends(w) || raw(w).len() != text(w).len())
+                .map_or(more.len(), |p| p + 1);
+            if let Some(w) = more.get(..stop).and_then(<[_]>::last) {
+                ends_at.push(w.body.end);
+            }
+        }
+        for end in ends_at {
+            let Some(name) = query.get(a.body.start..end) else {
+                continue;
+            };
+            if !out.iter().any(|o| o == name) {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The end of a bracketed gloss of at most four words right after byte `at` ("Python
+/// (programming language)").
+fn gloss(query: &str, at: usize) -> Option<usize> {
+    let rest = query.get(at..)?;
+    let open = rest.len() - rest.trim_start().len();
+    let inner = rest.get(open..)?.strip_prefix('(')?;
+    let close = inner.find(')')?;
+    let gloss = inner.get(..close)?;
+    let words = gloss.split_whitespace().count();
+    let plain = gloss
+        .chars()
+        .all(|c| c.is_alphabetic() || c == ' ' || c == '-');
+    (words > 0 && words <= 4 && plain).then_some(at + open + 1 + close + 1)
 }
 
 /// Whether a parameter is named only as an identifier (`id`, `uuid`, `key`, `identifier`): no

@@ -441,7 +441,7 @@ fn one_value_one_parameter(
         let Some(Value::Array(left)) = grounded.get(k).and_then(|p| p.get("enum")) else {
             continue;
         };
-        let [Value::String(v)] = left.as_slice() else {
+        let Some(v) = one_value(left) else {
             continue;
         };
         // An identifier found only because it names no other parameter claims nothing.
@@ -512,6 +512,25 @@ fn one_value_one_parameter(
             p["enum"] = Value::Array(kept);
         }
     }
+}
+
+/// The one value a cue left: a single value, or a word joined by `/` or `#` followed by its
+/// parts ("project mygroup/backend" gives `mygroup/backend`, `mygroup`, `backend`: the word is
+/// the value, the parts are its readings).
+fn one_value(left: &[Value]) -> Option<&String> {
+    let (Value::String(v), rest) = left.split_first()? else {
+        return None;
+    };
+    if rest.is_empty() {
+        return Some(v);
+    }
+    let mut parts = Vec::new();
+    push_parts(v, &mut parts);
+    let whole_and_parts = rest.iter().all(|r| {
+        r.as_str()
+            .is_some_and(|r| r != v && parts.iter().any(|p| p == r))
+    });
+    whole_and_parts.then_some(v)
 }
 
 /// When the request quotes one text that no cue gave a parameter, and exactly one required
@@ -725,14 +744,15 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             tool: &spec.name,
             tool_description: &spec.description,
         };
-        match crate::cues::focus(param, query, &fits, |s| within(schema, s) && !own(s)) {
+        let fit = |s: &str| within(schema, s) && !own(s);
+        match crate::cues::focus(param, query, &fits, fit) {
             Some(v) => {
                 cued.borrow_mut().push((k.to_string(), v.clone()));
                 let rest: Vec<String> = fits.iter().filter(|s| !own(s)).cloned().collect();
                 uncued.borrow_mut().push((k.to_string(), rest));
                 Some(v)
             }
-            None => Some(fits),
+            None => crate::cues::named_properly(param, query, fit).or(Some(fits)),
         }
     };
     let placed = if cues {
@@ -1282,6 +1302,62 @@ mod tests {
         );
         let (g, _) = ground_strings(&t, "main facts from wikipedia's Japan article", true);
         assert_eq!(allowed(&g, "title"), ["Japan"]);
+    }
+
+    #[test]
+    fn a_title_nothing_points_at_is_the_proper_name_written() {
+        let t = ToolSpec::new(
+            "get_summary",
+            "Get a summary of a Wikipedia article.",
+            json!({"type": "object", "properties": {"title": {"type": "string"}},
+                   "required": ["title"]}),
+        );
+        let (g, _) = ground_strings(&t, "gps coords from the Eiffel Tower wikipedia page", true);
+        assert_eq!(allowed(&g, "title"), ["Eiffel Tower"]);
+        let (g, _) = ground_strings(&t, "wikipedia entry for Python (programming language)", true);
+        assert_eq!(allowed(&g, "title"), ["Python (programming language)"]);
+        // A quoted text is the quote passes' to give; small letters name nothing.
+        let (g, _) = ground_strings(&t, "summary of 'Ada Lovelace' for New York", true);
+        assert_eq!(allowed(&g, "title"), ["Ada Lovelace"]);
+        let (g, _) = ground_strings(&t, "summary of photosynthesis", true);
+        assert!(allowed(&g, "title").contains(&"photosynthesis".to_string()));
+        // A name takes two capitals, and claims nothing another parameter could take.
+        let c = ToolSpec::new(
+            "create_customer",
+            "Create a customer.",
+            json!({"type": "object", "properties": {"name": {"type": "string"},
+                   "label": {"type": "string"}}, "required": ["name", "label"]}),
+        );
+        let (g, _) = ground_strings(&c, "add Jordan Blake as a customer", true);
+        assert_eq!(allowed(&g, "name"), ["Jordan Blake"]);
+        assert!(allowed(&g, "label").contains(&"Jordan Blake".to_string()));
+        let (g, _) = ground_strings(&c, "pod web-1 is stuck Pending", true);
+        assert!(allowed(&g, "name").len() > 1);
+    }
+
+    #[test]
+    fn a_slashed_value_and_its_parts_are_one_claim() {
+        let t = ToolSpec::new(
+            "get_file_contents",
+            "Get the contents of a file from a GitLab project.",
+            json!({"type": "object", "properties": {"project_id": {"type": "string"},
+                   "file_path": {"type": "string"}}, "required": ["project_id", "file_path"]}),
+        );
+        let q = "read .gitlab-ci.yml from the gitlab project mygroup/backend";
+        let (g, _) = ground_strings(&t, q, true);
+        assert_eq!(allowed(&g, "project_id")[0], "mygroup/backend");
+        assert_eq!(allowed(&g, "file_path"), [".gitlab-ci.yml"]);
+        // A path's name word points at the path, whole: "repo" of `repo_path`.
+        let a = ToolSpec::new(
+            "git_add",
+            "Stage files.",
+            json!({"type": "object", "properties": {"repo_path": {"type": "string"},
+                   "files": {"type": "array", "items": {"type": "string"}}},
+                   "required": ["repo_path", "files"]}),
+        );
+        let q = "stage src/cart.rs and src/lib.rs in the repo at /home/ana/src/shop";
+        let (g, _) = ground_strings(&a, q, true);
+        assert_eq!(allowed(&g, "repo_path"), ["/home/ana/src/shop"]);
     }
 
     #[test]
