@@ -361,6 +361,39 @@ fn quotes(spec: &ToolSpec, word: &str) -> bool {
         .any(|t| crate::listed::quoted_words(t).iter().any(|q| q == word))
 }
 
+/// Whether the tool's description or one of its parameters' descriptions gives `word` as an
+/// example ("Ticker symbol (e.g., AAPL, MSFT)": "hourly AAPL prices" → `AAPL`): in the list
+/// after `e.g.`, `for example`, `for instance` or `such as`, up to a closing bracket, a line's
+/// or a sentence's end. A value the tool shows, not a term it uses.
+fn exemplifies(spec: &ToolSpec, word: &str) -> bool {
+    let props = spec.parameters.get("properties").and_then(Value::as_object);
+    let described = props
+        .into_iter()
+        .flat_map(|p| p.values())
+        .filter_map(|p| p.get("description").and_then(Value::as_str));
+    std::iter::once(spec.description.as_str())
+        .chain(described)
+        .any(|d| {
+            // ASCII lowering keeps byte offsets.
+            let lower = d.to_ascii_lowercase();
+            ["e.g", "for example", "for instance", "such as"].iter().any(|cue| {
+                lower.match_indices(cue).any(|(i, _)| {
+                    let tail = d.get(i + cue.len()..).unwrap_or("");
+                    let end = [")", "\n", ". "]
+                        .iter()
+                        .filter_map(|e| tail.find(e))
+                        .min()
+                        .unwrap_or(tail.len());
+                    tail.get(..end)
+                        .unwrap_or("")
+                        .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+                        .map(|w| w.trim_matches(|c: char| OPENERS.contains(&c) || CLOSERS.contains(&c)))
+                        .any(|w| w == word)
+                })
+            })
+        })
+}
+
 /// The spans that fit `schema`'s length bounds, or `None` when the parameter stays free (no
 /// span fits, or its examples have a shape no span has).
 fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
@@ -711,7 +744,10 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         }
         // A search's query or a prompt takes the request's subject, not one of its words.
         let own =
-            |s: &str| !s.contains(char::is_whitespace) && talks_about(spec, s) && !quotes(spec, s);
+            |s: &str| !s.contains(char::is_whitespace)
+            && talks_about(spec, s)
+            && !quotes(spec, s)
+            && !exemplifies(spec, s);
         if cues
             && free_string(schema)
             && let Some(kind) = crate::topic::takes_topic(k, documented)
@@ -752,7 +788,10 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 uncued.borrow_mut().push((k.to_string(), rest));
                 Some(v)
             }
-            None => crate::cues::named_properly(param, query, fit).or(Some(fits)),
+            None => crate::cues::named_properly(param, query, fit).or_else(|| {
+                let rest: Vec<String> = fits.iter().filter(|s| !own(s)).cloned().collect();
+                Some(if rest.is_empty() { fits } else { rest })
+            }),
         }
     };
     let placed = if cues {
@@ -1333,6 +1372,23 @@ mod tests {
         assert!(allowed(&g, "label").contains(&"Jordan Blake".to_string()));
         let (g, _) = ground_strings(&c, "pod web-1 is stuck Pending", true);
         assert!(allowed(&g, "name").len() > 1);
+    }
+
+    #[test]
+    fn the_tools_own_words_are_offered_only_as_its_examples() {
+        let t = ToolSpec::new(
+            "get_price_history",
+            "Get historical price data for a stock.",
+            json!({"type": "object", "properties": {
+                "symbol": {"type": "string", "description": "Ticker symbol (e.g., AAPL, MSFT)"},
+                "note": {"type": "string"}}, "required": ["symbol", "note"]}),
+        );
+        let (g, _) = ground_strings(&t, "hourly AAPL price data for stock records", true);
+        let symbol = allowed(&g, "symbol");
+        assert!(symbol.contains(&"AAPL".to_string()));
+        // "stock" and "price" are the tool's own terms: no value, with or without a cue.
+        assert!(!symbol.contains(&"stock".to_string()) && !symbol.contains(&"price".to_string()));
+        assert!(symbol.contains(&"records".to_string()));
     }
 
     #[test]
