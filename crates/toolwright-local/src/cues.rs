@@ -1067,7 +1067,9 @@ pub fn proper_names(query: &str, own: impl Fn(&str) -> bool) -> Vec<String> {
         if start > last {
             continue;
         }
-        let mine = ws[start..=last]
+        let mine = ws
+            .get(start..=last)
+            .unwrap_or_default()
             .iter()
             .filter(|w| !NAME_JOINERS.contains(&text(w).to_lowercase().as_str()))
             .all(|w| own(text(w)));

@@ -373,25 +373,33 @@ fn exemplifies(spec: &ToolSpec, word: &str) -> bool {
         .filter_map(|p| p.get("description").and_then(Value::as_str));
     std::iter::once(spec.description.as_str())
         .chain(described)
-        .any(|d| {
-            // ASCII lowering keeps byte offsets.
-            let lower = d.to_ascii_lowercase();
-            ["e.g", "for example", "for instance", "such as"].iter().any(|cue| {
-                lower.match_indices(cue).any(|(i, _)| {
-                    let tail = d.get(i + cue.len()..).unwrap_or("");
-                    let end = [")", "\n", ". "]
-                        .iter()
-                        .filter_map(|e| tail.find(e))
-                        .min()
-                        .unwrap_or(tail.len());
-                    tail.get(..end)
-                        .unwrap_or("")
-                        .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
-                        .map(|w| w.trim_matches(|c: char| OPENERS.contains(&c) || CLOSERS.contains(&c)))
-                        .any(|w| w == word)
-                })
-            })
-        })
+        .any(|d| example_words(d).contains(&word))
+}
+
+/// The words of the lists a text gives after `e.g.`, `for example`, `for instance` or `such
+/// as`, each up to a closing bracket, a line's or a sentence's end.
+fn example_words(d: &str) -> Vec<&str> {
+    // ASCII lowering keeps byte offsets.
+    let lower = d.to_ascii_lowercase();
+    let mut out = Vec::new();
+    for cue in ["e.g", "for example", "for instance", "such as"] {
+        for (i, _) in lower.match_indices(cue) {
+            let tail = d.get(i + cue.len()..).unwrap_or("");
+            let end = [")", "\n", ". "]
+                .iter()
+                .filter_map(|e| tail.find(e))
+                .min()
+                .unwrap_or(tail.len());
+            let listed = tail.get(..end).unwrap_or("");
+            out.extend(
+                listed
+                    .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+                    .map(|w| w.trim_matches(|c: char| OPENERS.contains(&c) || CLOSERS.contains(&c)))
+                    .filter(|w| !w.is_empty()),
+            );
+        }
+    }
+    out
 }
 
 /// The spans that fit `schema`'s length bounds, or `None` when the parameter stays free (no
@@ -743,11 +751,12 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             }
         }
         // A search's query or a prompt takes the request's subject, not one of its words.
-        let own =
-            |s: &str| !s.contains(char::is_whitespace)
-            && talks_about(spec, s)
-            && !quotes(spec, s)
-            && !exemplifies(spec, s);
+        let own = |s: &str| {
+            !s.contains(char::is_whitespace)
+                && talks_about(spec, s)
+                && !quotes(spec, s)
+                && !exemplifies(spec, s)
+        };
         if cues
             && free_string(schema)
             && let Some(kind) = crate::topic::takes_topic(k, documented)
@@ -1353,7 +1362,11 @@ mod tests {
         );
         let (g, _) = ground_strings(&t, "gps coords from the Eiffel Tower wikipedia page", true);
         assert_eq!(allowed(&g, "title"), ["Eiffel Tower"]);
-        let (g, _) = ground_strings(&t, "wikipedia entry for Python (programming language)", true);
+        let (g, _) = ground_strings(
+            &t,
+            "wikipedia entry for Python (programming language)",
+            true,
+        );
         assert_eq!(allowed(&g, "title"), ["Python (programming language)"]);
         // A quoted text is the quote passes' to give; small letters name nothing.
         let (g, _) = ground_strings(&t, "summary of 'Ada Lovelace' for New York", true);
