@@ -151,6 +151,9 @@ const VAGUE: &[&str] = &[
     "next",
     "first",
     "last",
+    "newest",
+    "latest",
+    "oldest",
     "given",
     "specific",
     "particular",
@@ -723,6 +726,7 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
         }
         // "the VALUE NAME", "the VALUE KIND NAME"
         // A possessive is a determiner too ("wikipedia's Japan article").
+        // So is a comma before ("to the cluster, staging namespace").
         let det = |k: usize| {
             ws.get(k).is_some_and(|d| {
                 DETERMINERS.contains(&lower(d).as_str())
@@ -735,8 +739,16 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
         let takes = |b: &Word| !plain(b) && (value_like(text(b)) || proper(text(b)) || named(b));
         let before = match i {
             _ if i >= 2 && det(i - 2) => ws.get(i - 1),
-            // The second word classifies ("mongo database", "helm release"): the first names.
-            _ if i >= 3 && det(i - 3) && ws.get(i - 1).is_some_and(takes) => ws.get(i - 2),
+            // The second word classifies ("mongo database", "helm release"): the first names,
+            // unless only the second is written as a value ("the newest grafana/grafana chart").
+            _ if i >= 3 && det(i - 3) && ws.get(i - 1).is_some_and(takes) => {
+                let like = |k: usize| ws.get(k).is_some_and(|w| value_like(text(w)));
+                if like(i - 1) && !like(i - 2) {
+                    ws.get(i - 1)
+                } else {
+                    ws.get(i - 2)
+                }
+            }
             _ => None,
         };
         if let Some(b) = before.filter(|b| takes(b)) {
@@ -1735,6 +1747,15 @@ mod tests {
             ["cache"]
         );
         assert_eq!(cv("branch", "switch to the release branch"), ["release"]);
+        // Unless only the second is written as a value; "newest" names nothing.
+        assert_eq!(
+            cv(
+                "chart",
+                "move it to the newest grafana/grafana chart version"
+            ),
+            ["grafana/grafana", "grafana"]
+        );
+        assert!(cv("chart", "move it to the newest chart").is_empty());
         // Two words there: the first names, the second classifies.
         assert_eq!(
             cv(
