@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 use toolwright_core::ToolSpec;
 use toolwright_local::cues::{Param, cue_values, focus};
-use toolwright_local::narrow::{ground_numbers, narrow_for_query};
+use toolwright_local::narrow::{ground_numbers, narrow_for_query, require_given};
 use toolwright_local::spans::{ground_strings, query_spans};
 
 fn properties(schema: &Value) -> Map<String, Value> {
@@ -68,6 +68,10 @@ fn main() {
     println!("numbers grounded: {grounded:?}");
     let (g, grounded) = ground_strings(&g, query, true);
     println!("strings grounded: {grounded:?}");
+    let (g, made) = require_given(&g);
+    if !made.is_empty() {
+        println!("required, given by the request: {made:?}");
+    }
     let required: Vec<&str> = g
         .parameters
         .get("required")

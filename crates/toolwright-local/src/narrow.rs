@@ -1195,6 +1195,67 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     (out, report)
 }
 
+/// `spec` (narrowed and grounded) with each optional string parameter that grounding left
+/// exactly one text, which no other parameter is offered, made required; the names of those
+/// parameters. Such a text is one the request gives (the namespace "in namespace payments",
+/// the customer `cus_N4k2`): left optional, a small model often leaves it out (15 of the 22
+/// offered values the model omitted on the held-out sets had one value). Parameters offered the
+/// same text stay optional: the model chooses. Numbers stay optional: a number no other
+/// parameter takes is often a year or a model's version ("keyboards 2025" is no
+/// `max_results`), and forced it was more often wrong than right on every set.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_core::ToolSpec;
+/// use toolwright_local::narrow::require_given;
+/// let s = ToolSpec::new("logs", "", json!({"type": "object", "properties": {
+///     "namespace": {"type": "string", "enum": ["payments"]},
+///     "pod": {"type": "string", "enum": ["api-1"]}, "container": {"type": "string", "enum": ["api-1"]},
+///     "tail": {"type": "integer", "enum": [20]}}}));
+/// let (g, made) = require_given(&s);
+/// assert_eq!(made, ["namespace"]);
+/// assert_eq!(g.parameters["required"], json!(["namespace"]));
+/// ```
+pub fn require_given(spec: &ToolSpec) -> (ToolSpec, Vec<String>) {
+    let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
+        return (spec.clone(), Vec::new());
+    };
+    let required: Vec<&str> = spec
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let offered = |p: &Value| -> Vec<Value> {
+        p.get("enum")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let made: Vec<String> = props
+        .iter()
+        .filter(|(k, _)| !required.contains(&k.as_str()))
+        .filter_map(|(k, p)| match offered(p).as_slice() {
+            [v @ Value::String(_)]
+                if !props.iter().any(|(o, q)| o != k && offered(q).contains(v)) =>
+            {
+                Some(k.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    if made.is_empty() {
+        return (spec.clone(), made);
+    }
+    let mut out = spec.clone();
+    let mut all: Vec<Value> = required.iter().map(|r| json!(r)).collect();
+    all.extend(made.iter().map(|m| json!(m)));
+    if let Some(o) = out.parameters.as_object_mut() {
+        o.insert("required".into(), Value::Array(all));
+    }
+    (out, made)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

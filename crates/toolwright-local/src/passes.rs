@@ -16,6 +16,7 @@
 //! | number grounding | [`Passes::number_grounding`] | on | [`crate::narrow::ground_numbers`]: number parameters may only take numbers the query states |
 //! | string grounding | [`Passes::string_grounding`] | on | [`crate::spans::ground_strings`]: free-form string parameters may only take spans of the request (words, quoted texts, parts of `a/b`), unless their examples have a shape no span has; a search query, question or prompt takes the request's subject ([`crate::topic`]) |
 //! | role cues | [`Passes::role_cues`] | on | [`crate::cues`], [`crate::zones`]: a grounded string parameter whose value the request points at takes only that value: its name word before a value-like word or a quoted text ("channel C0ENG42"), the sides of an `owner/name` word, the words after "from" and "into" for a move's two ends, a word written as a path, URL or CSS selector, a file placed in a directory as one path, the IANA zones of the places named |
+//! | given values required | [`Passes::require_given`] | on | [`crate::narrow::require_given`]: an optional string parameter that grounding left one text of the request, which no other parameter is offered, is required |
 //! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request |
 //! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
 //! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error; when it writes the rejected arguments again, the router's next candidate is tried instead |
@@ -65,6 +66,9 @@ pub struct Passes {
     /// by the parameter's name word or by writing a path or URL ([`crate::cues::focus`]), when
     /// it does. Needs `string_grounding`. Default on.
     pub role_cues: bool,
+    /// Make an optional parameter required when grounding left it exactly one value, which no
+    /// other parameter is offered ([`crate::narrow::require_given`]). Default on.
+    pub require_given: bool,
     /// Keep a further call of a list only when it brings a new value and its texts occur in the
     /// request ([`keep_distinct_grounded`]); off keeps every call the model wrote. Default on.
     pub distinct_calls: bool,
@@ -93,6 +97,7 @@ impl Default for Passes {
             number_grounding: true,
             string_grounding: true,
             role_cues: true,
+            require_given: true,
             distinct_calls: true,
             reask_repeated_numbers: true,
             max_corrections: 2,
@@ -103,7 +108,7 @@ impl Default for Passes {
 
 impl Passes {
     /// The names [`Passes::switch_off`] knows, as the table above writes them with `_`.
-    pub const SWITCHES: [&'static str; 10] = [
+    pub const SWITCHES: [&'static str; 11] = [
         "router_first",
         "no_tool",
         "drop_echoed_names",
@@ -111,6 +116,7 @@ impl Passes {
         "number_grounding",
         "string_grounding",
         "role_cues",
+        "require_given",
         "distinct_calls",
         "reask_repeated_numbers",
         "compose_answer",
@@ -139,6 +145,7 @@ impl Passes {
             "number_grounding" => self.number_grounding = false,
             "string_grounding" => self.string_grounding = false,
             "role_cues" => self.role_cues = false,
+            "require_given" => self.require_given = false,
             "distinct_calls" => self.distinct_calls = false,
             "reask_repeated_numbers" => self.reask_repeated_numbers = false,
             "compose_answer" => self.compose_answer = false,

@@ -18,7 +18,7 @@
 use crate::compose::{Summarizer, compose_answer, key_facts, states_result};
 use crate::engine::Engine;
 use crate::gbnf::{GrammarLimits, tool_call_grammar};
-use crate::narrow::{ground_numbers, narrow_for_query};
+use crate::narrow::{ground_numbers, narrow_for_query, require_given};
 use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
 use crate::salvage::{named_tool, tight_retry};
 use crate::select::{Decision, choose, drop_echoed_names};
@@ -520,6 +520,20 @@ impl LocalProvider {
                         "{}: {} may only take words of the request",
                         t.name,
                         grounded.join(", ")
+                    ));
+                }
+                g
+            })
+            .map(|t| {
+                if !self.config.passes.require_given {
+                    return t;
+                }
+                let (g, made) = require_given(&t);
+                if !made.is_empty() {
+                    notes.push(format!(
+                        "{}: {} required, given by the request",
+                        t.name,
+                        made.join(", ")
                     ));
                 }
                 g
