@@ -484,7 +484,7 @@ fn boolean_param(schema: &Value) -> bool {
 
 /// The numbers a query states, in order, without repeats: `-3`, `9.8`, `1e-9`, `1,000`. Digits
 /// glued to a letter before them (`x2`) or after a `^` (`x^2`) are not numbers of their own, nor
-/// are the digits of a URL.
+/// are the digits of a URL or an identifier's leading digits (`9TZKQ4WX1R`).
 pub fn query_numbers(query: &str) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for (_, _, v) in numbers_at(query) {
@@ -581,11 +581,29 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
         };
         if let Some(v) = v
             && !in_url(&chars, start)
+            && !in_identifier(&chars, i)
         {
             out.push((start, i, v));
         }
     }
     out
+}
+
+/// Whether a number ending before `end` is glued to letters followed by more digits in the same
+/// word: the start of an identifier (`1a2b3c4d…`, `9TZKQ4WX1R`), not a number the request
+/// states (`24h`, `1960s`, `3rd` and `1280x720` stay numbers).
+fn in_identifier(chars: &[char], end: usize) -> bool {
+    let times = matches!(chars.get(end), Some('x' | '×'))
+        && chars.get(end + 1).is_some_and(char::is_ascii_digit);
+    if times || !chars.get(end).is_some_and(|c| c.is_alphabetic()) {
+        return false;
+    }
+    chars
+        .get(end..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|c| !c.is_whitespace())
+        .any(char::is_ascii_digit)
 }
 
 /// Whether the character at `at` belongs to a word holding `://`: a number in a URL
@@ -1556,6 +1574,10 @@ mod tests {
         assert_eq!(
             query_numbers("read https://news.example.com/2025/05/story.html, 3 pages"),
             vec![json!(3)]
+        );
+        assert_eq!(
+            query_numbers("block 1a2b3c4d in kb 9TZKQ4WX1R, 24h, the 1960s"),
+            vec![json!(24), json!(1960)]
         );
         let s = ToolSpec::new(
             "f",
