@@ -522,13 +522,10 @@ impl LocalProvider {
                         grounded.join(", ")
                     ));
                 }
-                g
-            })
-            .map(|t| {
                 if !self.config.passes.require_given {
-                    return t;
+                    return g;
                 }
-                let (g, made) = require_given(&t);
+                let (g, made) = require_given(&g);
                 if !made.is_empty() {
                     notes.push(format!(
                         "{}: {} required, given by the request",
