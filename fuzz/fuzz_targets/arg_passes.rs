@@ -1,7 +1,7 @@
 //! The argument passes of the small-model path (`toolwright_local::narrow` and
 //! `toolwright_local::spans` with its topics, built without llama.cpp): a generated tool schema,
-//! a tool description and a request through `narrow_for_query`, `ground_numbers` and
-//! `ground_strings`, with and without role cues.
+//! a tool description and a request through `narrow_for_query`, `ground_numbers`,
+//! `ground_strings` (with and without role cues) and `require_given`.
 //!
 //! Checks: no panic or hang on any request text (times, dates, URLs, quotes, brackets and
 //! identifiers are mixed in so the cues fire); each pass keeps the schema an object whose
@@ -15,7 +15,7 @@ use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use toolwright_core::ToolSpec;
-use toolwright_local::narrow::{ground_numbers, narrow_for_query};
+use toolwright_local::narrow::{ground_numbers, narrow_for_query, require_given};
 use toolwright_local::spans::ground_strings;
 
 /// Words the cues react to, so that generated requests reach them.
@@ -25,7 +25,9 @@ const WORDS: &[&str] = &[
     "input[name=email]", "recD77", "tblQ3Goals", "acme/webapp", "#318", "50%", "$15", "1,000",
     "-3", "1e-9", "1280x720", "one", "of", "or", "default", "newest", "first", "jordan@x.io",
     "'s", "between", "and", "a", "é", "東京", "", "(48*12)", "+", "365/7", "times", "**-360)",
-    "3.5e6", "ref://a7f3", "cus_N4k2", "group", "context", "label",
+    "3.5e6", "ref://a7f3", "cus_N4k2", "group", "context", "label", "Treaty", "Eiffel", "Tower",
+    "(programming", "language)", "Summarise", "I", "wiki", "title", "1a2b3c", "9TZKQ4WX1R",
+    "e.g.,", "AAPL",
 ];
 
 /// Words the topic rules react to (`toolwright_local::topic`).
@@ -50,11 +52,12 @@ fn request(u: &mut Unstructured) -> Result<String> {
 }
 
 fn description(u: &mut Unstructured) -> Result<String> {
-    Ok(match u.int_in_range(0..=4)? {
+    Ok(match u.int_in_range(0..=5)? {
         0 => "A tool.".to_string(),
         1 => "Args:\n    name: One of 'text', 'main' or 'markdown'.\n    when: HH:MM".to_string(),
         2 => "Sort by 'relevance' (default) or 'date' (newest first). Uses 'curl'.".to_string(),
         3 => "Args:\n    token: A ref://<id> token.\n    expression: A math expression".to_string(),
+        4 => "Get a summary of a Wikipedia article. Ticker (e.g., AAPL, MSFT)".to_string(),
         _ => common::string(u)?,
     })
 }
@@ -91,7 +94,8 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(narrowed.parameters, spec.parameters);
         }
         let (n, _) = ground_numbers(&narrowed, &query);
-        let _ = ground_strings(&n, &query, cues);
+        let (g, _) = ground_strings(&n, &query, cues);
+        let _ = require_given(&g);
         return;
     }
     let original = spec.parameters.get("properties").and_then(Value::as_object);
@@ -108,4 +112,6 @@ fuzz_target!(|data: &[u8]| {
     assert!(well_formed(&numbers.parameters, kept.as_ref()), "numbers: {}", numbers.parameters);
     let (strings, _) = ground_strings(&numbers, &query, cues);
     assert!(well_formed(&strings.parameters, kept.as_ref()), "strings: {}", strings.parameters);
+    let (given, _) = require_given(&strings);
+    assert!(well_formed(&given.parameters, kept.as_ref()), "given: {}", given.parameters);
 });
