@@ -1238,12 +1238,7 @@ pub fn require_given(spec: &ToolSpec) -> (ToolSpec, Vec<String>) {
     let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
         return (spec.clone(), Vec::new());
     };
-    let required: Vec<&str> = spec
-        .parameters
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = toolwright_catalog::schema::required(&spec.parameters);
     let offered = |p: &Value| -> Vec<Value> {
         p.get("enum")
             .and_then(Value::as_array)
@@ -1252,7 +1247,7 @@ pub fn require_given(spec: &ToolSpec) -> (ToolSpec, Vec<String>) {
     };
     let made: Vec<String> = props
         .iter()
-        .filter(|(k, _)| !required.contains(&k.as_str()))
+        .filter(|(k, _)| !required.contains(k))
         .filter_map(|(k, p)| match offered(p).as_slice() {
             [v @ Value::String(_)]
                 if !props.iter().any(|(o, q)| o != k && offered(q).contains(v)) =>
