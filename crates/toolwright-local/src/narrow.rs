@@ -97,9 +97,9 @@ fn keep_written(
 /// not `from_branch`), or the value is a path, URL or e-mail address (those go by their form,
 /// [`keep_written`]). Enum and boolean parameters have their own rules.
 fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report: &mut Narrowing) {
-    let ids: Vec<&str> = query
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '"' | '\''))
-        .map(|w| w.trim_end_matches(['.', '?', '!', ':']))
+    let ids: Vec<&str> = crate::spans::word_ranges(query)
+        .into_iter()
+        .filter_map(|(_, body)| query.get(body))
         .filter(|w| w.contains(['_', '-']) || w.chars().any(|c| c.is_ascii_digit()))
         .filter(|w| w.chars().any(char::is_alphabetic))
         .collect();

@@ -661,14 +661,9 @@ fn scheme_words(documented: &str, query: &str) -> Vec<String> {
     if schemes.is_empty() {
         return Vec::new();
     }
-    let mut out: Vec<String> = query
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| {
-                matches!(c, '(' | ')' | '`' | '\'' | '"' | ',' | '?' | '!' | ';')
-            })
-        })
-        .map(|w| w.trim_end_matches('.'))
+    let mut out: Vec<String> = words(query)
+        .into_iter()
+        .filter_map(|r| query.get(r))
         .filter(|w| {
             schemes
                 .iter()
