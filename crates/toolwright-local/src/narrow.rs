@@ -1216,7 +1216,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
 /// `spec` (narrowed and grounded) with each optional string parameter that grounding left
 /// exactly one text, which no other parameter is offered, made required; the names of those
 /// parameters. Such a text is one the request gives (the namespace "in namespace payments",
-/// the customer `cus_N4k2`): left optional, a small model often leaves it out (15 of the 22
+/// the customer `cus_N4k2`): left optional, a small model often leaves it out (16 of the 22
 /// offered values the model omitted on the held-out sets had one value). Parameters offered the
 /// same text stay optional: the model chooses. Numbers stay optional: a number no other
 /// parameter takes is often a year or a model's version ("keyboards 2025" is no
