@@ -1220,7 +1220,8 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
 /// offered values the model omitted on the held-out sets had one value). Parameters offered the
 /// same text stay optional: the model chooses. Numbers stay optional: a number no other
 /// parameter takes is often a year or a model's version ("keyboards 2025" is no
-/// `max_results`), and forced it was more often wrong than right on every set.
+/// `max_results`); forced, it was wrong or unexpected for 34 parameters of the six evaluation
+/// sets and right for 26.
 ///
 /// ```
 /// use serde_json::json;
