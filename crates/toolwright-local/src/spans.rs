@@ -1335,13 +1335,21 @@ mod tests {
         assert!(!allowed(&g, "symbol").contains(&"2024-03-01".to_string()));
     }
 
-    #[test]
-    fn a_bare_title_takes_the_name_of_what_the_tool_acts_on() {
-        let t = ToolSpec::new(
-            "extract_key_facts",
-            "Extract key facts from a Wikipedia article, optionally focused on a topic.",
+    /// A tool with one required parameter, `title`.
+    fn titled(name: &str, description: &str) -> ToolSpec {
+        ToolSpec::new(
+            name,
+            description,
             json!({"type": "object", "properties": {"title": {"type": "string"}},
                    "required": ["title"]}),
+        )
+    }
+
+    #[test]
+    fn a_bare_title_takes_the_name_of_what_the_tool_acts_on() {
+        let t = titled(
+            "extract_key_facts",
+            "Extract key facts from a Wikipedia article, optionally focused on a topic.",
         );
         let (g, _) = ground_strings(&t, "main facts from wikipedia's Japan article", true);
         assert_eq!(allowed(&g, "title"), ["Japan"]);
@@ -1349,12 +1357,7 @@ mod tests {
 
     #[test]
     fn a_title_nothing_points_at_is_the_proper_name_written() {
-        let t = ToolSpec::new(
-            "get_summary",
-            "Get a summary of a Wikipedia article.",
-            json!({"type": "object", "properties": {"title": {"type": "string"}},
-                   "required": ["title"]}),
-        );
+        let t = titled("get_summary", "Get a summary of a Wikipedia article.");
         let (g, _) = ground_strings(&t, "gps coords from the Eiffel Tower wikipedia page", true);
         assert_eq!(allowed(&g, "title"), ["Eiffel Tower"]);
         let (g, _) = ground_strings(
