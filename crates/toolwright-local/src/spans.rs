@@ -351,14 +351,17 @@ fn talks_about(spec: &ToolSpec, word: &str) -> bool {
 /// "curl" or `curl`, read as [`crate::listed`] reads choices): a value the tool offers, not a
 /// term it uses.
 fn quotes(spec: &ToolSpec, word: &str) -> bool {
+    documents(spec).any(|t| crate::listed::quoted_words(t).iter().any(|q| q == word))
+}
+
+/// The tool's description, then its parameters' descriptions.
+fn documents(spec: &ToolSpec) -> impl Iterator<Item = &str> {
     let props = spec.parameters.get("properties").and_then(Value::as_object);
     let described = props
         .into_iter()
         .flat_map(|p| p.values())
         .filter_map(|p| p.get("description").and_then(Value::as_str));
-    std::iter::once(spec.description.as_str())
-        .chain(described)
-        .any(|t| crate::listed::quoted_words(t).iter().any(|q| q == word))
+    std::iter::once(spec.description.as_str()).chain(described)
 }
 
 /// Whether the tool's description or one of its parameters' descriptions gives `word` as an
@@ -366,14 +369,7 @@ fn quotes(spec: &ToolSpec, word: &str) -> bool {
 /// after `e.g.`, `for example`, `for instance` or `such as`, up to a closing bracket, a line's
 /// or a sentence's end. A value the tool shows, not a term it uses.
 fn exemplifies(spec: &ToolSpec, word: &str) -> bool {
-    let props = spec.parameters.get("properties").and_then(Value::as_object);
-    let described = props
-        .into_iter()
-        .flat_map(|p| p.values())
-        .filter_map(|p| p.get("description").and_then(Value::as_str));
-    std::iter::once(spec.description.as_str())
-        .chain(described)
-        .any(|d| example_words(d).contains(&word))
+    documents(spec).any(|d| example_words(d).contains(&word))
 }
 
 /// The words of the lists a text gives after `e.g.`, `for example`, `for instance` or `such
