@@ -726,7 +726,6 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
         }
         // "the VALUE NAME", "the VALUE KIND NAME"
         // A possessive is a determiner too ("wikipedia's Japan article").
-        // So is a comma before ("to the cluster, staging namespace").
         let det = |k: usize| {
             ws.get(k).is_some_and(|d| {
                 DETERMINERS.contains(&lower(d).as_str())
@@ -963,13 +962,7 @@ pub fn named_properly(
     if !(title || name) || !toolwright_catalog::values::quoted_spans(query).is_empty() {
         return None;
     }
-    let own = |w: &str| {
-        let w = w.to_lowercase();
-        [param.tool, param.tool_description].iter().any(|t| {
-            t.split(|c: char| !c.is_alphanumeric())
-                .any(|t| t.to_lowercase() == w)
-        })
-    };
+    let own = |w: &str| tool_uses(param.tool, param.tool_description, w);
     let capitals = |v: &str| {
         v.split_whitespace()
             .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
@@ -980,6 +973,16 @@ pub fn named_properly(
         .filter(|v| fits(v) && (title || capitals(v) > 1))
         .collect();
     (!v.is_empty()).then_some(v)
+}
+
+/// Whether a tool's name or description uses `word` (any case) as a word of its own: "Slack"
+/// for a tool that posts Slack messages.
+pub(crate) fn tool_uses(tool: &str, description: &str, word: &str) -> bool {
+    let word = word.to_lowercase();
+    [tool, description].iter().any(|t| {
+        t.split(|c: char| !c.is_alphanumeric())
+            .any(|w| w.to_lowercase() == word)
+    })
 }
 
 /// Words that join the capitalised words of one proper name ("Treaty of Westphalia", "Lord of
@@ -1016,106 +1019,49 @@ const NAME_JOINERS: &[&str] = &[
 pub fn proper_names(query: &str, own: impl Fn(&str) -> bool) -> Vec<String> {
     let ws = tokens(query);
     let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
-    let raw = |w: &Word| query.get(w.raw.clone()).unwrap_or("");
-    let capital = |w: &Word| {
-        let t = text(w);
-        t != "I"
-            && t.chars().next().is_some_and(char::is_uppercase)
-            && t.chars().any(char::is_alphabetic)
-    };
-    let ends = |w: &Word| raw(w).ends_with([',', ';', ':', '.', '!', '?']);
+    let joiner = |w: &Word| NAME_JOINERS.contains(&text(w).to_lowercase().as_str());
     let sentence_start = |i: usize| {
         i == 0
             || ws
                 .get(i - 1)
-                .is_some_and(|p| raw(p).ends_with(['.', '!', '?', ':']))
+                .is_some_and(|p| raw(query, p).ends_with(['.', '!', '?', ':']))
     };
     let mut out = Vec::new();
     let mut i = 0;
     while i < ws.len() {
-        let Some(first) = ws.get(i).filter(|w| capital(w)) else {
+        let Some(first) = ws.get(i).filter(|w| capital(query, w)) else {
             i += 1;
             continue;
         };
-        // The run: capitals, and joiners between capitals.
-        let mut last = i;
-        let mut j = i;
-        while !ws.get(j).is_some_and(ends) {
-            let mut k = j + 1;
-            while k <= j + 2
-                && ws.get(k).is_some_and(|w| {
-                    NAME_JOINERS.contains(&text(w).to_lowercase().as_str()) && !ends(w)
-                })
-            {
-                k += 1;
-            }
-            match ws.get(k) {
-                Some(w) if capital(w) => {
-                    last = k;
-                    j = k;
-                }
-                _ => break,
-            }
-        }
+        let last = run_end(query, &ws, i);
         let mut start = i;
         if sentence_start(i) {
             let lower = text(first).to_lowercase();
             let verb = toolwright_catalog::text::action(std::slice::from_ref(&lower)).is_some();
-            let joined = |w: &Word| NAME_JOINERS.contains(&text(w).to_lowercase().as_str());
             if last == i || verb || FUNCTION_WORDS.contains(&lower.as_str()) {
                 start = i + 1;
-            } else if ws.get(i + 1).is_some_and(joined) {
+            } else if ws.get(i + 1).is_some_and(joiner) {
                 // "Summarise the Eiffel Tower": a verb before its object's article.
                 start = i + 1;
-                while start < last && ws.get(start).is_some_and(joined) {
+                while start < last && ws.get(start).is_some_and(joiner) {
                     start += 1;
                 }
             }
         }
         i = last + 1;
-        let (Some(a), Some(b)) = (ws.get(start), ws.get(last)) else {
+        let (Some(a), Some(b), Some(run)) = (ws.get(start), ws.get(last), ws.get(start..=last))
+        else {
             continue;
         };
-        if start > last {
+        if run.iter().filter(|w| !joiner(w)).all(|w| own(text(w))) {
             continue;
         }
-        let mine = ws
-            .get(start..=last)
-            .unwrap_or_default()
-            .iter()
-            .filter(|w| !NAME_JOINERS.contains(&text(w).to_lowercase().as_str()))
-            .all(|w| own(text(w)));
-        if mine {
-            continue;
-        }
-        let mut ends_at = vec![b.body.end];
-        if let Some(g) = gloss(query, b.raw.end).filter(|_| !ends(b)) {
-            ends_at = vec![g];
-        } else if !ends(b) && raw(b).len() == text(b).len() {
-            // A title in sentence case goes on in small letters ("Quantum computing on
-            // wikipedia"): up to the next function word, punctuation or word of the tool's own.
-            let more = ws
-                .get(last + 1..)
-                .unwrap_or_default()
-                .iter()
-                .take(3)
-                .take_while(|w| {
-                    let t = text(w);
-                    raw(w).starts_with(t)
-                        && t.chars().next().is_some_and(char::is_lowercase)
-                        && t.chars().all(|c| c.is_alphanumeric() || c == '-')
-                        && !FUNCTION_WORDS.contains(&t)
-                        && !own(t)
-                })
-                .collect::<Vec<_>>();
-            let stop = more
-                .iter()
-                .position(|w| ends(w) || raw(w).len() != text(w).len())
-                .map_or(more.len(), |p| p + 1);
-            if let Some(w) = more.get(..stop).and_then(<[_]>::last) {
-                ends_at.push(w.body.end);
-            }
-        }
+        let ends_at = match gloss(query, b.raw.end).filter(|_| !ends(query, b)) {
+            Some(g) => vec![g],
+            None => std::iter::once(b.body.end)
+                .chain(small_letter_tail(query, &ws, last, &own))
+                .collect(),
+        };
         for end in ends_at {
             let Some(name) = query.get(a.body.start..end) else {
                 continue;
@@ -1126,6 +1072,79 @@ pub fn proper_names(query: &str, own: impl Fn(&str) -> bool) -> Vec<String> {
         }
     }
     out
+}
+
+/// A word as written, with the punctuation around it.
+fn raw<'q>(query: &'q str, w: &Word) -> &'q str {
+    query.get(w.raw.clone()).unwrap_or("")
+}
+
+/// Whether a word ends its phrase with punctuation.
+fn ends(query: &str, w: &Word) -> bool {
+    raw(query, w).ends_with([',', ';', ':', '.', '!', '?'])
+}
+
+/// Whether a word is capitalised (and not `I`).
+fn capital(query: &str, w: &Word) -> bool {
+    let t = query.get(w.body.clone()).unwrap_or("");
+    t != "I"
+        && t.chars().next().is_some_and(char::is_uppercase)
+        && t.chars().any(char::is_alphabetic)
+}
+
+/// The index of the last capital of the run of capitals that starts at word `i`, joined by at
+/// most two [`NAME_JOINERS`] between capitals, up to a word that ends its phrase.
+fn run_end(query: &str, ws: &[Word], i: usize) -> usize {
+    let joiner = |w: &Word| {
+        let t = query.get(w.body.clone()).unwrap_or("").to_lowercase();
+        NAME_JOINERS.contains(&t.as_str()) && !ends(query, w)
+    };
+    let mut last = i;
+    while !ws.get(last).is_some_and(|w| ends(query, w)) {
+        let mut k = last + 1;
+        while k <= last + 2 && ws.get(k).is_some_and(joiner) {
+            k += 1;
+        }
+        match ws.get(k) {
+            Some(w) if capital(query, w) => last = k,
+            _ => break,
+        }
+    }
+    last
+}
+
+/// Where a title in sentence case ending at word `last` goes on in small letters ("Quantum
+/// computing on wikipedia"): the end of up to three small-letter words after it, up to a
+/// function word, punctuation, a bracket or a word of the tool's own; `None` when none follow.
+fn small_letter_tail(
+    query: &str,
+    ws: &[Word],
+    last: usize,
+    own: &impl Fn(&str) -> bool,
+) -> Option<usize> {
+    let b = ws.get(last)?;
+    if ends(query, b) || raw(query, b).len() != b.body.len() {
+        return None;
+    }
+    let more: Vec<&Word> = ws
+        .get(last + 1..)
+        .unwrap_or_default()
+        .iter()
+        .take(3)
+        .take_while(|w| {
+            let t = query.get(w.body.clone()).unwrap_or("");
+            raw(query, w).starts_with(t)
+                && t.chars().next().is_some_and(char::is_lowercase)
+                && t.chars().all(|c| c.is_alphanumeric() || c == '-')
+                && !FUNCTION_WORDS.contains(&t)
+                && !own(t)
+        })
+        .collect();
+    let stop = more
+        .iter()
+        .position(|w| ends(query, w) || raw(query, w).len() != w.body.len())
+        .map_or(more.len(), |p| p + 1);
+    more.get(..stop)?.last().map(|w| w.body.end)
 }
 
 /// The end of a bracketed gloss of at most four words right after byte `at` ("Python

@@ -338,13 +338,7 @@ fn within(schema: &Value, value: &str) -> bool {
 /// Whether the tool's own name or description uses `word` (any case), as a word of its own:
 /// "Slack" for a tool that posts Slack messages.
 fn talks_about(spec: &ToolSpec, word: &str) -> bool {
-    let word = word.to_lowercase();
-    [spec.name.as_str(), spec.description.as_str()]
-        .iter()
-        .any(|t| {
-            t.split(|c: char| !c.is_alphanumeric())
-                .any(|w| w.to_lowercase() == word)
-        })
+    crate::cues::tool_uses(&spec.name, &spec.description, word)
 }
 
 /// Whether the tool's description or one of its parameters' descriptions quotes `word` ('curl',
