@@ -335,17 +335,40 @@ fn within(schema: &Value, value: &str) -> bool {
     (min..=max).contains(&(value.chars().count() as u64))
 }
 
-/// Whether the tool's own name or description uses `word` (any case), as a word of its own:
-/// "Slack" for a tool that posts Slack messages.
-fn talks_about(spec: &ToolSpec, word: &str) -> bool {
-    crate::cues::tool_uses(&spec.name, &spec.description, word)
+/// The words a tool uses of its own (those of its name and description, any case), less those
+/// its documentation quotes or gives as examples: "Slack" for a tool that posts Slack messages
+/// is its service, no value; 'curl' in "One of 'httpx', 'curl' or 'auto'" (read as
+/// [`crate::listed`] reads choices) and `AAPL` in "Ticker symbol (e.g., AAPL, MSFT)" are values
+/// it offers. Read once per tool.
+struct OwnWords {
+    used: std::collections::HashSet<String>,
+    offered: std::collections::HashSet<String>,
 }
 
-/// Whether the tool's description or one of its parameters' descriptions quotes `word` ('curl',
-/// "curl" or `curl`, read as [`crate::listed`] reads choices): a value the tool offers, not a
-/// term it uses.
-fn quotes(spec: &ToolSpec, word: &str) -> bool {
-    documents(spec).any(|t| crate::listed::quoted_words(t).iter().any(|q| q == word))
+impl OwnWords {
+    fn of(spec: &ToolSpec) -> Self {
+        let used = [spec.name.as_str(), spec.description.as_str()]
+            .iter()
+            .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let offered = documents(spec)
+            .flat_map(|d| {
+                let mut v = crate::listed::quoted_words(d);
+                v.extend(example_words(d).into_iter().map(String::from));
+                v
+            })
+            .collect();
+        OwnWords { used, offered }
+    }
+
+    /// Whether `s` is one word the tool uses of its own, not one it offers.
+    fn own(&self, s: &str) -> bool {
+        !s.contains(char::is_whitespace)
+            && self.used.contains(&s.to_lowercase())
+            && !self.offered.contains(s)
+    }
 }
 
 /// The tool's description, then its parameters' descriptions.
@@ -356,14 +379,6 @@ fn documents(spec: &ToolSpec) -> impl Iterator<Item = &str> {
         .flat_map(|p| p.values())
         .filter_map(|p| p.get("description").and_then(Value::as_str));
     std::iter::once(spec.description.as_str()).chain(described)
-}
-
-/// Whether the tool's description or one of its parameters' descriptions gives `word` as an
-/// example ("Ticker symbol (e.g., AAPL, MSFT)": "hourly AAPL prices" → `AAPL`): in the list
-/// after `e.g.`, `for example`, `for instance` or `such as`, up to a closing bracket, a line's
-/// or a sentence's end. A value the tool shows, not a term it uses.
-fn exemplifies(spec: &ToolSpec, word: &str) -> bool {
-    documents(spec).any(|d| example_words(d).contains(&word))
 }
 
 /// The words of the lists a text gives after `e.g.`, `for example`, `for instance` or `such
@@ -685,6 +700,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         return (spec.clone(), report);
     }
     let names: Vec<&str> = props.keys().map(String::as_str).collect();
+    let own_words = OwnWords::of(spec);
     // The parameters a cue pointed at, with the values it gave.
     let cued: std::cell::RefCell<Vec<(String, Vec<String>)>> = Default::default();
     // The spans each cued parameter could take without its cue.
@@ -736,12 +752,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             }
         }
         // A search's query or a prompt takes the request's subject, not one of its words.
-        let own = |s: &str| {
-            !s.contains(char::is_whitespace)
-                && talks_about(spec, s)
-                && !quotes(spec, s)
-                && !exemplifies(spec, s)
-        };
+        let own = |s: &str| own_words.own(s);
         if cues
             && free_string(schema)
             && let Some(kind) = crate::topic::takes_topic(k, documented)
