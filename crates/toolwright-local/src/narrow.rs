@@ -1240,16 +1240,15 @@ pub fn require_given(spec: &ToolSpec) -> (ToolSpec, Vec<String>) {
         return (spec.clone(), Vec::new());
     };
     let required = toolwright_catalog::schema::required(&spec.parameters);
-    let offered = |p: &Value| -> Vec<Value> {
+    fn offered(p: &Value) -> &[Value] {
         p.get("enum")
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
+            .map_or(&[], Vec::as_slice)
+    }
     let made: Vec<String> = props
         .iter()
         .filter(|(k, _)| !required.contains(k))
-        .filter_map(|(k, p)| match offered(p).as_slice() {
+        .filter_map(|(k, p)| match offered(p) {
             [v @ Value::String(_)]
                 if !props.iter().any(|(o, q)| o != k && offered(q).contains(v)) =>
             {
