@@ -66,8 +66,9 @@ pub struct Passes {
     /// by the parameter's name word or by writing a path or URL ([`crate::cues::focus`]), when
     /// it does. Needs `string_grounding`. Default on.
     pub role_cues: bool,
-    /// Make an optional parameter required when grounding left it exactly one value, which no
-    /// other parameter is offered ([`crate::narrow::require_given`]). Default on.
+    /// Make an optional string parameter required when grounding left it exactly one text of
+    /// the request, which no other parameter is offered; numbers stay optional
+    /// ([`crate::narrow::require_given`]). Default on.
     pub require_given: bool,
     /// Keep a further call of a list only when it brings a new value and its texts occur in the
     /// request ([`keep_distinct_grounded`]); off keeps every call the model wrote. Default on.
