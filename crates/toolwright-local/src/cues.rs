@@ -445,8 +445,9 @@ fn tokens(query: &str) -> Vec<Word> {
 
 /// The name word a cue looks for: the one word of the parameter's name that is not generic
 /// (`channel_id` → `channel`), or the word before a last word that only says how the value is
-/// written (`repo_path` → `repo`: "in the repo at /srv/shop"), or `None` (`name`,
-/// `source_branch`, `file_path`).
+/// written (`repo_path` → `repo`: "in the repo at /srv/shop"), or the two words of a two-word
+/// name as a phrase (`commit_message` → `commit message`, `source_branch` → `source branch`:
+/// both must be written, in that order), or `None` (`name`, `file_path`, three words or more).
 fn cue_word(param: &str) -> Option<String> {
     let ws: Vec<String> = name_words(param)
         .into_iter()
@@ -454,12 +455,14 @@ fn cue_word(param: &str) -> Option<String> {
         .collect();
     let form =
         |w: &str| PATH_WORDS.contains(&w) || DIRECTORY_WORDS.contains(&w) || URL_WORDS.contains(&w);
-    let w = match ws.as_slice() {
-        [w] => w,
-        [w, last] if form(last) && !form(w) => w,
-        _ => return None,
-    };
-    (!FUNCTION_WORDS.contains(&w.as_str()) && w.chars().count() > 1).then(|| w.clone())
+    let word = |w: &String| !FUNCTION_WORDS.contains(&w.as_str()) && w.chars().count() > 1;
+    match ws.as_slice() {
+        [w] => word(w).then(|| w.clone()),
+        [w, last] if form(last) && !form(w) => word(w).then(|| w.clone()),
+        // Two words name the value only together: "commit message 'docs: install steps'".
+        [w, last] if !form(w) && word(w) && word(last) => Some(format!("{w} {last}")),
+        _ => None,
+    }
 }
 
 /// Whether the request's word `w` is the name word `cue` (or its plural, or singular, or its
@@ -633,11 +636,21 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
     let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
     let lower = |w: &Word| text(w).to_lowercase();
     let plain = |w: &Word| FUNCTION_WORDS.contains(&lower(w).as_str());
+    // A phrase cue ("commit message") is met where its last word is written right after the
+    // others; the rules below read what follows its last word and what precedes its first.
+    let parts: Vec<&str> = cue.split(' ').collect();
+    let lead = parts.len() - 1;
     let mut out: Vec<String> = Vec::new();
     for (i, w) in ws.iter().enumerate() {
-        if !names(text(w), &cue) {
+        let met = i >= lead
+            && parts
+                .iter()
+                .enumerate()
+                .all(|(k, part)| ws.get(i - lead + k).is_some_and(|p| names(text(p), part)));
+        if !met {
             continue;
         }
+        let start = i - lead;
         // Past at most two linking words.
         let mut j = i + 1;
         while j <= i + 2
@@ -665,11 +678,11 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
         // `NAME: the rest`: the whole rest of the request, without its final punctuation;
         // unless the name already has its value before it ("the analytics database: data
         // size, object count" names `analytics`; the rules below find it).
-        let named_before = i >= 2
+        let named_before = start >= 2
             && ws
-                .get(i - 2)
+                .get(start - 2)
                 .is_some_and(|d| DETERMINERS.contains(&lower(d).as_str()))
-            && ws.get(i - 1).is_some_and(|b| !plain(b));
+            && ws.get(start - 1).is_some_and(|b| !plain(b));
         if !named_before && query.get(w.raw.clone()).is_some_and(|r| r.ends_with(':')) {
             let rest = ws.get(i + 1..).unwrap_or(&[]);
             if let (Some(first), Some(last)) = (rest.first(), rest.last()) {
@@ -708,7 +721,7 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
                     .get(n.raw.clone())
                     .is_none_or(|r| !r.ends_with([',', ';', ':', ')', ']', '?', '!']))
         };
-        let after_place = i
+        let after_place = start
             .checked_sub(1)
             .and_then(|k| ws.get(k))
             .is_some_and(|p| PLACE_PREPOSITIONS.contains(&lower(p).as_str()));
@@ -736,11 +749,11 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
             })
         };
         let takes = |b: &Word| !plain(b) && (value_like(text(b)) || proper(text(b)) || named(b));
-        let before = match i {
-            _ if i >= 2 && det(i - 2) => ws.get(i - 1),
+        let before = match start {
+            i if i >= 2 && det(i - 2) => ws.get(i - 1),
             // The second word classifies ("mongo database", "helm release"): the first names,
             // unless only the second is written as a value ("the newest grafana/grafana chart").
-            _ if i >= 3 && det(i - 3) && ws.get(i - 1).is_some_and(takes) => {
+            i if i >= 3 && det(i - 3) && ws.get(i - 1).is_some_and(takes) => {
                 let like = |k: usize| ws.get(k).is_some_and(|w| value_like(text(w)));
                 if like(i - 1) && !like(i - 2) {
                     ws.get(i - 1)
@@ -1799,6 +1812,19 @@ mod tests {
         assert!(cue_values("cluster", "every deployment in the whole cluster").is_none());
         assert!(cue_values("database", "the database server is down").is_none());
         assert!(cue_values("namespace", "in namespace, list pods").is_none());
+    }
+
+    #[test]
+    fn a_two_word_name_is_a_cue_where_both_words_are_written() {
+        let q = "update README.md on main, commit message 'docs: install steps'";
+        assert_eq!(cv("commit_message", q), ["docs: install steps"]);
+        assert_eq!(
+            cv("source_branch", "merge source branch fix/leak into main"),
+            ["fix/leak", "fix", "leak"]
+        );
+        // One of the words alone, or both apart, is no cue.
+        assert!(cue_values("commit_message", "commit 'fix typo'").is_none());
+        assert!(cue_values("commit_message", "the message of commit 'abc123'").is_none());
     }
 
     #[test]
