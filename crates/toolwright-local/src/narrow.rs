@@ -6,7 +6,8 @@
 //!
 //! - drops optional parameters the query does not mention (by name, by one of their allowed
 //!   values, or by a verb that renames what they hold: "rename" for `name`, "retitle" for
-//!   `title`), so the tool's defaults apply; a name is mentioned when its distinctive words are
+//!   `title`; or by naming a value of its kind, a colour for a `color`: [`crate::kinds`]), so
+//!   the tool's defaults apply; a name is mentioned when its distinctive words are
 //!   (`atm_pressure` by "atmospheric pressure", `return_type` by "return", a one-letter typo
 //!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not),
 //!   except optional number parameters when the query states a number and no parameter that
@@ -1107,10 +1108,15 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
                 .0
                 .is_empty()
         });
-        if !is_required && value_mentioned && !renames {
+        // A colour the request names is a colour parameter's value ("new label waiting-on,
+        // orange"): values of a known kind name their parameter.
+        let kind_named = values.is_none()
+            && crate::kinds::colour_param(name)
+            && !crate::kinds::colours_named(query).is_empty();
+        if !is_required && (value_mentioned || kind_named) && !renames {
             report.promoted.push(name.clone());
         }
-        stays.push(is_required || name_mentioned || value_mentioned);
+        stays.push(is_required || name_mentioned || value_mentioned || kind_named);
     }
     keep_written(props, query, &mut stays, &mut report);
     keep_cued(props, query, &mut stays, &mut report);
@@ -1688,6 +1694,29 @@ mod tests {
         let mode = json!({"type": "string", "enum": ["fast", "slow"],
             "description": "`fast` - skips the page cache; `slow` - reads every page"});
         assert_eq!(one("t", "mode", mode, "read every page"), Value::Null);
+    }
+
+    #[test]
+    fn a_colour_named_keeps_the_colour_parameter() {
+        let spec = ToolSpec::new(
+            "add_label",
+            "Create a label.",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string"},
+                "color": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "order": {"type": "integer"}},
+                "required": ["name"]}),
+        );
+        let (n, r) = narrow_for_query(&spec, "new label waiting-on, orange");
+        assert_eq!(r.promoted, ["color"]);
+        assert_eq!(n.parameters["required"], json!(["name", "color"]));
+        let (g, _) = crate::spans::ground_strings(&n, "new label waiting-on, orange", true);
+        assert_eq!(
+            g.parameters["properties"]["color"]["enum"],
+            json!(["orange"])
+        );
+        let (_, r) = narrow_for_query(&spec, "new label waiting-on");
+        assert_eq!(r.dropped, ["color", "order"]);
     }
 
     #[test]

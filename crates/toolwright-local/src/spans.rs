@@ -734,6 +734,13 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 return Some(times);
             }
         }
+        // A colour parameter takes the colours the request names.
+        if cues && free_string(schema) && crate::kinds::colour_param(k) {
+            let colours = crate::kinds::colours_named(query);
+            if !colours.is_empty() {
+                return Some(colours);
+            }
+        }
         // An expression to evaluate takes the request's arithmetic, whole.
         if cues
             && free_string(schema)
