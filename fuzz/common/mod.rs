@@ -12,7 +12,7 @@ pub const MAX_DEPTH: usize = 5;
 
 const KEYS: &[&str] = &[
     "city", "limit", "name", "from", "to", "amount", "path", "tags", "mode", "x", "a b", "Ä", "",
-    "query", "prompt", "expression", "token", "customer", "apiGroup",
+    "query", "prompt", "expression", "token", "customer", "apiGroup", "color", "commit_message",
 ];
 const STRINGS: &[&str] = &[
     "",

@@ -27,7 +27,7 @@ const WORDS: &[&str] = &[
     "'s", "between", "and", "a", "é", "東京", "", "(48*12)", "+", "365/7", "times", "**-360)",
     "3.5e6", "ref://a7f3", "cus_N4k2", "group", "context", "label", "Treaty", "Eiffel", "Tower",
     "(programming", "language)", "Summarise", "I", "wiki", "title", "1a2b3c", "9TZKQ4WX1R",
-    "e.g.,", "AAPL",
+    "e.g.,", "AAPL", "orange", "Navy", "commit", "message",
 ];
 
 /// Words the topic rules react to (`toolwright_local::topic`).
