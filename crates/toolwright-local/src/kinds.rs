@@ -4,11 +4,12 @@
 //! word of the request names the parameter `color`: the value itself says what it is. A
 //! parameter takes colours when the last word of its name is `color` or `colour` (`color`,
 //! `background_color`; not `colorScheme`, whose values are `light` and `dark`), and a colour is
-//! one of the CSS named colours (CSS Color Module Level 4, the list browsers accept) or
-//! `grey`, written as a word of the request in any case. An `enum` parameter is left to
+//! one of the CSS named colours (CSS Color Module Level 4, the list browsers accept, `grey`
+//! spellings included), written as a word of the request in any case. An `enum` parameter is left to
 //! narrowing, which reads its own values.
 
-/// The CSS Color Module Level 4 named colours (`<named-color>`), with `grey` spellings.
+/// The CSS Color Module Level 4 named colours (`<named-color>`; each `gray` also as `grey`, as
+/// the specification lists them), sorted for a binary search.
 const COLOURS: &[&str] = &[
     "aliceblue",
     "antiquewhite",
