@@ -1,12 +1,32 @@
-//! Values named by their kind: a colour parameter gets the colours the request names.
+//! Values named by their kind: a colour, a language or a country the request names goes to the
+//! parameter that takes that kind of value, although no word of the request names the parameter.
 //!
-//! "new todoist label waiting-on, orange" gives `add_label` the colour `orange`, although no
-//! word of the request names the parameter `color`: the value itself says what it is. A
-//! parameter takes colours when the last word of its name is `color` or `colour` (`color`,
-//! `background_color`; not `colorScheme`, whose values are `light` and `dark`), and a colour is
-//! one of the CSS named colours (CSS Color Module Level 4, the list browsers accept, `grey`
-//! spellings included), written as a word of the request in any case. An `enum` parameter is left to
-//! narrowing, which reads its own values.
+//! "new todoist label waiting-on, orange" gives `add_label` the colour `orange`: the value itself
+//! says what it is. Three kinds ([`Kind`], read from a parameter's name and documentation by
+//! [`kind_of`]):
+//!
+//! - **colours**: a parameter whose name's last word is `color` or `colour` (`color`,
+//!   `background_color`; not `colorScheme`, whose values are `light` and `dark`) takes the CSS
+//!   named colours (CSS Color Module Level 4, the list browsers accept, `grey` spellings
+//!   included) the request writes, in any case;
+//! - **languages**: a parameter named for a language (`language`, `lang`, `hl`; not one
+//!   documented as a programming language) takes the ISO 639-1 languages the request names
+//!   ("in French", "translate into german", "Spanish subtitles"), as two-letter codes (`fr`)
+//!   unless its documentation asks for names; a language's name counts where it names the
+//!   language, not a cuisine or a people: after "in", "into", "to", "from" or "as", before a
+//!   word such as "results" or "subtitles", or at the end of a phrase;
+//! - **countries**: a parameter named for a country (`country`, `countries`; `region`, `market`
+//!   or `gl` when its name or documentation says it holds a country or a code, `regionCode`)
+//!   takes the ISO 3166-1 countries the request names ("results from Japan", "the UK"), as
+//!   two-letter codes (`JP`; lower case when its documentation's examples are) unless its
+//!   documentation asks for a full country name.
+//!
+//! Names are read from two tables in `data/` (ISO 639-1 and ISO 3166-1 with common other names,
+//! provenance in their headers). A name that is also an everyday word or a given name (`Polish`,
+//! `Jordan`, `Turkey`) counts only when written with a capital, and `US` or `UK` only as
+//! written. An `enum` parameter is left to narrowing, which reads its own values.
+
+use std::sync::OnceLock;
 
 /// The CSS Color Module Level 4 named colours (`<named-color>`; each `gray` also as `grey`, as
 /// the specification lists them), sorted for a binary search.
@@ -197,6 +217,308 @@ pub fn colours_named(query: &str) -> Vec<String> {
     out
 }
 
+/// A kind of value a parameter takes, named in a request by what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A CSS named colour, as written.
+    Colour,
+    /// A language, in the given form.
+    Language(Form),
+    /// A country, in the given form.
+    Country(Form),
+}
+
+/// How a parameter writes a language or a country.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// The two-letter ISO code, in upper case when `upper`.
+    Code {
+        /// Upper case (`JP`) rather than lower (`jp`).
+        upper: bool,
+    },
+    /// The English name (`Japan`, `United States`).
+    Name,
+}
+
+/// Words of a parameter's name that say it holds a language.
+const LANGUAGE_WORDS: &[&str] = &["language", "languages", "lang", "hl"];
+
+/// Words of a parameter's name that say it holds a country.
+const COUNTRY_WORDS: &[&str] = &["country", "countries"];
+
+/// Words of a parameter's name that say it holds a country when "code" ends the name or its
+/// documentation says "country" (`regionCode`; not an undocumented `region`, which may be a
+/// cloud region).
+const REGION_WORDS: &[&str] = &["region", "market", "gl"];
+
+/// What parameter `name`, documented by `documented`, takes, when it is a kind of value this
+/// module reads.
+///
+/// ```
+/// use toolwright_local::kinds::{kind_of, Form, Kind};
+/// assert_eq!(kind_of("textColor", ""), Some(Kind::Colour));
+/// assert_eq!(kind_of("language", "IETF language tag (e.g. \"en\", \"fr\")"),
+///            Some(Kind::Language(Form::Code { upper: false })));
+/// assert_eq!(kind_of("country", "Must be a full country name (e.g., 'Japan')"),
+///            Some(Kind::Country(Form::Name)));
+/// assert_eq!(kind_of("regionCode", ""), Some(Kind::Country(Form::Code { upper: true })));
+/// assert_eq!(kind_of("region", ""), None);
+/// assert_eq!(kind_of("language", "The programming language of the snippet"), None);
+/// ```
+pub fn kind_of(name: &str, documented: &str) -> Option<Kind> {
+    if colour_param(name) {
+        return Some(Kind::Colour);
+    }
+    let words = crate::cues::name_words(name);
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    let doc = documented.to_lowercase();
+    let last = words.last().map_or("", String::as_str);
+    if has(LANGUAGE_WORDS)
+        && (LANGUAGE_WORDS.contains(&last) || last == "code" || last == "codes")
+        && !doc.contains("programming")
+    {
+        return Some(Kind::Language(form(&doc, documented, false)));
+    }
+    let coded = last == "code" || last == "codes" || doc.contains("country");
+    if has(COUNTRY_WORDS) || (has(REGION_WORDS) && coded) {
+        return Some(Kind::Country(form(&doc, documented, true)));
+    }
+    None
+}
+
+/// The form documentation `doc` (lower-cased; `raw` as written) asks for: a name when it says
+/// "name" and not "code", else a code, in the case its two-letter quoted examples use
+/// (`upper_default` without examples).
+fn form(doc: &str, raw: &str, upper_default: bool) -> Form {
+    let coded = ["code", "tag", "iso", "bcp", "ietf", "639", "3166", "alpha"]
+        .iter()
+        .any(|w| doc.contains(w));
+    if doc.contains("full") && doc.contains("name") || doc.contains("name") && !coded {
+        return Form::Name;
+    }
+    let examples: Vec<&str> = raw
+        .split(['\'', '"', '`'])
+        .skip(1)
+        .step_by(2)
+        .filter(|e| e.len() == 2 && e.chars().all(|c| c.is_ascii_alphabetic()))
+        .collect();
+    let upper = match examples.first() {
+        Some(_) => examples
+            .iter()
+            .all(|e| e.chars().all(|c| c.is_ascii_uppercase())),
+        None => upper_default,
+    };
+    Form::Code { upper }
+}
+
+/// The values of `kind` the request `query` names, in the form the kind asks for, each once, in
+/// the order the request names them.
+///
+/// ```
+/// use toolwright_local::kinds::{named, Form, Kind};
+/// let code = Form::Code { upper: false };
+/// assert_eq!(named(Kind::Language(code), "answer in French, then in german"), ["fr", "de"]);
+/// assert!(named(Kind::Language(code), "find French restaurants nearby").is_empty());
+/// assert_eq!(named(Kind::Country(Form::Code { upper: true }), "news from the UK and South Korea"),
+///            ["GB", "KR"]);
+/// assert_eq!(named(Kind::Country(Form::Name), "prefer results from the USA"), ["United States"]);
+/// assert!(named(Kind::Country(Form::Name), "send it to us, or to jordan").is_empty());
+/// ```
+pub fn named(kind: Kind, query: &str) -> Vec<String> {
+    let (table, form, in_context): (&Table, Form, bool) = match kind {
+        Kind::Colour => return colours_named(query),
+        Kind::Language(f) => (languages(), f, true),
+        Kind::Country(f) => (countries(), f, false),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (entry, at, end) in table.find(query) {
+        if in_context && !names_language(query, at, end) {
+            continue;
+        }
+        let v = match form {
+            Form::Code { upper: true } => entry.code.to_uppercase(),
+            Form::Code { upper: false } => entry.code.to_lowercase(),
+            Form::Name => entry.name.clone(),
+        };
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Words before a language's name that make it the language ("in French", "into German").
+const LANGUAGE_BEFORE: &[&str] = &["in", "into", "to", "from", "as"];
+
+/// Words after a language's name that make it the language ("Spanish subtitles").
+const LANGUAGE_AFTER: &[&str] = &[
+    "language",
+    "languages",
+    "results",
+    "text",
+    "version",
+    "versions",
+    "translation",
+    "subtitles",
+    "captions",
+    "transcript",
+    "transcripts",
+    "content",
+    "interface",
+    "only",
+    "speakers",
+];
+
+/// Whether the language name at `at..end` of `query` names the language: after
+/// [`LANGUAGE_BEFORE`], before [`LANGUAGE_AFTER`], or where a phrase ends (punctuation or the
+/// request's end after it).
+fn names_language(query: &str, at: usize, end: usize) -> bool {
+    let before = query.get(..at).unwrap_or("");
+    let prev = before
+        .split(|c: char| !c.is_alphanumeric())
+        .rfind(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    let after = query.get(end..).unwrap_or("");
+    let gap_ends = after
+        .chars()
+        .take_while(|c| !c.is_alphanumeric())
+        .any(|c| !c.is_whitespace() && !['\'', '"'].contains(&c));
+    let next = after
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    let adjacent = before.trim_end().len() + 1 >= before.len();
+    (adjacent && prev.is_some_and(|p| LANGUAGE_BEFORE.contains(&p.as_str())))
+        || next.is_none()
+        || gap_ends
+        || next.is_some_and(|n| LANGUAGE_AFTER.contains(&n.as_str()))
+}
+
+/// How a name in a table must be written to count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Case {
+    /// In any case.
+    Any,
+    /// With a capital first letter (the name is also an everyday word or a given name).
+    Capital,
+    /// Exactly as the table writes it (`US`, `UK`).
+    Exact,
+}
+
+/// One code of a table and its names.
+#[derive(Debug)]
+struct Entry {
+    code: String,
+    /// The first name: the one a parameter asking for names gets.
+    name: String,
+    /// Each name's words (lower case, or as written for [`Case::Exact`]) and how it must be
+    /// written.
+    names: Vec<(Vec<String>, Case)>,
+}
+
+/// A table of codes and names (`data/*.tsv`).
+#[derive(Debug)]
+struct Table(Vec<Entry>);
+
+/// The alphanumeric runs of `text` with their byte ranges.
+fn runs(text: &str) -> Vec<(usize, &str)> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect()
+}
+
+impl Table {
+    fn parse(src: &str) -> Self {
+        let entries = src
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .filter_map(|l| {
+                let (code, names) = l.split_once('\t')?;
+                let names: Vec<(Vec<String>, Case)> = names
+                    .split('|')
+                    .map(|n| {
+                        let (case, n) = match n.as_bytes().first() {
+                            Some(b'*') => (Case::Capital, &n[1..]),
+                            Some(b'=') => (Case::Exact, &n[1..]),
+                            _ => (Case::Any, n),
+                        };
+                        let word = |w: &str| match case {
+                            Case::Exact => w.to_string(),
+                            _ => w.to_lowercase(),
+                        };
+                        (runs(n).into_iter().map(|(_, w)| word(w)).collect(), case)
+                    })
+                    .collect();
+                let first = names.first()?.0.join(" ");
+                let name = l
+                    .split_once('\t')
+                    .and_then(|(_, n)| n.split('|').next())
+                    .map_or(first, |n| n.trim_start_matches(['*', '=']).to_string());
+                Some(Entry {
+                    code: code.to_string(),
+                    name,
+                    names,
+                })
+            })
+            .collect();
+        Table(entries)
+    }
+
+    /// The entries `query` names, with the byte range of each naming, longest name first where
+    /// names overlap, in the order of the request.
+    fn find(&self, query: &str) -> Vec<(&Entry, usize, usize)> {
+        let words = runs(query);
+        let lower: Vec<String> = words.iter().map(|(_, w)| w.to_lowercase()).collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let mut best: Option<(&Entry, usize)> = None;
+            for e in &self.0 {
+                for (name, case) in &e.names {
+                    let n = name.len();
+                    if n == 0 || n <= best.map_or(0, |(_, m)| m) || i + n > words.len() {
+                        continue;
+                    }
+                    let (Some(here), Some(low)) = (words.get(i..i + n), lower.get(i..i + n)) else {
+                        continue;
+                    };
+                    let fits = match case {
+                        Case::Exact => here.iter().zip(name).all(|((_, q), w)| q == w),
+                        _ => low == name.as_slice(),
+                    } && (*case != Case::Capital
+                        || here
+                            .first()
+                            .is_some_and(|(_, q)| q.starts_with(char::is_uppercase)));
+                    if fits {
+                        best = Some((e, n));
+                    }
+                }
+            }
+            match best.and_then(|(e, n)| Some((e, n, words.get(i)?, words.get(i + n - 1)?))) {
+                Some((e, n, (start, _), (last, w))) => {
+                    out.push((e, *start, last + w.len()));
+                    i += n;
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
+}
+
+/// The ISO 639-1 languages.
+fn languages() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| Table::parse(include_str!("../data/languages.tsv")))
+}
+
+/// The ISO 3166-1 countries.
+fn countries() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| Table::parse(include_str!("../data/countries.tsv")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,5 +526,36 @@ mod tests {
     #[test]
     fn the_table_is_sorted_for_binary_search() {
         assert!(COLOURS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn the_iso_tables_are_whole() {
+        assert_eq!(languages().0.len(), 184);
+        assert_eq!(countries().0.len(), 249);
+        for e in languages().0.iter().chain(&countries().0) {
+            assert_eq!(e.code.len(), 2, "{e:?}");
+            assert!(e.names.iter().all(|(n, _)| !n.is_empty()), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn longer_names_win_and_marked_names_need_their_case() {
+        let code = Form::Code { upper: true };
+        let c = |q: &str| named(Kind::Country(code), q);
+        assert_eq!(c("flights to Papua New Guinea"), ["PG"]);
+        assert_eq!(c("search in Guinea-Bissau"), ["GW"]);
+        assert_eq!(c("Turkey, then Georgia"), ["TR", "GE"]);
+        assert!(c("roast turkey recipes for a georgia peach").is_empty());
+        assert_eq!(c("what's the US rate"), ["US"]);
+        assert_eq!(c("results from japan please"), ["JP"]);
+        assert_eq!(c("Côte d'Ivoire or cote d'ivoire"), ["CI"]);
+        let l = |q: &str| named(Kind::Language(Form::Code { upper: false }), q);
+        assert_eq!(l("translate it into Spanish"), ["es"]);
+        assert_eq!(l("german subtitles"), ["de"]);
+        assert_eq!(l("summaries in Japanese."), ["ja"]);
+        assert!(l("polish the text in my draft").is_empty());
+        assert!(l("where do Thai people eat?").is_empty());
+        assert_eq!(l("reply as Polish"), ["pl"]);
+        assert_eq!(named(Kind::Language(Form::Name), "in greek"), ["Greek"]);
     }
 }

@@ -6,7 +6,8 @@
 //!
 //! - drops optional parameters the query does not mention (by name, by one of their allowed
 //!   values, or by a verb that renames what they hold: "rename" for `name`, "retitle" for
-//!   `title`; or by naming a value of its kind, a colour for a `color`: [`crate::kinds`]), so
+//!   `title`; or by naming a value of its kind, a colour for a `color`, a language for a
+//!   `language`, a country for a `country`: [`crate::kinds`]), so
 //!   the tool's defaults apply; a name is mentioned when its distinctive words are
 //!   (`atm_pressure` by "atmospheric pressure", `return_type` by "return", a one-letter typo
 //!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not),
@@ -1108,11 +1109,12 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
                 .0
                 .is_empty()
         });
-        // A colour the request names is a colour parameter's value ("new label waiting-on,
-        // orange"): values of a known kind name their parameter.
+        // A colour, a language or a country the request names is the value of a parameter that
+        // takes that kind ("new label waiting-on, orange"): values of a known kind name their
+        // parameter.
         let kind_named = values.is_none()
-            && crate::kinds::colour_param(name)
-            && !crate::kinds::colours_named(query).is_empty();
+            && crate::kinds::kind_of(name, documented(name))
+                .is_some_and(|k| !crate::kinds::named(k, query).is_empty());
         if !is_required && (value_mentioned || kind_named) && !renames {
             report.promoted.push(name.clone());
         }

@@ -734,11 +734,21 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 return Some(times);
             }
         }
-        // A colour parameter takes the colours the request names.
-        if cues && free_string(schema) && crate::kinds::colour_param(k) {
-            let colours = crate::kinds::colours_named(query);
-            if !colours.is_empty() {
-                return Some(colours);
+        // A colour, language or country parameter takes the values of its kind the request
+        // names (documented on the parameter itself when it is an array of them).
+        let own_doc = props.get(k).map_or("", |p| {
+            crate::listed::documentation(k, p, &spec.description)
+        });
+        if cues
+            && free_string(schema)
+            && let Some(kind) = crate::kinds::kind_of(k, own_doc)
+        {
+            let v: Vec<String> = crate::kinds::named(kind, query)
+                .into_iter()
+                .filter(|s| within(schema, s))
+                .collect();
+            if !v.is_empty() {
+                return Some(v);
             }
         }
         // An expression to evaluate takes the request's arithmetic, whole.
