@@ -233,9 +233,7 @@ pub fn name_pair(names: &[&str], words: &[(&str, &str)]) -> Option<(String, Stri
 /// capital follows a lower-case letter inside it (`fldBudget`, `userId`).
 pub fn value_like(word: &str) -> bool {
     let w = word.trim_matches('.');
-    let inner = w.char_indices().any(|(i, c)| {
-        matches!(c, '/' | '.' | '_' | ':' | '#' | '@' | '-') && i > 0 && i + c.len_utf8() < w.len()
-    });
+    let inner = inner_marked(w);
     let upper = w.chars().filter(char::is_ascii_alphabetic).count() >= 3
         && w.chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
@@ -791,6 +789,7 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
 /// assert_eq!(called(q).unwrap(), ("project".to_string(), "Kitchen remodel".to_string()));
 /// assert_eq!(called("a page titled 'Q3 plan' in the wiki").unwrap().1, "Q3 plan");
 /// assert!(called("a board named after my dog").is_none());
+/// assert_eq!(called("a branch called fix/cache based on main").unwrap().1, "fix/cache");
 /// ```
 pub fn called(query: &str) -> Option<(String, String)> {
     let ws = tokens(query);
@@ -814,10 +813,14 @@ pub fn called(query: &str) -> Option<(String, String)> {
         let inner = query.get(r.start + 1..r.end.saturating_sub(1))?.trim();
         return (!inner.is_empty()).then(|| (thing, inner.to_string()));
     }
-    let mut last = None;
+    let mut last: Option<&Word> = None;
     for w in ws.get(i + 1..)?.iter().take(4) {
         let lower = text(w).to_lowercase();
         if FUNCTION_WORDS.contains(&lower.as_str()) || lower == "after" {
+            break;
+        }
+        // An identifier is a whole name: "a branch called experiment/cache based on develop".
+        if last.is_some_and(|l| inner_marked(text(l))) && lower == text(w) {
             break;
         }
         last = Some(w);
@@ -830,6 +833,15 @@ pub fn called(query: &str) -> Option<(String, String)> {
     }
     let value = query.get(first.body.start..last?.body.end)?;
     Some((thing, value.to_string()))
+}
+
+/// Whether `word` is written as an identifier, with one of `/ . _ : # @ -` between two of its
+/// characters (`experiment/cache`, `v1.4.0`, `app-settings`).
+fn inner_marked(word: &str) -> bool {
+    let w = word.trim_matches('.');
+    w.char_indices().any(|(i, c)| {
+        matches!(c, '/' | '.' | '_' | ':' | '#' | '@' | '-') && i > 0 && i + c.len_utf8() < w.len()
+    })
 }
 
 /// A parameter a cue may point at: its name, its description, and the names of its tool's

@@ -24,6 +24,7 @@ pub mod narrow;
 pub mod passes;
 #[cfg(feature = "llama")]
 mod provider;
+pub mod refs;
 pub mod routing;
 pub mod salvage;
 pub mod select;

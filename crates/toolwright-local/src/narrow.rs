@@ -97,7 +97,9 @@ fn keep_written(
 /// prod-eu-west context" for a `name` described as "Name of the context"), unless a parameter
 /// that stays is named by it too ("a branch named feature/oauth" keeps the required `branch`,
 /// not `from_branch`), or the value is a path, URL or e-mail address (those go by their form,
-/// [`keep_written`]). Enum and boolean parameters have their own rules.
+/// [`keep_written`]); or a git reference the request names for it and no staying parameter
+/// is cued to ([`crate::refs`]: "off of develop" for `from_branch`). Enum and boolean
+/// parameters have their own rules.
 fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report: &mut Narrowing) {
     let ids: Vec<&str> = crate::spans::word_ranges(query)
         .into_iter()
@@ -122,6 +124,7 @@ fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report
         .collect();
     let formed =
         |v: &str| v.contains("://") || crate::cues::path_like(v) || crate::cues::email_like(v);
+    let siblings: Vec<&str> = props.keys().map(String::as_str).collect();
     for (i, (name, p)) in props.iter().enumerate() {
         if stays.get(i).copied().unwrap_or(true) || p.get("enum").is_some() || boolean_param(p) {
             continue;
@@ -131,7 +134,11 @@ fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report
         let cued = named(name, p)
             .iter()
             .any(|v| !claimed.contains(v) && !formed(v));
-        if typed_id || cued {
+        // A git reference the request names ("on the develop branch", "off of develop").
+        let referred = crate::refs::refs_for(name, &described(p), &siblings, query)
+            .iter()
+            .any(|v| !claimed.contains(v));
+        if typed_id || cued || referred {
             if let Some(s) = stays.get_mut(i) {
                 *s = true;
             }

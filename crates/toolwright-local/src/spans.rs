@@ -751,6 +751,17 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 return Some(v);
             }
         }
+        // A git reference parameter takes the references the request names for it.
+        if cues && free_string(schema) {
+            let v: Vec<String> = crate::refs::refs_for(k, own_doc, &names, query)
+                .into_iter()
+                .filter(|s| within(schema, s))
+                .collect();
+            if !v.is_empty() {
+                cued.borrow_mut().push((k.to_string(), v.clone()));
+                return Some(v);
+            }
+        }
         // An expression to evaluate takes the request's arithmetic, whole.
         if cues
             && free_string(schema)
