@@ -493,7 +493,14 @@ fn boolean_param(schema: &Value) -> bool {
 
 /// The numbers a query states, in order, without repeats: `-3`, `9.8`, `1e-9`, `1,000`. Digits
 /// glued to a letter before them (`x2`) or after a `^` (`x^2`) are not numbers of their own, nor
-/// are the digits of a URL or an identifier's leading digits (`9TZKQ4WX1R`).
+/// are the digits of a URL or an identifier's leading digits (`9TZKQ4WX1R`), or digits after a
+/// hyphen in a word that starts with a letter (`release-1.2`, `covid-19`: part of the word).
+///
+/// ```
+/// use toolwright_local::narrow::query_numbers;
+/// assert!(query_numbers("open PRs against release-1.2").is_empty());
+/// assert_eq!(query_numbers("b = -3, step 0.5"), [serde_json::json!(-3), serde_json::json!(0.5)]);
+/// ```
 pub fn query_numbers(query: &str) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for (_, _, v) in numbers_at(query) {
@@ -529,6 +536,33 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
                 && prev.is_some_and(|p| p.is_alphanumeric() || p == '^' || p == '_' || p == '.'))
         {
             i += 1;
+            continue;
+        }
+        // `release-1.2`, `covid-19`, `ip-10-0-3-17`: digits after a hyphen in a word that starts
+        // with a letter belong to the word.
+        let hyphenated = prev == Some('-')
+            && i >= 2
+            && chars.get(i - 2).is_some_and(|p| p.is_alphanumeric())
+            && {
+                let before = chars.get(..i).unwrap_or_default();
+                let from = before
+                    .iter()
+                    .rposition(|c| c.is_whitespace())
+                    .map_or(0, |p| p + 1);
+                before
+                    .get(from..)
+                    .unwrap_or_default()
+                    .iter()
+                    .find(|c| c.is_alphanumeric())
+                    .is_some_and(|c| c.is_alphabetic())
+            };
+        if hyphenated {
+            while chars
+                .get(i)
+                .is_some_and(|d| d.is_ascii_digit() || *d == '.')
+            {
+                i += 1;
+            }
             continue;
         }
         let negative = prev == Some('-')
