@@ -291,10 +291,42 @@ const GLOSS_FILLER: [&str; 14] = [
 ];
 
 /// The same word, or (3 letters or more) one an inflection away: a plural, a trailing "s" or
-/// "es".
+/// "es"; or one with the same stem of five letters or more ([`stems`]: "institutions" and
+/// `institutional`, "prorate" and `proration`).
 fn same_word(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    a == b || (short.len() >= 3 && long.starts_with(short) && long.len() <= short.len() + 2)
+    a == b
+        || (short.len() >= 3 && long.starts_with(short) && long.len() <= short.len() + 2)
+        || same_stem(a, b)
+}
+
+/// Endings [`stems`] takes off: inflections and the commonest derivations.
+const ENDINGS: [&str; 15] = [
+    "ations", "ation", "ions", "ion", "ings", "ing", "ers", "er", "als", "al", "ly", "ed", "es",
+    "s", "e",
+];
+
+/// `word` without one or two of [`ENDINGS`] (each only while four letters or more stay), and
+/// `word` itself: "institutional" → "institution", "institut", …; "proration" → "prorat", ….
+fn stems(word: &str) -> Vec<&str> {
+    fn strip(w: &str) -> Vec<&str> {
+        ENDINGS
+            .iter()
+            .filter_map(|e| w.strip_suffix(e).filter(|s| s.len() >= 4))
+            .collect()
+    }
+    let mut out = vec![word];
+    for once in strip(word) {
+        out.push(once);
+        out.extend(strip(once));
+    }
+    out
+}
+
+/// Whether `a` and `b` share a stem of five letters or more ([`stems`]).
+fn same_stem(a: &str, b: &str) -> bool {
+    let theirs = stems(b);
+    stems(a).iter().any(|s| s.len() >= 5 && theirs.contains(s))
 }
 
 /// What a description says of each of `vals` it quotes ('v', "v" or `v`): the bracketed text
@@ -1580,6 +1612,16 @@ mod tests {
         assert_eq!(flag_words("convert_to_markdown"), ["markdown"]);
         assert_eq!(flag_words("use_display_names"), ["use", "display", "names"]);
         assert_eq!(stem("including"), stem("include"));
+    }
+
+    #[test]
+    fn words_with_one_stem_are_the_same_word() {
+        assert!(same_word("institutions", "institutional"));
+        assert!(same_word("prorate", "proration") && same_word("actively", "actives"));
+        assert!(same_word("splits", "split") && same_word("gainers", "gainers"));
+        // Short stems do not count: "user" is not "usage", "pages" is not "paging".
+        assert!(!same_word("user", "usage") && !same_word("pages", "paging"));
+        assert!(!same_word("general", "generate") && !same_word("later", "latest"));
     }
 
     #[test]
