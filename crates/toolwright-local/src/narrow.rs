@@ -237,12 +237,16 @@ fn mentions_value(query_words: &[String], value: &str) -> bool {
 ///   `merge_pull_request` → `squash`, not `merge`);
 /// - when no value is named, a value the parameter's description glosses in words the query
 ///   uses: "Sort by 'relevance' (default) or 'date' (newest first)" and "newest first" →
-///   `date`; only when exactly one value's gloss is met.
+///   `date`; or one the tool's description glosses in a list ("- day_gainers: Biggest gainers
+///   today", [`list_glosses`]); the value whose gloss shares the most telling words with the
+///   query (not filler, not a word of the tool's name, in no other value's gloss), only when
+///   no other value's gloss shares as many.
 fn mentioned_values(
     query_words: &[String],
     vals: &[String],
     description: &str,
     tool: &str,
+    tool_description: &str,
 ) -> (Vec<String>, bool) {
     let loose: Vec<&String> = vals
         .iter()
@@ -266,19 +270,52 @@ fn mentioned_values(
     if !named.is_empty() {
         return (named.into_iter().cloned().collect(), false);
     }
-    let met: Vec<String> = glosses(description, vals)
-        .into_iter()
-        .filter(|(_, gloss)| {
-            words(gloss).iter().any(|g| {
-                g.len() >= 4
-                    && !GLOSS_FILLER.contains(&g.as_str())
-                    && query_words.iter().any(|q| same_word(q, g))
-            })
+    let mut glossed = glosses(description, vals);
+    for (v, g) in list_glosses(tool_description, vals) {
+        if !glossed.iter().any(|(w, _)| *w == v) {
+            glossed.push((v, g));
+        }
+    }
+    // The words that tell a gloss from the others: four letters or more, no filler, not a word
+    // of the tool's name, in no other value's gloss ("today" glosses every screen of stocks).
+    let telling: Vec<(String, Vec<String>)> = glossed
+        .iter()
+        .map(|(v, gloss)| {
+            let mut gw: Vec<String> = words(gloss)
+                .into_iter()
+                .filter(|g| g.len() >= 4 && !GLOSS_FILLER.contains(&g.as_str()))
+                .filter(|g| !tool_words.iter().any(|t| same_word(t, g)))
+                .collect();
+            gw.sort();
+            gw.dedup();
+            (v.clone(), gw)
         })
+        .collect();
+    let shared = |v: &str, g: &str| {
+        telling
+            .iter()
+            .any(|(w, others)| w != v && others.iter().any(|o| same_word(o, g)))
+    };
+    // How many telling words of each gloss the query uses; the one gloss met most wins.
+    let met: Vec<(String, usize)> = telling
+        .iter()
+        .map(|(v, gw)| {
+            let n = gw
+                .iter()
+                .filter(|g| !shared(v, g) && query_words.iter().any(|q| same_word(q, g)))
+                .count();
+            (v.clone(), n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    let best = met.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    let top: Vec<String> = met
+        .into_iter()
+        .filter(|(_, n)| *n == best)
         .map(|(v, _)| v)
         .collect();
-    if met.len() == 1 {
-        (met, true)
+    if top.len() == 1 {
+        (top, true)
     } else {
         (Vec::new(), false)
     }
@@ -358,6 +395,35 @@ fn glosses(description: &str, vals: &[String]) -> Vec<(String, String)> {
             if !gloss.trim().is_empty() {
                 out.push((v.clone(), gloss.to_string()));
                 break;
+            }
+        }
+    }
+    out
+}
+
+/// What the lines of a tool's description that list `vals` say of each: "- day_gainers:
+/// Biggest gainers today", "* `full` - every field" (a line that starts with the value, after a
+/// bullet and any quote, then a colon, a dash or an equals sign).
+fn list_glosses(tool_description: &str, vals: &[String]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in tool_description.lines() {
+        let l = line
+            .trim_start()
+            .trim_start_matches(['-', '*', '\u{2022}', ' '])
+            .trim_start_matches(['\'', '"', '`']);
+        for v in vals {
+            let Some(rest) = l.strip_prefix(v.as_str()) else {
+                continue;
+            };
+            let rest = rest.trim_start_matches(['\'', '"', '`']);
+            let gloss = [":", " -", " \u{2013}", " ="]
+                .iter()
+                .find_map(|sep| rest.strip_prefix(sep))
+                .map(str::trim);
+            if let Some(g) = gloss.filter(|g| !g.is_empty())
+                && !out.iter().any(|(w, _)| w == v)
+            {
+                out.push((v.clone(), g.to_string()));
             }
         }
     }
@@ -1178,7 +1244,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let name_mentioned =
             mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name) || renames;
         let value_mentioned = values.as_ref().is_some_and(|v| {
-            !mentioned_values(&qw, v, documented(name), &spec.name)
+            !mentioned_values(&qw, v, documented(name), &spec.name, &spec.description)
                 .0
                 .is_empty()
         });
@@ -1252,7 +1318,8 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     }
     for (vals, names) in groups {
         let described = names.first().map_or("", |n| documented(n));
-        let (mentioned, glossed) = mentioned_values(&qw, &vals, described, &spec.name);
+        let (mentioned, glossed) =
+            mentioned_values(&qw, &vals, described, &spec.name, &spec.description);
         let listed = names
             .first()
             .and_then(|n| kept.get(n))
@@ -1778,7 +1845,21 @@ mod tests {
         assert!(!r.names_allowed_value());
         let mode = json!({"type": "string", "enum": ["fast", "slow"],
             "description": "`fast` - skips the page cache; `slow` - reads every page"});
-        assert_eq!(one("t", "mode", mode, "read every page"), Value::Null);
+        assert_eq!(one("t", "mode", mode.clone(), "open one page"), Value::Null);
+        // The gloss that shares the most words with the request wins.
+        assert_eq!(one("t", "mode", mode, "read every page"), json!(["slow"]));
+        let t = ToolSpec::new(
+            "screen_stocks",
+            "Screen stocks.\n  Args:\n    query_type: Predefined query\n      - most_actives: Most \
+             actively traded stocks today\n      - day_gainers: Biggest gainers today",
+            json!({"type": "object", "properties": {"query_type": {"type": "string",
+                "enum": ["most_actives", "day_gainers"]}}}),
+        );
+        let (s, _) = narrow_for_query(&t, "top 10 stock gainers today");
+        assert_eq!(
+            s.parameters["properties"]["query_type"]["enum"],
+            json!(["day_gainers"])
+        );
     }
 
     #[test]
