@@ -778,10 +778,13 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
 }
 
 /// What the request says a thing is called, with the word for the thing: the quoted text, or
-/// the words (at most four, up to punctuation or a function word) after its one "called",
-/// "named", "titled" or "entitled", and the word before that ("a new project called Kitchen
-/// remodel, colour berry_red" → `project`, `Kitchen remodel`); `None` when there is no such
-/// word, or more than one.
+/// the words (at most four, up to punctuation or a function word; an identifier ends them)
+/// after its one "called", "named", "titled" or "entitled", and the word before that ("a new
+/// project called Kitchen remodel, colour berry_red" → `project`, `Kitchen remodel`); or,
+/// without those, after a verb that names a thing and the thing ("call the export 'webinar
+/// leads'", "label the connection reporting", "name the file notes.md": one "call", "name",
+/// "title" or "label", then "the", "a", "my" or "our", the thing's word, and the name); `None`
+/// when there is no such word, or more than one.
 ///
 /// ```
 /// use toolwright_local::cues::called;
@@ -790,6 +793,11 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
 /// assert_eq!(called("a page titled 'Q3 plan' in the wiki").unwrap().1, "Q3 plan");
 /// assert!(called("a board named after my dog").is_none());
 /// assert_eq!(called("a branch called fix/cache based on main").unwrap().1, "fix/cache");
+/// let q = "dump crm.leads into a file, call the export 'webinar leads'";
+/// assert_eq!(called(q).unwrap(), ("export".to_string(), "webinar leads".to_string()));
+/// let q = "connect to mongodb://db:27017/x and label the connection reporting";
+/// assert_eq!(called(q).unwrap(), ("connection".to_string(), "reporting".to_string()));
+/// assert!(called("call the customers_old collection customers_archive").is_none());
 /// ```
 pub fn called(query: &str) -> Option<(String, String)> {
     let ws = tokens(query);
@@ -803,18 +811,53 @@ pub fn called(query: &str) -> Option<(String, String)> {
     let at: Vec<usize> = (0..ws.len())
         .filter(|&i| ws.get(i).is_some_and(cue))
         .collect();
+    let (thing, first) = match at.as_slice() {
+        [i] => (
+            ws.get(i.checked_sub(1)?).map(|w| text(w).to_lowercase())?,
+            i + 1,
+        ),
+        [] => naming_verb(query, &ws)?,
+        _ => return None,
+    };
+    let value = name_from(query, &ws, first)?;
+    Some((thing, value))
+}
+
+/// Verbs that give a thing its name, imperatively ("call the export 'webinar leads'").
+const NAMING_VERBS: &[&str] = &["call", "name", "title", "label"];
+
+/// For [`called`]: the thing's word and where its name starts, after the request's one naming
+/// verb, a determiner and a plain word for the thing.
+fn naming_verb(query: &str, ws: &[Word]) -> Option<(String, usize)> {
+    let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
+    let at: Vec<usize> = (0..ws.len())
+        .filter(|&i| {
+            ws.get(i).is_some_and(|w| NAMING_VERBS.contains(&text(w)))
+                && ws.get(i + 1).is_some_and(|d| {
+                    matches!(text(d).to_lowercase().as_str(), "the" | "a" | "my" | "our")
+                })
+        })
+        .collect();
     let [i] = at.as_slice() else {
         return None;
     };
-    let thing = ws.get(i.checked_sub(1)?).map(|w| text(w).to_lowercase())?;
-    let first = ws.get(i + 1)?;
+    let thing = ws.get(i + 2).map(text)?;
+    let plain = thing.chars().all(|c| c.is_ascii_lowercase()) && !is_function_word(thing);
+    (plain && ws.get(i + 3).is_some()).then(|| (thing.to_string(), i + 3))
+}
+
+/// The name that starts at word `first` of `query` (see [`called`]): a quoted text, or up to
+/// four words.
+fn name_from(query: &str, ws: &[Word], first: usize) -> Option<String> {
+    let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
+    let first_word = ws.get(first)?;
     let quoted = toolwright_catalog::values::quoted_spans(query);
-    if let Some(r) = quoted.iter().find(|r| r.start == first.raw.start) {
+    if let Some(r) = quoted.iter().find(|r| r.start == first_word.raw.start) {
         let inner = query.get(r.start + 1..r.end.saturating_sub(1))?.trim();
-        return (!inner.is_empty()).then(|| (thing, inner.to_string()));
+        return (!inner.is_empty()).then(|| inner.to_string());
     }
     let mut last: Option<&Word> = None;
-    for w in ws.get(i + 1..)?.iter().take(4) {
+    for w in ws.get(first..)?.iter().take(4) {
         let lower = text(w).to_lowercase();
         if FUNCTION_WORDS.contains(&lower.as_str()) || lower == "after" {
             break;
@@ -831,8 +874,9 @@ pub fn called(query: &str) -> Option<(String, String)> {
             break;
         }
     }
-    let value = query.get(first.body.start..last?.body.end)?;
-    Some((thing, value.to_string()))
+    query
+        .get(first_word.body.start..last?.body.end)
+        .map(String::from)
 }
 
 /// Whether `word` is written as an identifier, with one of `/ . _ : # @ -` between two of its
