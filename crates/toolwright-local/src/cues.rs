@@ -967,11 +967,13 @@ pub fn focus(
         })
     });
     // A path or URL parameter's name points at a path or URL, not at its parts ("the repo at
-    // /home/ana/src/shop" is not `home/ana`).
+    // /home/ana/src/shop" is not `home/ana`); a branch's at the branch ("a branch named
+    // feature/oauth" is not `feature`).
     let form = written_as_described(param.name, param.description);
+    let whole = form.is_some() || crate::refs::takes_ref(param.name, param.description);
     if let Some(v) = named {
         let mut parts = Vec::new();
-        for w in v.iter().filter(|_| form.is_some()) {
+        for w in v.iter().filter(|_| whole) {
             let mut of_w = Vec::new();
             crate::spans::push_parts(w, &mut of_w);
             parts.extend(of_w.into_iter().filter(|p| p != w));
