@@ -13,6 +13,7 @@ pub const MAX_DEPTH: usize = 5;
 const KEYS: &[&str] = &[
     "city", "limit", "name", "from", "to", "amount", "path", "tags", "mode", "x", "a b", "Ä", "",
     "query", "prompt", "expression", "token", "customer", "apiGroup", "color", "commit_message",
+    "language", "country", "regionCode", "ref", "from_branch", "base", "head", "exportTitle",
 ];
 const STRINGS: &[&str] = &[
     "",

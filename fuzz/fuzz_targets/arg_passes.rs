@@ -27,7 +27,9 @@ const WORDS: &[&str] = &[
     "'s", "between", "and", "a", "é", "東京", "", "(48*12)", "+", "365/7", "times", "**-360)",
     "3.5e6", "ref://a7f3", "cus_N4k2", "group", "context", "label", "Treaty", "Eiffel", "Tower",
     "(programming", "language)", "Summarise", "I", "wiki", "title", "1a2b3c", "9TZKQ4WX1R",
-    "e.g.,", "AAPL", "orange", "Navy", "commit", "message",
+    "e.g.,", "AAPL", "orange", "Navy", "commit", "message", "French", "german", "Japan", "US",
+    "Côte", "d'Ivoire", "Papua", "branch", "tag", "off", "against", "based", "develop", "v1.4.0",
+    "release-1.2", "PROJ-123", "call", "export", "institutions", "gainers",
 ];
 
 /// Words the topic rules react to (`toolwright_local::topic`).
@@ -52,12 +54,15 @@ fn request(u: &mut Unstructured) -> Result<String> {
 }
 
 fn description(u: &mut Unstructured) -> Result<String> {
-    Ok(match u.int_in_range(0..=5)? {
+    Ok(match u.int_in_range(0..=6)? {
         0 => "A tool.".to_string(),
         1 => "Args:\n    name: One of 'text', 'main' or 'markdown'.\n    when: HH:MM".to_string(),
         2 => "Sort by 'relevance' (default) or 'date' (newest first). Uses 'curl'.".to_string(),
         3 => "Args:\n    token: A ref://<id> token.\n    expression: A math expression".to_string(),
         4 => "Get a summary of a Wikipedia article. Ticker (e.g., AAPL, MSFT)".to_string(),
+        5 => "Args:\n    mode: Which\n      - fast: skips the cache\n      - slow: reads pages\n    \
+              language: ISO 639-1 code (e.g. 'en')"
+            .to_string(),
         _ => common::string(u)?,
     })
 }
