@@ -37,8 +37,34 @@ pub fn documentation<'a>(name: &str, schema: &'a Value, tool_description: &'a st
 
 /// The values `text` lists as the only choices: the quoted words ('x', "x" or `x`) of a
 /// sentence that says "one of", "options" or "or" and gives no example marker, when there are
-/// two or more of them.
+/// two or more of them; or a list of three codes or more joined by commas without spaces that
+/// ends a sentence after a dash or a colon ("Data period - 1d,5d,1mo,3mo,6mo,1y,ytd,max").
 pub fn listed_values(text: &str) -> Option<Vec<String>> {
+    quoted_choices(text).or_else(|| code_list(text))
+}
+
+/// The comma-joined codes that end a sentence of `text` after " - " or ": " (see
+/// [`listed_values`]), without an example marker.
+fn code_list(text: &str) -> Option<Vec<String>> {
+    sentences(text).into_iter().find_map(|s| {
+        let lower = s.to_lowercase();
+        if EXAMPLE_MARKERS.iter().any(|m| lower.contains(m)) {
+            return None;
+        }
+        let (_, tail) = s.rsplit_once(" - ").or_else(|| s.rsplit_once(": "))?;
+        let tail = tail.trim();
+        let code = |v: &str| {
+            !v.is_empty()
+                && v.len() <= 24
+                && v.chars().all(|c| c.is_alphanumeric() || "_-./".contains(c))
+        };
+        let vals: Vec<String> = tail.split(',').map(String::from).collect();
+        (vals.len() >= 3 && vals.iter().all(|v| code(v))).then_some(vals)
+    })
+}
+
+/// The quoted choices of `text` (see [`listed_values`]).
+fn quoted_choices(text: &str) -> Option<Vec<String>> {
     sentences(text).into_iter().find_map(|s| {
         let lower = s.to_lowercase();
         let chooses = ["one of", "options", " or "]
@@ -135,6 +161,13 @@ mod tests {
         assert!(listed_values("A short code like 'DEV', 'TEAM', or 'DOC'").is_none());
         assert!(listed_values("One of 'a' only").is_none());
         assert!(listed_values("The user's name or e-mail").is_none());
+        assert_eq!(
+            listed_values("Data period - 1d,5d,1mo,3mo,6mo,1y,ytd,max").unwrap(),
+            ["1d", "5d", "1mo", "3mo", "6mo", "1y", "ytd", "max"]
+        );
+        assert!(listed_values("Fields to return: name, email, phone").is_none());
+        assert!(listed_values("Symbols, e.g.: AAPL,MSFT,GOOGL").is_none());
+        assert!(listed_values("Two codes: a,b").is_none());
     }
 
     #[test]

@@ -207,10 +207,14 @@ fn mentions(query_words: &[String], value: &str) -> bool {
 /// when each of its words of three letters or more, in the singular or the plural, stands
 /// within a few words of the others in any order ("any recent upgrades or downgrades", "the
 /// stocks shorted the most" → `most_shorted_stocks`); a one-word value also in the singular
-/// ("split" → `splits`).
+/// ("split" → `splits`); a duration code when the request names a span of that length ("the
+/// past 6 months" → `6mo`, "one year" → `1y`, "hourly" → `1h` and `60m`).
 fn mentions_value(query_words: &[String], value: &str) -> bool {
     if mentions(query_words, value) {
         return true;
+    }
+    if let Some(d) = duration_code(value) {
+        return durations_named(query_words).iter().any(|(n, _)| *n == d);
     }
     let parts: Vec<String> = name_words(value)
         .into_iter()
@@ -229,12 +233,101 @@ fn mentions_value(query_words: &[String], value: &str) -> bool {
     }
 }
 
+/// Seconds in each unit a duration code ends with (`30m`, `1h`, `1wk`, `6mo`, `1y`).
+const CODE_UNITS: [(&str, u64); 12] = [
+    ("s", 1),
+    ("sec", 1),
+    ("m", 60),
+    ("min", 60),
+    ("h", 3_600),
+    ("hr", 3_600),
+    ("d", 86_400),
+    ("w", 604_800),
+    ("wk", 604_800),
+    ("mo", 2_592_000),
+    ("y", 31_536_000),
+    ("yr", 31_536_000),
+];
+
+/// Words of a request that name a unit of time, with its seconds.
+const UNIT_WORDS: [(&str, u64); 7] = [
+    ("second", 1),
+    ("minute", 60),
+    ("hour", 3_600),
+    ("day", 86_400),
+    ("week", 604_800),
+    ("month", 2_592_000),
+    ("year", 31_536_000),
+];
+
+/// Adverbs that name one unit of time ("hourly prices").
+const UNIT_ADVERBS: [(&str, u64); 6] = [
+    ("hourly", 3_600),
+    ("daily", 86_400),
+    ("weekly", 604_800),
+    ("monthly", 2_592_000),
+    ("yearly", 31_536_000),
+    ("annually", 31_536_000),
+];
+
+/// Words before a unit that count one of it ("the past month", "a year").
+const ONE_OF: [&str; 7] = ["a", "an", "one", "past", "last", "per", "every"];
+
+/// Number words before a unit ("two weeks").
+const NUMBER_WORDS: [&str; 12] = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve",
+];
+
+/// The length in seconds of a duration code: a number and a unit ([`CODE_UNITS`]: `6mo`,
+/// `60m`, `1wk`).
+fn duration_code(value: &str) -> Option<u64> {
+    let digits = value.len() - value.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (n, unit) = value.split_at(digits);
+    let n: u64 = n.parse().ok()?;
+    let (_, secs) = CODE_UNITS.iter().find(|(u, _)| *u == unit)?;
+    n.checked_mul(*secs)
+}
+
+/// The lengths in seconds of the spans of time the request names: a number (digits or a word)
+/// and a unit ("6 months", "two weeks"), one unit ("the past month", "a year"), or a unit's
+/// adverb ("hourly"), each with whether an adverb named it (a frequency rather than a span).
+fn durations_named(query_words: &[String]) -> Vec<(u64, bool)> {
+    let mut out = Vec::new();
+    for (i, w) in query_words.iter().enumerate() {
+        if let Some((_, secs)) = UNIT_ADVERBS.iter().find(|(a, _)| a == w) {
+            out.push((*secs, true));
+            continue;
+        }
+        let unit = w.strip_suffix('s').unwrap_or(w);
+        let Some((_, secs)) = UNIT_WORDS.iter().find(|(u, _)| *u == unit) else {
+            continue;
+        };
+        let before = i.checked_sub(1).and_then(|k| query_words.get(k));
+        let n = before.and_then(|b| {
+            b.parse::<u64>().ok().or_else(|| {
+                NUMBER_WORDS
+                    .iter()
+                    .position(|n| n == b)
+                    .and_then(|p| u64::try_from(p + 1).ok())
+                    .or_else(|| ONE_OF.contains(&b.as_str()).then_some(1))
+            })
+        });
+        if let Some(d) = n.and_then(|n| n.checked_mul(*secs)) {
+            out.push((d, false));
+        }
+    }
+    out
+}
+
 /// The allowed values `vals` of one parameter that the query names ([`mentions_value`]), the
 /// closest reading first:
 /// - values written as they are ("the response body" → `response-body`, not `request-body`,
 ///   whose words are only near each other) win over values whose words are merely near;
 /// - a value that is a word of the tool's own name gives way to another ("squash-merge" on
 ///   `merge_pull_request` → `squash`, not `merge`);
+/// - a duration code a span names ("the past 6 months" → `6mo`) beats one a frequency names
+///   ("daily" → `1d`);
 /// - when no value is named, a value the parameter's description glosses in words the query
 ///   uses: "Sort by 'relevance' (default) or 'date' (newest first)" and "newest first" →
 ///   `date`; or one the tool's description glosses in a list ("- day_gainers: Biggest gainers
@@ -266,6 +359,16 @@ fn mentioned_values(
         .collect();
     if !apart.is_empty() {
         named = apart;
+    }
+    // A span ("the past 6 months") beats a frequency ("daily") among duration codes.
+    let spans: Vec<u64> = durations_named(query_words)
+        .into_iter()
+        .filter(|(_, adverb)| !adverb)
+        .map(|(d, _)| d)
+        .collect();
+    let by_span = |v: &String| duration_code(v).is_some_and(|d| spans.contains(&d));
+    if named.iter().any(|v| by_span(v)) {
+        named.retain(|v| duration_code(v).is_none() || by_span(v));
     }
     if !named.is_empty() {
         return (named.into_iter().cloned().collect(), false);
@@ -1679,6 +1782,23 @@ mod tests {
         assert_eq!(flag_words("convert_to_markdown"), ["markdown"]);
         assert_eq!(flag_words("use_display_names"), ["use", "display", "names"]);
         assert_eq!(stem("including"), stem("include"));
+    }
+
+    #[test]
+    fn a_span_of_time_names_its_duration_code() {
+        let q = |s: &str| words(s);
+        assert!(mentions_value(
+            &q("TSLA prices for the past 6 months"),
+            "6mo"
+        ));
+        assert!(mentions_value(&q("grab one year of daily prices"), "1y"));
+        assert!(mentions_value(&q("grab one year of daily prices"), "1d"));
+        assert!(mentions_value(&q("hourly AAPL prices"), "60m"));
+        assert!(!mentions_value(&q("hourly AAPL prices"), "1d"));
+        assert!(!mentions_value(&q("6 apples"), "6mo"));
+        assert!(!mentions_value(&q("the months of 2024"), "1mo"));
+        assert_eq!(duration_code("1wk"), Some(604_800));
+        assert_eq!(duration_code("max"), None);
     }
 
     #[test]
