@@ -1,8 +1,9 @@
-//! Values named by their kind: a colour, a language or a country the request names goes to the
-//! parameter that takes that kind of value, although no word of the request names the parameter.
+//! Values named by their kind: a colour, a language, a country or a currency the request names
+//! goes to the parameter that takes that kind of value, although no word of the request names
+//! the parameter.
 //!
 //! "new todoist label waiting-on, orange" gives `add_label` the colour `orange`: the value itself
-//! says what it is. Three kinds ([`Kind`], read from a parameter's name and documentation by
+//! says what it is. Four kinds ([`Kind`], read from a parameter's name and documentation by
 //! [`kind_of`]):
 //!
 //! - **colours**: a parameter whose name's last word is `color` or `colour` (`color`,
@@ -21,10 +22,15 @@
 //!   two-letter codes (`JP`; lower case when its documentation's examples are) unless its
 //!   documentation asks for a full country name.
 //!
-//! Names are read from two tables in `data/` (ISO 639-1 and ISO 3166-1 with common other names,
-//! provenance in their headers). A name that is also an everyday word or a given name (`Polish`,
-//! `Jordan`, `Turkey`) counts only when written with a capital, and `US` or `UK` only as
-//! written. An `enum` parameter is left to narrowing, which reads its own values.
+//! - **currencies**: a parameter whose name holds `currency` (`currency`, `from_currency`)
+//!   takes the ISO 4217 currencies the request names by name ("19.99 euros", "Swiss francs"),
+//!   by code as written (`EUR`) or by sign (`$10`, `€5`, `C$20`), as codes (lower case when its
+//!   documentation's three-letter examples are).
+//!
+//! Names are read from tables in `data/` (ISO 639-1, ISO 3166-1 and ISO 4217 with common other
+//! names, provenance in their headers). A name that is also an everyday word or a given name
+//! (`Polish`, `Jordan`, `Turkey`, `Won`) counts only when written with a capital, and `US`,
+//! `UK` or a currency's code only as written. An `enum` parameter is left to narrowing, which reads its own values.
 
 use std::sync::OnceLock;
 
@@ -226,6 +232,11 @@ pub enum Kind {
     Language(Form),
     /// A country, in the given form.
     Country(Form),
+    /// A currency, as its ISO 4217 code, in upper case when `upper`.
+    Currency {
+        /// Upper case (`EUR`) rather than lower (`eur`).
+        upper: bool,
+    },
 }
 
 /// How a parameter writes a language or a country.
@@ -283,7 +294,24 @@ pub fn kind_of(name: &str, documented: &str) -> Option<Kind> {
     if has(COUNTRY_WORDS) || (has(REGION_WORDS) && coded) {
         return Some(Kind::Country(form(&doc, documented, true)));
     }
+    if has(&["currency", "currencies"]) {
+        let examples = quoted(documented, 3);
+        let upper = examples.is_empty()
+            || !examples
+                .iter()
+                .all(|e| e.chars().all(|c| c.is_ascii_lowercase()));
+        return Some(Kind::Currency { upper });
+    }
     None
+}
+
+/// The quoted words of `raw` that are `len` ASCII letters ('en', "USD").
+fn quoted(raw: &str, len: usize) -> Vec<&str> {
+    raw.split(['\'', '"', '`'])
+        .skip(1)
+        .step_by(2)
+        .filter(|e| e.len() == len && e.chars().all(|c| c.is_ascii_alphabetic()))
+        .collect()
 }
 
 /// The form documentation `doc` (lower-cased; `raw` as written) asks for: a name when it says
@@ -296,12 +324,7 @@ fn form(doc: &str, raw: &str, upper_default: bool) -> Form {
     if doc.contains("full") && doc.contains("name") || doc.contains("name") && !coded {
         return Form::Name;
     }
-    let examples: Vec<&str> = raw
-        .split(['\'', '"', '`'])
-        .skip(1)
-        .step_by(2)
-        .filter(|e| e.len() == 2 && e.chars().all(|c| c.is_ascii_alphabetic()))
-        .collect();
+    let examples = quoted(raw, 2);
     let upper = match examples.first() {
         Some(_) => examples
             .iter()
@@ -329,6 +352,7 @@ pub fn named(kind: Kind, query: &str) -> Vec<String> {
         Kind::Colour => return colours_named(query),
         Kind::Language(f) => (languages(), f, true),
         Kind::Country(f) => (countries(), f, false),
+        Kind::Currency { upper } => return currencies_named(query, upper),
     };
     let mut out: Vec<String> = Vec::new();
     for (entry, at, end) in table.find(query) {
@@ -340,6 +364,76 @@ pub fn named(kind: Kind, query: &str) -> Vec<String> {
             Form::Code { upper: false } => entry.code.to_lowercase(),
             Form::Name => entry.name.clone(),
         };
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Currency signs and the currency each stands for; a `$` after letters is that country's
+/// dollar ([`DOLLAR_PREFIXES`]).
+const SIGNS: &[(char, &str)] = &[
+    ('$', "USD"),
+    ('€', "EUR"),
+    ('£', "GBP"),
+    ('¥', "JPY"),
+    ('₹', "INR"),
+    ('₩', "KRW"),
+    ('₽', "RUB"),
+    ('₺', "TRY"),
+    ('₪', "ILS"),
+    ('₫', "VND"),
+    ('฿', "THB"),
+    ('₱', "PHP"),
+    ('₦', "NGN"),
+    ('₴', "UAH"),
+];
+
+/// Letters written before `$` and the dollar they make (`C$`, `A$`, `R$` for the real).
+const DOLLAR_PREFIXES: &[(&str, &str)] = &[
+    ("US", "USD"),
+    ("C", "CAD"),
+    ("CA", "CAD"),
+    ("A", "AUD"),
+    ("AU", "AUD"),
+    ("NZ", "NZD"),
+    ("HK", "HKD"),
+    ("S", "SGD"),
+    ("R", "BRL"),
+    ("MX", "MXN"),
+];
+
+/// The currencies `query` names by name ("19.99 euros"), by ISO code as written (`EUR`) or by
+/// sign (`$10`, `€5`, `C$20`), as ISO 4217 codes in upper case when `upper`, each once, in
+/// the order the request names them.
+fn currencies_named(query: &str, upper: bool) -> Vec<String> {
+    let mut found: Vec<(usize, String)> = currencies()
+        .find(query)
+        .into_iter()
+        .map(|(e, at, _)| (at, e.code.clone()))
+        .collect();
+    for (at, c) in query.char_indices() {
+        let Some((_, code)) = SIGNS.iter().find(|(sign, _)| *sign == c) else {
+            continue;
+        };
+        let before = query.get(..at).unwrap_or("");
+        let letters = &before[before
+            .trim_end_matches(|c: char| c.is_ascii_uppercase())
+            .len()..];
+        let code = match DOLLAR_PREFIXES
+            .iter()
+            .find(|(p, _)| c == '$' && *p == letters)
+        {
+            Some((_, dollar)) => dollar,
+            None => code,
+        };
+        found.push((at, (*code).to_string()));
+    }
+    found.sort_by_key(|(at, _)| *at);
+    let mut out: Vec<String> = Vec::new();
+    for (_, code) in found {
+        let v = if upper { code } else { code.to_lowercase() };
         if !out.contains(&v) {
             out.push(v);
         }
@@ -513,6 +607,12 @@ fn languages() -> &'static Table {
     T.get_or_init(|| Table::parse(include_str!("../data/languages.tsv")))
 }
 
+/// The ISO 4217 currencies.
+fn currencies() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| Table::parse(include_str!("../data/currencies.tsv")))
+}
+
 /// The ISO 3166-1 countries.
 fn countries() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
@@ -536,6 +636,20 @@ mod tests {
             assert_eq!(e.code.len(), 2, "{e:?}");
             assert!(e.names.iter().all(|(n, _)| !n.is_empty()), "{e:?}");
         }
+    }
+
+    #[test]
+    fn currencies_by_name_code_and_sign() {
+        let c = |q: &str| named(Kind::Currency { upper: true }, q);
+        assert_eq!(c("price prod_Q8xYz at 19.99 euros"), ["EUR"]);
+        assert_eq!(
+            c("coupon: $10 off, or C$12, or 5 GBP"),
+            ["USD", "CAD", "GBP"]
+        );
+        assert_eq!(c("100 Swiss francs in yen"), ["CHF", "JPY"]);
+        assert!(c("we won the deal, try it for all of us").is_empty());
+        assert_eq!(named(Kind::Currency { upper: false }, "€5"), ["eur"]);
+        assert_eq!(currencies().0.len(), 153);
     }
 
     #[test]
