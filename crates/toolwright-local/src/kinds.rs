@@ -30,7 +30,8 @@
 //! Names are read from tables in `data/` (ISO 639-1, ISO 3166-1 and ISO 4217 with common other
 //! names, provenance in their headers). A name that is also an everyday word or a given name
 //! (`Polish`, `Jordan`, `Turkey`, `Won`) counts only when written with a capital, and `US`,
-//! `UK` or a currency's code only as written. An `enum` parameter is left to narrowing, which reads its own values.
+//! `UK` or a currency's code only as written. An `enum` parameter is left to narrowing, which
+//! reads its own values.
 
 use std::sync::OnceLock;
 
