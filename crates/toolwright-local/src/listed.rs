@@ -38,27 +38,55 @@ pub fn documentation<'a>(name: &str, schema: &'a Value, tool_description: &'a st
 /// The values `text` lists as the only choices: the quoted words ('x', "x" or `x`) of a
 /// sentence that says "one of", "options" or "or" and gives no example marker, when there are
 /// two or more of them; or a list of three codes or more joined by commas without spaces that
-/// ends a sentence after a dash or a colon ("Data period - 1d,5d,1mo,3mo,6mo,1y,ytd,max").
+/// ends a sentence after a dash or a colon ("Data period - 1d,5d,1mo,3mo,6mo,1y,ytd,max"), or
+/// with spaces after a phrase that says so ("Valid values include: companies, contacts, deals").
 pub fn listed_values(text: &str) -> Option<Vec<String>> {
     quoted_choices(text).or_else(|| code_list(text))
 }
 
+/// Phrases that introduce a sentence's list of a parameter's values ("Valid values include:
+/// appointments, companies, contacts").
+const VALUE_PHRASES: [&str; 6] = [
+    "valid values",
+    "allowed values",
+    "possible values",
+    "supported values",
+    "accepted values",
+    "valid options",
+];
+
 /// The comma-joined codes that end a sentence of `text` after " - " or ": " (see
-/// [`listed_values`]), without an example marker.
+/// [`listed_values`]), without an example marker; after a phrase such as "Valid values
+/// include:", the words may be joined by ", " too.
 fn code_list(text: &str) -> Option<Vec<String>> {
     sentences(text).into_iter().find_map(|s| {
         let lower = s.to_lowercase();
         if EXAMPLE_MARKERS.iter().any(|m| lower.contains(m)) {
             return None;
         }
-        let (_, tail) = s.rsplit_once(" - ").or_else(|| s.rsplit_once(": "))?;
+        let (head, tail) = s.rsplit_once(" - ").or_else(|| s.rsplit_once(": "))?;
         let tail = tail.trim();
         let code = |v: &str| {
             !v.is_empty()
                 && v.len() <= 24
                 && v.chars().all(|c| c.is_alphanumeric() || "_-./".contains(c))
         };
-        let vals: Vec<String> = tail.split(',').map(String::from).collect();
+        let phrased = VALUE_PHRASES
+            .iter()
+            .any(|p| head.to_lowercase().contains(p));
+        let vals: Vec<String> = tail
+            .split(',')
+            .map(|v| {
+                if !phrased {
+                    return v.to_string();
+                }
+                let v = v.trim();
+                v.strip_prefix("and ")
+                    .or_else(|| v.strip_prefix("or "))
+                    .unwrap_or(v)
+                    .to_string()
+            })
+            .collect();
         (vals.len() >= 3 && vals.iter().all(|v| code(v))).then_some(vals)
     })
 }
@@ -168,6 +196,13 @@ mod tests {
         assert!(listed_values("Fields to return: name, email, phone").is_none());
         assert!(listed_values("Symbols, e.g.: AAPL,MSFT,GOOGL").is_none());
         assert!(listed_values("Two codes: a,b").is_none());
+        let d = "The type of object. Valid values include: companies, contacts, line_items. For \
+                 custom objects, use the schema tool.";
+        assert_eq!(
+            listed_values(d).unwrap(),
+            ["companies", "contacts", "line_items"]
+        );
+        assert!(listed_values("Colors: red, green, or blue").is_none());
     }
 
     #[test]

@@ -323,7 +323,8 @@ fn durations_named(query_words: &[String]) -> Vec<(u64, bool)> {
 /// The allowed values `vals` of one parameter that the query names ([`mentions_value`]), the
 /// closest reading first:
 /// - values written as they are ("the response body" → `response-body`, not `request-body`,
-///   whose words are only near each other) win over values whose words are merely near;
+///   whose words are only near each other) win over values whose words are merely near, when
+///   there are as many as the `want` parameters sharing the values;
 /// - a value that is a word of the tool's own name gives way to another ("squash-merge" on
 ///   `merge_pull_request` → `squash`, not `merge`);
 /// - a duration code a span names ("the past 6 months" → `6mo`) beats one a frequency names
@@ -340,6 +341,7 @@ fn mentioned_values(
     description: &str,
     tool: &str,
     tool_description: &str,
+    want: usize,
 ) -> (Vec<String>, bool) {
     let loose: Vec<&String> = vals
         .iter()
@@ -350,7 +352,12 @@ fn mentioned_values(
         .copied()
         .filter(|v| mentions(query_words, v))
         .collect();
-    let mut named = if exact.is_empty() { loose } else { exact };
+    // Values written as they are win, unless fewer than the parameters sharing these values.
+    let mut named = if exact.len() < want.max(1) {
+        loose
+    } else {
+        exact
+    };
     let tool_words = name_words(tool);
     let apart: Vec<&String> = named
         .iter()
@@ -431,12 +438,19 @@ const GLOSS_FILLER: [&str; 14] = [
 ];
 
 /// The same word, or (3 letters or more) one an inflection away: a plural, a trailing "s" or
-/// "es"; or one with the same stem of five letters or more ([`stems`]: "institutions" and
+/// "es", "y" as "ies" ("company", `companies`); or one with the same stem of five letters or more ([`stems`]: "institutions" and
 /// `institutional`, "prorate" and `proration`).
 fn same_word(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let ies = |y: &str, ies: &str| {
+        y.len() >= 3
+            && y.strip_suffix('y')
+                .is_some_and(|stem| ies.strip_suffix("ies") == Some(stem))
+    };
     a == b
         || (short.len() >= 3 && long.starts_with(short) && long.len() <= short.len() + 2)
+        || ies(a, b)
+        || ies(b, a)
         || same_stem(a, b)
 }
 
@@ -1347,7 +1361,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let name_mentioned =
             mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name) || renames;
         let value_mentioned = values.as_ref().is_some_and(|v| {
-            !mentioned_values(&qw, v, documented(name), &spec.name, &spec.description)
+            !mentioned_values(&qw, v, documented(name), &spec.name, &spec.description, 1)
                 .0
                 .is_empty()
         });
@@ -1421,8 +1435,14 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     }
     for (vals, names) in groups {
         let described = names.first().map_or("", |n| documented(n));
-        let (mentioned, glossed) =
-            mentioned_values(&qw, &vals, described, &spec.name, &spec.description);
+        let (mentioned, glossed) = mentioned_values(
+            &qw,
+            &vals,
+            described,
+            &spec.name,
+            &spec.description,
+            names.len(),
+        );
         let listed = names
             .first()
             .and_then(|n| kept.get(n))
@@ -1806,6 +1826,7 @@ mod tests {
         assert!(same_word("institutions", "institutional"));
         assert!(same_word("prorate", "proration") && same_word("actively", "actives"));
         assert!(same_word("splits", "split") && same_word("gainers", "gainers"));
+        assert!(same_word("company", "companies") && !same_word("company", "compiles"));
         // Short stems do not count: "user" is not "usage", "pages" is not "paging".
         assert!(!same_word("user", "usage") && !same_word("pages", "paging"));
         assert!(!same_word("general", "generate") && !same_word("later", "latest"));
