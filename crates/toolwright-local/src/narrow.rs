@@ -11,8 +11,8 @@
 //!   the tool's defaults apply; a name is mentioned when its distinctive words are
 //!   (`atm_pressure` by "atmospheric pressure", `return_type` by "return", a one-letter typo
 //!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not),
-//!   except optional number parameters when the query states a number and no parameter that
-//!   stays takes numbers ("the last 20 lines" keeps `head` and `tail`);
+//!   except optional number parameters when the query states a number that fits them and no
+//!   parameter that stays takes numbers ("the last 20 lines" keeps `head` and `tail`);
 //! - keeps an optional boolean the query states and gives it the value it states: every
 //!   distinctive word of its name (those after its last preposition, `initialize_with_readme` →
 //!   `readme`; without openers such as `is`, `has`, `auto`) is a query word, an inflection
@@ -1402,8 +1402,10 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     let numbers_unplaced = !query_numbers(query).is_empty()
         && !props.values().zip(&stays).any(|(p, s)| *s && numeric(p));
     let mut kept = Map::new();
+    let stated = query_numbers(query);
     for ((name, p), stay) in props.iter().zip(stays) {
-        if !stay && numbers_unplaced && numeric(p) {
+        // Only a parameter one of those numbers fits (a year is no `k` of at most 100).
+        if !stay && numbers_unplaced && numeric(p) && stated.iter().any(|n| number_fits(p, n)) {
             report.for_numbers.push(name.clone());
         } else if !stay {
             report.dropped.push(name.clone());
