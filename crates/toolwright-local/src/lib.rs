@@ -30,6 +30,7 @@ pub mod salvage;
 pub mod select;
 pub mod spans;
 pub mod topic;
+pub mod units;
 #[cfg(any(feature = "llama", feature = "embed"))]
 mod wheel;
 pub mod zones;

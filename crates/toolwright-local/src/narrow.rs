@@ -1070,8 +1070,19 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
             own.push(v);
         }
     }
+    // A number stated with a unit goes, converted, to the parameter in that unit.
+    let units = crate::units::placed(props, query);
+    for (k, v, _) in &units {
+        if let Some((_, own)) = attached.iter_mut().find(|(n, _)| n == k) {
+            *own = vec![v.clone()];
+        }
+    }
     let attached = ordered_range(props, attached, &numbers);
-    let claimed: Vec<&Value> = attached.iter().flat_map(|(_, v)| v.iter()).collect();
+    let claimed: Vec<&Value> = attached
+        .iter()
+        .flat_map(|(_, v)| v.iter())
+        .chain(units.iter().map(|(_, _, written)| written))
+        .collect();
     let free: Vec<Value> = numbers
         .iter()
         .filter(|n| !claimed.iter().any(|c| c.as_f64() == n.as_f64()))
@@ -1381,7 +1392,11 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // A cap ("the first 3000 characters") keeps the parameter that takes it.
     let (words, spans) = (words_at(query), numbers_at(query));
     let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
-    for (name, _) in caps {
+    // So does a number stated with a unit ("takes 10 seconds" → `duration` in seconds).
+    let units = crate::units::placed(props, query)
+        .into_iter()
+        .map(|(k, v, _)| (k, v));
+    for (name, _) in caps.into_iter().chain(units) {
         if let Some(i) = props.keys().position(|k| *k == name)
             && let Some(s) = stays.get_mut(i)
             && !*s

@@ -1,0 +1,213 @@
+//! Units: a number the request states with a unit goes, converted, to the number parameter
+//! documented in a unit of the same kind.
+//!
+//! "a demo task that takes 10 seconds in 5 steps" has two numbers; `steps` is named, and
+//! `duration` ("Duration of the operation in seconds") is not, so narrowing dropped it and the
+//! 10 was lost. "within 2 km of 52.52,13.405" gave `radius: 2` where the radius is "in
+//! meters". A parameter's unit is the first unit word of its description ("in seconds",
+//! "(milliseconds)") or the last word of its name (`timeout_ms`, `delay_seconds`); a stated
+//! number's unit is the word right after it, or the letters glued to it (`500ms`, `2km`).
+//! When exactly one number parameter of a tool takes that kind of unit (a time, a length) and
+//! the converted number fits its bounds, narrowing keeps it (required) and number grounding
+//! gives it the converted number: "2 km" → `2000` for a radius in meters, "1.5 minutes" →
+//! `90000` for a timeout in milliseconds.
+//!
+//! The unit words are the SI and common English ones; nothing here was fitted on data.
+
+use serde_json::{Map, Value};
+
+use crate::cues::name_words;
+
+/// What a unit measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dimension {
+    Time,
+    Length,
+}
+
+/// Unit words, what they measure, and their size in seconds or meters. Words of one or two
+/// letters count only right after a number (`10 s`, `2 km`), never in a description.
+const UNITS: &[(&str, Dimension, f64)] = &[
+    ("ms", Dimension::Time, 0.001),
+    ("millisecond", Dimension::Time, 0.001),
+    ("milliseconds", Dimension::Time, 0.001),
+    ("s", Dimension::Time, 1.0),
+    ("sec", Dimension::Time, 1.0),
+    ("secs", Dimension::Time, 1.0),
+    ("second", Dimension::Time, 1.0),
+    ("seconds", Dimension::Time, 1.0),
+    ("min", Dimension::Time, 60.0),
+    ("mins", Dimension::Time, 60.0),
+    ("minute", Dimension::Time, 60.0),
+    ("minutes", Dimension::Time, 60.0),
+    ("h", Dimension::Time, 3_600.0),
+    ("hr", Dimension::Time, 3_600.0),
+    ("hrs", Dimension::Time, 3_600.0),
+    ("hour", Dimension::Time, 3_600.0),
+    ("hours", Dimension::Time, 3_600.0),
+    ("day", Dimension::Time, 86_400.0),
+    ("days", Dimension::Time, 86_400.0),
+    ("mm", Dimension::Length, 0.001),
+    ("millimeters", Dimension::Length, 0.001),
+    ("cm", Dimension::Length, 0.01),
+    ("centimeters", Dimension::Length, 0.01),
+    ("m", Dimension::Length, 1.0),
+    ("meter", Dimension::Length, 1.0),
+    ("meters", Dimension::Length, 1.0),
+    ("metre", Dimension::Length, 1.0),
+    ("metres", Dimension::Length, 1.0),
+    ("km", Dimension::Length, 1_000.0),
+    ("kilometer", Dimension::Length, 1_000.0),
+    ("kilometers", Dimension::Length, 1_000.0),
+    ("kilometre", Dimension::Length, 1_000.0),
+    ("kilometres", Dimension::Length, 1_000.0),
+    ("mi", Dimension::Length, 1_609.344),
+    ("mile", Dimension::Length, 1_609.344),
+    ("miles", Dimension::Length, 1_609.344),
+    ("ft", Dimension::Length, 0.3048),
+    ("foot", Dimension::Length, 0.3048),
+    ("feet", Dimension::Length, 0.3048),
+];
+
+/// The unit a word names.
+fn unit(word: &str) -> Option<(Dimension, f64)> {
+    let w = word.to_lowercase();
+    UNITS
+        .iter()
+        .find(|(u, _, _)| *u == w)
+        .map(|(_, d, f)| (*d, *f))
+}
+
+/// The unit parameter `name` takes: the first unit word (three letters or more, or `ms`) of
+/// its description, else the last word of its name.
+fn param_unit(name: &str, description: &str) -> Option<(Dimension, f64)> {
+    let long = |w: &str| w.len() >= 3 || w.eq_ignore_ascii_case("ms");
+    description
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| long(w))
+        .find_map(unit)
+        .or_else(|| {
+            name_words(name)
+                .last()
+                .filter(|w| long(w))
+                .and_then(|w| unit(w))
+        })
+}
+
+/// The numbers `query` states with a unit: value, dimension, size of the unit, and the
+/// number as written.
+fn stated(query: &str) -> Vec<(f64, Dimension, f64, Value)> {
+    let mut out = Vec::new();
+    // `numbers_at` counts characters; the text after a number starts at this byte.
+    let at: Vec<usize> = query.char_indices().map(|(i, _)| i).collect();
+    for (_, end, v) in crate::narrow::numbers_at(query) {
+        let Some(n) = v.as_f64() else { continue };
+        let Some(&after_at) = at.get(end) else {
+            continue;
+        };
+        let rest = query.get(after_at..).unwrap_or("");
+        let glued: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+        let word = if glued.is_empty() {
+            rest.trim_start_matches([' ', '\u{a0}'])
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("")
+                .to_string()
+        } else {
+            glued
+        };
+        if let Some((d, f)) = unit(&word) {
+            out.push((n, d, f, v));
+        }
+    }
+    out
+}
+
+/// `n` as a JSON number: an integer when it is one.
+fn number(n: f64) -> Option<Value> {
+    let rounded = n.round();
+    if (n - rounded).abs() < 1e-9 && rounded.abs() < 9.0e15 {
+        #[allow(clippy::cast_possible_truncation)]
+        return Some(Value::from(rounded as i64));
+    }
+    serde_json::Number::from_f64(n).map(Value::Number)
+}
+
+/// For each number the request states with a unit, the one number parameter of `props` that
+/// takes that kind of unit, with the number converted to its unit and the number as written
+/// (see the module docs). A number whose kind of unit several parameters take goes to none.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_local::units::placed;
+/// let props = json!({"steps": {"type": "number"},
+///     "duration": {"type": "number", "description": "Duration of the operation in seconds"}});
+/// let p = placed(props.as_object().unwrap(), "a task that takes 10 seconds in 5 steps");
+/// assert_eq!(p, [("duration".to_string(), json!(10), json!(10))]);
+/// let props = json!({"radius": {"type": "number", "description": "Radius in meters"}});
+/// let p = placed(props.as_object().unwrap(), "chargers within 2 km of 52.52,13.405");
+/// assert_eq!(p, [("radius".to_string(), json!(2000), json!(2))]);
+/// ```
+pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Value)> {
+    let described = |p: &Value| {
+        p.get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let numeric = |p: &Value| {
+        p.get("enum").is_none()
+            && matches!(
+                p.get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            )
+    };
+    let mut out = Vec::new();
+    for (n, dim, size, written) in stated(query) {
+        let takers: Vec<(&String, f64, &Value)> = props
+            .iter()
+            .filter(|(_, p)| numeric(p))
+            .filter_map(|(k, p)| {
+                let (d, f) = param_unit(k, &described(p))?;
+                (d == dim).then_some((k, f, p))
+            })
+            .collect();
+        let [(k, f, p)] = takers.as_slice() else {
+            continue;
+        };
+        let Some(v) = number(n * size / f) else {
+            continue;
+        };
+        if crate::narrow::number_fits(p, &v) && !out.iter().any(|(o, _, _)| o == *k) {
+            out.push(((*k).clone(), v, written));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn p(props: Value, q: &str) -> Vec<(String, Value, Value)> {
+        placed(props.as_object().unwrap(), q)
+    }
+
+    #[test]
+    fn units_convert_and_glue() {
+        let t = json!({"timeout_ms": {"type": "integer"}});
+        assert_eq!(p(t.clone(), "wait 1.5 minutes")[0].1, json!(90000));
+        assert_eq!(p(t.clone(), "give it 500ms")[0].1, json!(500));
+        assert!(p(t, "wait for 3 pages").is_empty());
+        // Two parameters of one kind: the number goes to neither.
+        let two = json!({"timeout_ms": {"type": "integer"}, "interval_ms": {"type": "integer"}});
+        assert!(p(two, "wait 2 seconds").is_empty());
+        // Out of bounds: none.
+        let small =
+            json!({"delay": {"type": "number", "maximum": 60, "description": "in seconds"}});
+        assert!(p(small, "in 2 hours").is_empty());
+        // A one-letter word in a description is no unit.
+        assert_eq!(param_unit("size", "a value in m or s"), None);
+    }
+}
