@@ -1072,7 +1072,13 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     }
     // A number stated with a unit goes, converted, to the parameter in that unit.
     let units = crate::units::placed(props, query);
-    for (k, v, _) in &units {
+    // A size written as width by height ("1280x720") goes to `width` and `height`.
+    let sizes = crate::units::sized(props, query);
+    let given = units
+        .iter()
+        .map(|(k, v, _)| (k, v))
+        .chain(sizes.iter().map(|(k, v)| (k, v)));
+    for (k, v) in given {
         if let Some((_, own)) = attached.iter_mut().find(|(n, _)| n == k) {
             *own = vec![v.clone()];
         }
@@ -1396,7 +1402,8 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     let units = crate::units::placed(props, query)
         .into_iter()
         .map(|(k, v, _)| (k, v));
-    for (name, _) in caps.into_iter().chain(units) {
+    let sizes = crate::units::sized(props, query);
+    for (name, _) in caps.into_iter().chain(units).chain(sizes) {
         if let Some(i) = props.keys().position(|k| *k == name)
             && let Some(s) = stays.get_mut(i)
             && !*s

@@ -12,6 +12,9 @@
 //! gives it the converted number: "2 km" → `2000` for a radius in meters, "1.5 minutes" →
 //! `90000` for a timeout in milliseconds.
 //!
+//! [`sized`] does the same for a size written as width by height (`1280x720`): a tool's `width`
+//! and `height` take its two numbers, in that order.
+//!
 //! The unit words are the SI and common English ones; nothing here was fitted on data.
 
 use serde_json::{Map, Value};
@@ -183,6 +186,57 @@ pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Va
         }
     }
     out
+}
+
+/// A size the request writes as width by height (`1280x720`, `800×600`, "1024 by 768"), for a
+/// tool with one number parameter named for each (`width` and `height`, `viewportWidth`):
+/// each with its number, when it fits.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_local::units::sized;
+/// let props = json!({"name": {"type": "string"},
+///     "width": {"type": "number"}, "height": {"type": "number"}});
+/// let s = sized(props.as_object().unwrap(), "a screenshot called 'home' at 1280x720");
+/// assert_eq!(s, [("width".to_string(), json!(1280)), ("height".to_string(), json!(720))]);
+/// ```
+pub fn sized(props: &Map<String, Value>, query: &str) -> Vec<(String, Value)> {
+    let numeric = |p: &Value| {
+        matches!(
+            p.get("type").and_then(Value::as_str),
+            Some("number" | "integer")
+        ) && p.get("enum").is_none()
+    };
+    let side = |word: &str| -> Option<(&String, &Value)> {
+        let found: Vec<(&String, &Value)> = props
+            .iter()
+            .filter(|(k, p)| numeric(p) && name_words(k).iter().any(|w| w == word))
+            .collect();
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    };
+    let (Some((w, wp)), Some((h, hp))) = (side("width"), side("height")) else {
+        return Vec::new();
+    };
+    let chars: Vec<char> = query.chars().collect();
+    let numbers = crate::narrow::numbers_at(query);
+    for pair in numbers.windows(2) {
+        let [(_, a_end, a), (b_start, _, b)] = pair else {
+            continue;
+        };
+        let between: String = chars
+            .get(*a_end..*b_start)
+            .unwrap_or_default()
+            .iter()
+            .collect();
+        let joined = matches!(between.trim(), "x" | "×" | "X" | "by");
+        if joined && crate::narrow::number_fits(wp, a) && crate::narrow::number_fits(hp, b) {
+            return vec![(w.clone(), a.clone()), (h.clone(), b.clone())];
+        }
+    }
+    Vec::new()
 }
 
 #[cfg(test)]
