@@ -579,7 +579,8 @@ fn one_edit(a: &str, b: &str) -> bool {
 
 /// Whether the query names a parameter by its distinctive words: each word of the name that is
 /// not [`GENERIC`] and has 3 characters or more is a query word, starts one (`atm` →
-/// "atmospheric"), or (5 characters or more) is one edit away from one ("acceleeration").
+/// "atmospheric"), or (5 characters or more) is one edit away from one ("acceleeration"), or
+/// shares a stem of five letters or more with one ("labeled" for `labels`).
 fn names_loosely(query_words: &[String], name: &str) -> bool {
     let parts: Vec<String> = name_words(name)
         .into_iter()
@@ -591,6 +592,7 @@ fn names_loosely(query_words: &[String], name: &str) -> bool {
                 w == p
                     || w.starts_with(p.as_str())
                     || (p.chars().count() >= 5 && w.chars().count() >= 5 && one_edit(p, w))
+                    || same_stem(p, w)
             })
         })
 }
