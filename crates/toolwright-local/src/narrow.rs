@@ -233,6 +233,14 @@ fn mentions_value(query_words: &[String], value: &str) -> bool {
     }
 }
 
+/// Where the request's mention of `value` ends: the first query word by which
+/// [`mentions_value`] holds (the request's length when it never does).
+fn first_mention(query_words: &[String], value: &str) -> usize {
+    (0..query_words.len())
+        .find(|&i| mentions_value(query_words.get(..=i).unwrap_or_default(), value))
+        .unwrap_or(query_words.len())
+}
+
 /// Seconds in each unit a duration code ends with (`30m`, `1h`, `1wk`, `6mo`, `1y`).
 const CODE_UNITS: [(&str, u64); 12] = [
     ("s", 1),
@@ -1475,6 +1483,12 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             .is_some_and(|p| enum_values(p).is_none());
         if mentioned.is_empty() || mentioned.len() < names.len() || mentioned.len() == vals.len() {
             continue;
+        }
+        // Several parameters sharing the values get them in the request's order: a move's ends
+        // take them source first ("connect deal 4410 to company 9023").
+        let mut mentioned = mentioned;
+        if names.len() > 1 {
+            mentioned.sort_by_key(|v| first_mention(&qw, v));
         }
         for n in names {
             if let Some(p) = kept.get_mut(&n) {
