@@ -89,6 +89,60 @@ fn keep_written(
     }
 }
 
+/// Keeps (and makes required) the one optional search query or title a request's quoted text
+/// is for, when no parameter that stays takes free text: "find my Notion page called 'Q3
+/// roadmap'" keeps `API-post-search`'s `query`, "open the Confluence page 'Release Process'"
+/// `confluence_get_page`'s `title`. A quote with two such parameters keeps neither.
+fn keep_for_quote(
+    props: &Map<String, Value>,
+    query: &str,
+    stays: &mut [bool],
+    report: &mut Narrowing,
+) {
+    if toolwright_catalog::values::quoted_spans(query).is_empty() {
+        return;
+    }
+    let described = |p: &Value| {
+        p.get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let free_text = |p: &Value| {
+        p.get("type").and_then(Value::as_str) == Some("string")
+            && !["enum", "format", "pattern", "const"]
+                .iter()
+                .any(|k| p.get(*k).is_some())
+    };
+    let taken = props
+        .values()
+        .zip(stays.iter())
+        .any(|(p, s)| *s && free_text(p));
+    if taken {
+        return;
+    }
+    let takes_quote = |name: &str, p: &Value| {
+        free_text(p)
+            && (crate::topic::takes_topic(name, &described(p)).is_some()
+                || matches!(
+                    name_words(name).last().map(String::as_str),
+                    Some("title" | "keyword" | "keywords")
+                ))
+    };
+    let open: Vec<usize> = props
+        .iter()
+        .enumerate()
+        .filter(|(i, (k, p))| !stays.get(*i).copied().unwrap_or(true) && takes_quote(k, p))
+        .map(|(i, _)| i)
+        .collect();
+    if let [i] = open.as_slice()
+        && let (Some(s), Some(name)) = (stays.get_mut(*i), props.keys().nth(*i))
+    {
+        *s = true;
+        report.promoted.push(name.clone());
+    }
+}
+
 /// Keeps (and makes required) an optional parameter the request gives a value without writing
 /// its whole name: an identifier whose leading letters name it ("invoices of cus_N4k2" for
 /// `customer`, [`crate::cues::prefix_names`]), or a value-like word or quoted text that one of
@@ -1405,6 +1459,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     }
     keep_written(props, query, &mut stays, &mut report);
     keep_cued(props, query, &mut stays, &mut report);
+    keep_for_quote(props, query, &mut stays, &mut report);
     // A cap ("the first 3000 characters") keeps the parameter that takes it.
     let (words, spans) = (words_at(query), numbers_at(query));
     let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
@@ -1842,6 +1897,23 @@ mod tests {
         assert_eq!(flag_words("convert_to_markdown"), ["markdown"]);
         assert_eq!(flag_words("use_display_names"), ["use", "display", "names"]);
         assert_eq!(stem("including"), stem("include"));
+    }
+
+    #[test]
+    fn a_quote_keeps_the_one_search_query_nothing_else_takes() {
+        let search = ToolSpec::new(
+            "post_search",
+            "Search pages by title.",
+            json!({"type": "object", "properties": {
+                "query": {"type": "string", "description": "Text to search for"},
+                "page_size": {"type": "integer"}}}),
+        );
+        let (s, r) = narrow_for_query(&search, "find my Notion page called 'Q3 roadmap'");
+        assert_eq!(s.parameters["required"], json!(["query"]));
+        assert_eq!(r.promoted, ["query"]);
+        // No quote, nothing kept.
+        let (s, _) = narrow_for_query(&search, "find my Notion pages");
+        assert!(s.parameters["properties"].get("query").is_none());
     }
 
     #[test]
