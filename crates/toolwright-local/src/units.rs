@@ -5,8 +5,9 @@
 //! `duration` ("Duration of the operation in seconds") is not, so narrowing dropped it and the
 //! 10 was lost. "within 2 km of 52.52,13.405" gave `radius: 2` where the radius is "in
 //! meters". A parameter's unit is the first unit word of its description ("in seconds",
-//! "(milliseconds)") or the last word of its name (`timeout_ms`, `delay_seconds`); a stated
-//! number's unit is the word right after it, or the letters glued to it (`500ms`, `2km`).
+//! "(milliseconds)") or the last word of its name (`timeout_ms`, `delay_seconds`), or a
+//! percentage anywhere in its name (`percent_off`); a stated number's unit is the word right
+//! after it, or the letters or `%` glued to it (`500ms`, `2km`, `25%`).
 //! When exactly one number parameter of a tool takes that kind of unit (a time, a length) and
 //! the converted number fits its bounds, narrowing keeps it (required) and number grounding
 //! gives it the converted number: "2 km" → `2000` for a radius in meters, "1.5 minutes" →
@@ -26,6 +27,7 @@ use crate::cues::name_words;
 enum Dimension {
     Time,
     Length,
+    Percent,
 }
 
 /// Unit words, what they measure, and their size in seconds or meters. Words of one or two
@@ -70,6 +72,10 @@ const UNITS: &[(&str, Dimension, f64)] = &[
     ("ft", Dimension::Length, 0.3048),
     ("foot", Dimension::Length, 0.3048),
     ("feet", Dimension::Length, 0.3048),
+    ("%", Dimension::Percent, 1.0),
+    ("percent", Dimension::Percent, 1.0),
+    ("percentage", Dimension::Percent, 1.0),
+    ("pct", Dimension::Percent, 1.0),
 ];
 
 /// The unit a word names.
@@ -85,8 +91,10 @@ fn unit(word: &str) -> Option<(Dimension, f64)> {
 /// its description, else the last word of its name.
 fn param_unit(name: &str, description: &str) -> Option<(Dimension, f64)> {
     let long = |w: &str| w.len() >= 3 || w.eq_ignore_ascii_case("ms");
+    // Another parameter's name in the description ("required if percent_off is not passed") is
+    // one word, no unit.
     description
-        .split(|c: char| !c.is_alphanumeric())
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
         .filter(|w| long(w))
         .find_map(unit)
         .or_else(|| {
@@ -94,6 +102,13 @@ fn param_unit(name: &str, description: &str) -> Option<(Dimension, f64)> {
                 .last()
                 .filter(|w| long(w))
                 .and_then(|w| unit(w))
+        })
+        .or_else(|| {
+            // `percent_off`, `discount_pct`: a percentage anywhere in the name.
+            name_words(name)
+                .iter()
+                .filter_map(|w| unit(w))
+                .find(|(d, _)| *d == Dimension::Percent)
         })
 }
 
@@ -109,7 +124,11 @@ fn stated(query: &str) -> Vec<(f64, Dimension, f64, Value)> {
             continue;
         };
         let rest = query.get(after_at..).unwrap_or("");
-        let glued: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+        let glued: String = if rest.starts_with('%') {
+            "%".to_string()
+        } else {
+            rest.chars().take_while(char::is_ascii_alphabetic).collect()
+        };
         let word = if glued.is_empty() {
             rest.trim_start_matches([' ', '\u{a0}'])
                 .split(|c: char| !c.is_alphanumeric())
@@ -261,6 +280,10 @@ mod tests {
         let small =
             json!({"delay": {"type": "number", "maximum": 60, "description": "in seconds"}});
         assert!(p(small, "in 2 hours").is_empty());
+        // A percentage goes to the parameter named for one.
+        let coupon = json!({"percent_off": {"type": "number", "maximum": 100},
+            "amount_off": {"type": "number", "description": "required if percent_off is not set"}});
+        assert_eq!(p(coupon, "a one-time 25% off coupon")[0].1, json!(25));
         // A one-letter word in a description is no unit.
         assert_eq!(param_unit("size", "a value in m or s"), None);
     }
