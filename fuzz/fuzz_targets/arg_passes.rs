@@ -29,7 +29,9 @@ const WORDS: &[&str] = &[
     "(programming", "language)", "Summarise", "I", "wiki", "title", "1a2b3c", "9TZKQ4WX1R",
     "e.g.,", "AAPL", "orange", "Navy", "commit", "message", "French", "german", "Japan", "US",
     "Côte", "d'Ivoire", "Papua", "branch", "tag", "off", "against", "based", "develop", "v1.4.0",
-    "release-1.2", "PROJ-123", "call", "export", "institutions", "gainers",
+    "release-1.2", "PROJ-123", "call", "export", "institutions", "gainers", "10", "seconds",
+    "2km", "500ms", "25%", "1280x720", "by", "euros", "$10", "€5", "C$20", "6", "months",
+    "hourly", "labeled",
 ];
 
 /// Words the topic rules react to (`toolwright_local::topic`).
