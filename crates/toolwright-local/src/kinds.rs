@@ -513,7 +513,11 @@ struct Entry {
 
 /// A table of codes and names (`data/*.tsv`).
 #[derive(Debug)]
-struct Table(Vec<Entry>);
+struct Table {
+    entries: Vec<Entry>,
+    /// For each first word of a name (lower case), the entries and names that start with it.
+    by_first: std::collections::HashMap<String, Vec<(usize, usize)>>,
+}
 
 /// The alphanumeric runs of `text` with their byte ranges.
 fn runs(text: &str) -> Vec<(usize, &str)> {
@@ -525,7 +529,7 @@ fn runs(text: &str) -> Vec<(usize, &str)> {
 
 impl Table {
     fn parse(src: &str) -> Self {
-        let entries = src
+        let entries: Vec<Entry> = src
             .lines()
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
             .filter_map(|l| {
@@ -557,7 +561,19 @@ impl Table {
                 })
             })
             .collect();
-        Table(entries)
+        let mut by_first: std::collections::HashMap<String, Vec<(usize, usize)>> =
+            std::collections::HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            for (j, (name, _)) in e.names.iter().enumerate() {
+                if let Some(first) = name.first() {
+                    by_first
+                        .entry(first.to_lowercase())
+                        .or_default()
+                        .push((i, j));
+                }
+            }
+        }
+        Table { entries, by_first }
     }
 
     /// The entries `query` names, with the byte range of each naming, longest name first where
@@ -569,8 +585,15 @@ impl Table {
         let mut i = 0;
         while i < words.len() {
             let mut best: Option<(&Entry, usize)> = None;
-            for e in &self.0 {
-                for (name, case) in &e.names {
+            let starting = lower
+                .get(i)
+                .and_then(|w| self.by_first.get(w))
+                .map_or(&[][..], Vec::as_slice);
+            for &(ei, ni) in starting {
+                let Some(e) = self.entries.get(ei) else {
+                    continue;
+                };
+                if let Some((name, case)) = e.names.get(ni) {
                     let n = name.len();
                     if n == 0 || n <= best.map_or(0, |(_, m)| m) || i + n > words.len() {
                         continue;
@@ -631,9 +654,9 @@ mod tests {
 
     #[test]
     fn the_iso_tables_are_whole() {
-        assert_eq!(languages().0.len(), 184);
-        assert_eq!(countries().0.len(), 249);
-        for e in languages().0.iter().chain(&countries().0) {
+        assert_eq!(languages().entries.len(), 184);
+        assert_eq!(countries().entries.len(), 249);
+        for e in languages().entries.iter().chain(&countries().entries) {
             assert_eq!(e.code.len(), 2, "{e:?}");
             assert!(e.names.iter().all(|(n, _)| !n.is_empty()), "{e:?}");
         }
@@ -650,7 +673,7 @@ mod tests {
         assert_eq!(c("100 Swiss francs in yen"), ["CHF", "JPY"]);
         assert!(c("we won the deal, try it for all of us").is_empty());
         assert_eq!(named(Kind::Currency { upper: false }, "€5"), ["eur"]);
-        assert_eq!(currencies().0.len(), 153);
+        assert_eq!(currencies().entries.len(), 153);
     }
 
     #[test]
