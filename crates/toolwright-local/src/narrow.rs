@@ -48,6 +48,20 @@ use toolwright_core::ToolSpec;
 
 use crate::cues::name_words;
 
+/// A parameter's description (empty when it has none).
+pub(crate) fn described(p: &Value) -> &str {
+    p.get("description").and_then(Value::as_str).unwrap_or("")
+}
+
+/// Whether a parameter takes any number or integer (no `enum`).
+pub(crate) fn free_number(p: &Value) -> bool {
+    p.get("enum").is_none()
+        && matches!(
+            p.get("type").and_then(Value::as_str),
+            Some("number" | "integer")
+        )
+}
+
 /// Keeps (and makes required) an optional parameter named as written in a form
 /// ([`crate::cues::written_as_described`]: a path, a URL, a selector, an e-mail address, a
 /// date) when the query
@@ -102,12 +116,6 @@ fn keep_for_quote(
     if toolwright_catalog::values::quoted_spans(query).is_empty() {
         return;
     }
-    let described = |p: &Value| {
-        p.get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
     let free_text = |p: &Value| {
         p.get("type").and_then(Value::as_str) == Some("string")
             && !["enum", "format", "pattern", "const"]
@@ -123,7 +131,7 @@ fn keep_for_quote(
     }
     let takes_quote = |name: &str, p: &Value| {
         free_text(p)
-            && (crate::topic::takes_topic(name, &described(p)).is_some()
+            && (crate::topic::takes_topic(name, described(p)).is_some()
                 || matches!(
                     name_words(name).last().map(String::as_str),
                     Some("title" | "keyword" | "keywords")
@@ -161,14 +169,8 @@ fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report
         .filter(|w| w.contains(['_', '-']) || w.chars().any(|c| c.is_ascii_digit()))
         .filter(|w| w.chars().any(char::is_alphabetic))
         .collect();
-    let described = |p: &Value| {
-        p.get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
     let named = |name: &str, p: &Value| {
-        crate::cues::strong_values_named_by(&crate::cues::cue_words(name, &described(p)), query)
+        crate::cues::strong_values_named_by(&crate::cues::cue_words(name, described(p)), query)
     };
     let claimed: Vec<String> = props
         .iter()
@@ -183,13 +185,13 @@ fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report
         if stays.get(i).copied().unwrap_or(true) || p.get("enum").is_some() || boolean_param(p) {
             continue;
         }
-        let typed_id = crate::cues::holds_identifier(name, &described(p))
+        let typed_id = crate::cues::holds_identifier(name, described(p))
             && ids.iter().any(|w| crate::cues::prefix_names(w, name));
         let cued = named(name, p)
             .iter()
             .any(|v| !claimed.contains(v) && !formed(v));
         // A git reference the request names ("on the develop branch", "off of develop").
-        let referred = crate::refs::refs_for(name, &described(p), &siblings, query)
+        let referred = crate::refs::refs_for(name, described(p), &siblings, query)
             .iter()
             .any(|v| !claimed.contains(v));
         if typed_id || cued || referred {
@@ -1479,20 +1481,16 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     }
     // A number the query states that no staying parameter can take belongs to an optional
     // number parameter ("the last 20 lines" → `tail`): those stay, and the model chooses.
-    let numeric = |p: &Value| {
-        p.get("enum").is_none()
-            && matches!(
-                p.get("type").and_then(Value::as_str),
-                Some("number" | "integer")
-            )
-    };
     let numbers_unplaced = !query_numbers(query).is_empty()
-        && !props.values().zip(&stays).any(|(p, s)| *s && numeric(p));
+        && !props
+            .values()
+            .zip(&stays)
+            .any(|(p, s)| *s && free_number(p));
     let mut kept = Map::new();
     let stated = query_numbers(query);
     for ((name, p), stay) in props.iter().zip(stays) {
         // Only a parameter one of those numbers fits (a year is no `k` of at most 100).
-        if !stay && numbers_unplaced && numeric(p) && stated.iter().any(|n| number_fits(p, n)) {
+        if !stay && numbers_unplaced && free_number(p) && stated.iter().any(|n| number_fits(p, n)) {
             report.for_numbers.push(name.clone());
         } else if !stay {
             report.dropped.push(name.clone());

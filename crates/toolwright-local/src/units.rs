@@ -171,26 +171,13 @@ fn number(n: f64) -> Option<Value> {
 /// assert_eq!(p, [("radius".to_string(), json!(2000), json!(2))]);
 /// ```
 pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Value)> {
-    let described = |p: &Value| {
-        p.get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let numeric = |p: &Value| {
-        p.get("enum").is_none()
-            && matches!(
-                p.get("type").and_then(Value::as_str),
-                Some("number" | "integer")
-            )
-    };
     let mut out = Vec::new();
     for (n, dim, size, written) in stated(query) {
         let takers: Vec<(&String, f64, &Value)> = props
             .iter()
-            .filter(|(_, p)| numeric(p))
+            .filter(|(_, p)| crate::narrow::free_number(p))
             .filter_map(|(k, p)| {
-                let (d, f) = param_unit(k, &described(p))?;
+                let (d, f) = param_unit(k, crate::narrow::described(p))?;
                 (d == dim).then_some((k, f, p))
             })
             .collect();
@@ -220,16 +207,12 @@ pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Va
 /// assert_eq!(s, [("width".to_string(), json!(1280)), ("height".to_string(), json!(720))]);
 /// ```
 pub fn sized(props: &Map<String, Value>, query: &str) -> Vec<(String, Value)> {
-    let numeric = |p: &Value| {
-        matches!(
-            p.get("type").and_then(Value::as_str),
-            Some("number" | "integer")
-        ) && p.get("enum").is_none()
-    };
     let side = |word: &str| -> Option<(&String, &Value)> {
         let found: Vec<(&String, &Value)> = props
             .iter()
-            .filter(|(k, p)| numeric(p) && name_words(k).iter().any(|w| w == word))
+            .filter(|(k, p)| {
+                crate::narrow::free_number(p) && name_words(k).iter().any(|w| w == word)
+            })
             .collect();
         match found.as_slice() {
             [one] => Some(*one),
