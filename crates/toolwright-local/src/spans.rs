@@ -734,7 +734,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 return Some(times);
             }
         }
-        // A colour, language or country parameter takes the values of its kind the request
+        // A colour, language, country or currency parameter takes the values of its kind the request
         // names (documented on the parameter itself when it is an array of them).
         let own_doc = props.get(k).map_or("", |p| {
             crate::listed::documentation(k, p, &spec.description)
