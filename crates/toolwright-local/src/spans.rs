@@ -734,8 +734,8 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                 return Some(times);
             }
         }
-        // A colour, language, country or currency parameter takes the values of its kind the request
-        // names (documented on the parameter itself when it is an array of them).
+        // A colour, language, country or currency parameter takes the values of its kind the
+        // request names (documented on the parameter itself when it is an array of them).
         let own_doc = props.get(k).map_or("", |p| {
             crate::listed::documentation(k, p, &spec.description)
         });
