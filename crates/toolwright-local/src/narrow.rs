@@ -1417,6 +1417,17 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let qw = words(query);
+    // The words an allowed value may be named by: the request's, then the codes of the
+    // currencies it names by name or sign, in its order ("250 pounds to yen" → `gbp`, `jpy`,
+    // for an enum of ISO codes).
+    let vw: Vec<String> = qw
+        .iter()
+        .cloned()
+        .chain(crate::kinds::named(
+            crate::kinds::Kind::Currency { upper: false },
+            query,
+        ))
+        .collect();
     let documented = |name: &str| {
         props.get(name).map_or("", |p| {
             crate::listed::documentation(name, p, &spec.description)
@@ -1444,7 +1455,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let name_mentioned =
             mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name) || renames;
         let value_mentioned = values.as_ref().is_some_and(|v| {
-            !mentioned_values(&qw, v, documented(name), &spec.name, &spec.description, 1)
+            !mentioned_values(&vw, v, documented(name), &spec.name, &spec.description, 1)
                 .0
                 .is_empty()
         });
@@ -1523,7 +1534,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     for (vals, names) in groups {
         let described = names.first().map_or("", |n| documented(n));
         let (mentioned, glossed) = mentioned_values(
-            &qw,
+            &vw,
             &vals,
             described,
             &spec.name,
@@ -1541,7 +1552,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         // take them source first ("connect deal 4410 to company 9023").
         let mut mentioned = mentioned;
         if names.len() > 1 {
-            mentioned.sort_by_key(|v| first_mention(&qw, v));
+            mentioned.sort_by_key(|v| first_mention(&vw, v));
         }
         for n in names {
             if let Some(p) = kept.get_mut(&n) {
@@ -1681,12 +1692,23 @@ mod tests {
         );
         assert_eq!(r.restricted.len(), 2);
         // One currency named for two parameters: no restriction.
-        let (s, r) = narrow_for_query(&currency(), "Convert 100 dollars to EUR");
+        let (s, r) = narrow_for_query(&currency(), "Convert 100 to EUR");
         assert_eq!(
             s.parameters["properties"]["from_currency"]["enum"],
             json!(["USD", "EUR", "GBP", "JPY"])
         );
         assert!(r.restricted.is_empty());
+        // Currencies named by name or sign count, in the request's order.
+        let (s, _) = narrow_for_query(&currency(), "convert 250 pounds to yen");
+        assert_eq!(
+            s.parameters["properties"]["from_currency"]["enum"],
+            json!(["GBP", "JPY"])
+        );
+        let (s, _) = narrow_for_query(&currency(), "how many dollars is ¥5000");
+        assert_eq!(
+            s.parameters["properties"]["to_currency"]["enum"],
+            json!(["USD", "JPY"])
+        );
     }
 
     #[test]
