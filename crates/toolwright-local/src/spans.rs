@@ -423,6 +423,41 @@ fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
     (shaped && !fits.is_empty()).then_some(fits)
 }
 
+/// Whether `span`, not a quoted text of the request, begins or ends with a stop word written in
+/// small letters ("in the", "the manifest in", "insiders been"): a phrase cut in the wrong place,
+/// not a value. A value that starts with an article is capitalised ("The Hobbit") or quoted;
+/// `US` is a country, not the pronoun.
+fn loose_edged(span: &str, quoted: &[String]) -> bool {
+    if quoted.iter().any(|q| q == span) {
+        return false;
+    }
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    let stop = |w: &str| {
+        let w = bare(w);
+        !w.is_empty()
+            && !w.chars().any(char::is_uppercase)
+            && toolwright_catalog::text::is_stop_word(&w)
+    };
+    let mut words = span.split_whitespace();
+    let first = words.next();
+    let last = words.next_back();
+    first.is_some_and(stop) || last.is_some_and(stop)
+}
+
+/// Whether `span`, two words or more and not a quoted text of the request, begins with a word of
+/// the tool's name (`name_words`, lowercase): "resolve react-query" for `resolve-library-id`,
+/// "click the button" for `browser_click` are the request's instruction, not a value.
+fn opens_with(span: &str, name_words: &[String], quoted: &[String]) -> bool {
+    let mut words = span.split_whitespace();
+    let (Some(first), Some(_)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let first = first
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    !quoted.iter().any(|q| q == span) && name_words.contains(&first)
+}
+
 /// `schema` with its string type and description kept and the values restricted to `values`.
 fn restricted(schema: &Value, values: Vec<String>) -> Value {
     let mut m = Map::new();
@@ -701,6 +736,11 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     }
     let names: Vec<&str> = props.keys().map(String::as_str).collect();
     let own_words = OwnWords::of(spec);
+    let quoted: Vec<String> = toolwright_catalog::values::quoted_spans(query)
+        .into_iter()
+        .filter_map(|r| query.get(r).map(|q| unquoted(q).trim().to_string()))
+        .collect();
+    let name_words = toolwright_catalog::text::words(&spec.name);
     // The parameters a cue pointed at, with the values it gave.
     let cued: std::cell::RefCell<Vec<(String, Vec<String>)>> = Default::default();
     // The spans each cued parameter could take without its cue.
@@ -814,16 +854,34 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             tool_description: &spec.description,
         };
         let fit = |s: &str| within(schema, s) && !own(s);
+        // The spans left when no cue points: not the tool's own words, not a phrase cut in the
+        // wrong place, not the request's instruction.
+        // An identifier is one word, unless quoted. (Only the tool's own words left out when
+        // nothing else is left.)
+        let identifier = crate::cues::holds_identifier(k, param.description);
+        let rest = || -> Vec<String> {
+            let unowned = fits.iter().filter(|s| !own(s));
+            let tight: Vec<String> = unowned
+                .clone()
+                .filter(|s| !loose_edged(s, &quoted) && !opens_with(s, &name_words, &quoted))
+                .filter(|s| !identifier || !s.contains(char::is_whitespace) || quoted.contains(s))
+                .cloned()
+                .collect();
+            if tight.is_empty() {
+                unowned.cloned().collect()
+            } else {
+                tight
+            }
+        };
         match crate::cues::focus(param, query, &fits, fit) {
             Some(v) => {
                 cued.borrow_mut().push((k.to_string(), v.clone()));
-                let rest: Vec<String> = fits.iter().filter(|s| !own(s)).cloned().collect();
-                uncued.borrow_mut().push((k.to_string(), rest));
+                uncued.borrow_mut().push((k.to_string(), rest()));
                 Some(v)
             }
             None => crate::cues::named_properly(param, query, fit).or_else(|| {
-                let rest: Vec<String> = fits.iter().filter(|s| !own(s)).cloned().collect();
-                Some(if rest.is_empty() { fits } else { rest })
+                let rest = rest();
+                Some(if rest.is_empty() { fits.clone() } else { rest })
             }),
         }
     };
@@ -1051,6 +1109,56 @@ mod tests {
     }
 
     #[test]
+    fn spans_cut_at_a_small_stop_word_are_not_values() {
+        let quoted = vec!["in the end".to_string()];
+        for cut in ["in", "the manifest in", "insiders been", "to the cluster"] {
+            assert!(loose_edged(cut, &quoted), "{cut}");
+        }
+        for whole in ["staging", "The Hobbit", "US", "in the end", "Marie Curie's"] {
+            assert!(!loose_edged(whole, &quoted), "{whole}");
+        }
+        let name = toolwright_catalog::text::words("resolve-library-id");
+        assert!(opens_with("resolve react-query", &name, &[]));
+        assert!(!opens_with("resolve", &name, &[]));
+        assert!(!opens_with("react-query", &name, &[]));
+        assert!(!opens_with(
+            "resolve it",
+            &name,
+            &["resolve it".to_string()]
+        ));
+    }
+
+    #[test]
+    fn uncued_texts_leave_out_cut_phrases_instructions_and_spaced_identifiers() {
+        let s = ToolSpec::new(
+            "resolve-library-id",
+            "Finds a package's documentation.",
+            json!({"type": "object", "properties": {
+                "libraryName": {"type": "string"},
+                "sessionId": {"type": "string"}
+            }, "required": ["libraryName", "sessionId"]}),
+        );
+        let (g, _) = ground_strings(&s, "resolve react-query to a library id for sess9", true);
+        let name = allowed(&g, "libraryName");
+        assert!(name.contains(&"react-query".to_string()), "{name:?}");
+        for gone in [
+            "to",
+            "to a",
+            "react-query to",
+            "resolve react-query",
+            "a library",
+        ] {
+            assert!(!name.contains(&gone.to_string()), "{gone}: {name:?}");
+        }
+        let id = allowed(&g, "sessionId");
+        assert!(id.contains(&"sess9".to_string()), "{id:?}");
+        assert!(id.iter().all(|v| !v.contains(' ')), "{id:?}");
+        // Nothing else left: the spans stay as they were.
+        let (g, _) = ground_strings(&s, "in the", true);
+        assert!(!allowed(&g, "libraryName").is_empty());
+    }
+
+    #[test]
     fn free_strings_take_spans_and_typed_ones_stay_free() {
         let s = spec(json!({
             "owner": {"type": "string"},
@@ -1230,7 +1338,8 @@ mod tests {
     fn length_bounds_are_kept() {
         let s = spec(json!({"code": {"type": "string", "minLength": 2, "maxLength": 2}}));
         let (g, _) = ground_strings(&s, "choose DE in the country list", true);
-        assert_eq!(allowed(&g, "code"), ["DE", "in"]);
+        // (`in` fits the length too, but a small stop word is no value.)
+        assert_eq!(allowed(&g, "code"), ["DE"]);
     }
 
     #[test]
