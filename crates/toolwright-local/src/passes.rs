@@ -17,7 +17,7 @@
 //! | string grounding | [`Passes::string_grounding`] | on | [`crate::spans::ground_strings`]: free-form string parameters may only take spans of the request (words, quoted texts, parts of `a/b`), unless their examples have a shape no span has; a search query, question or prompt takes the request's subject ([`crate::topic`]) |
 //! | role cues | [`Passes::role_cues`] | on | [`crate::cues`], [`crate::zones`]: a grounded string parameter whose value the request points at takes only that value: its name word before a value-like word or a quoted text ("channel C0ENG42"), the sides of an `owner/name` word, the words after "from" and "into" for a move's two ends, a word written as a path, URL or CSS selector, a file placed in a directory as one path, the IANA zones of the places named |
 //! | given values required | [`Passes::require_given`] | on | [`crate::narrow::require_given`]: an optional string parameter that grounding left one text of the request, which no other parameter is offered, is required |
-//! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request |
+//! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request; [`distinct_items`]: a list of offered texts holds each once |
 //! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
 //! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error; when it writes the rejected arguments again, the router's next candidate is tried instead |
 //! | answer composition | [`Passes::compose_answer`] | on | [`crate::compose`]: when the model's answer does not state the result, the answer is written from the envelopes |
@@ -71,7 +71,8 @@ pub struct Passes {
     /// ([`crate::narrow::require_given`]). Default on.
     pub require_given: bool,
     /// Keep a further call of a list only when it brings a new value and its texts occur in the
-    /// request ([`keep_distinct_grounded`]); off keeps every call the model wrote. Default on.
+    /// request ([`keep_distinct_grounded`]), and a list of offered texts holds each text once
+    /// ([`distinct_items`]); off keeps every call and item the model wrote. Default on.
     pub distinct_calls: bool,
     /// When one call gave several number parameters the same number while the request states
     /// others, ask again without it there ([`repeated_numbers`]; at most twice). Default on.
@@ -203,6 +204,55 @@ pub fn keep_distinct_grounded(
         }
     }
     (kept, dropped)
+}
+
+/// `args` for `spec` (grounded: its parameters' schemas carry the values offered) with each
+/// list of offered texts holding each text once, in the order first written: a small model
+/// loops through a short list (`["AAPL", "MSFT", "GOOGL", "AAPL", "MSFT", …]`, one path twice).
+/// Lists of numbers, and lists whose items are not restricted to offered values, stay as
+/// written. Returns the parameters changed.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_core::ToolSpec;
+/// use toolwright_local::passes::distinct_items;
+/// let spec = ToolSpec::new("quotes", "", json!({"type": "object", "properties": {
+///     "symbols": {"type": "array", "items": {"type": "string", "enum": ["AAPL", "MSFT"]}}}}));
+/// let mut args = json!({"symbols": ["AAPL", "MSFT", "AAPL"]});
+/// assert_eq!(distinct_items(&spec, &mut args), ["symbols"]);
+/// assert_eq!(args, json!({"symbols": ["AAPL", "MSFT"]}));
+/// ```
+pub fn distinct_items(spec: &ToolSpec, args: &mut Value) -> Vec<String> {
+    let mut changed = Vec::new();
+    let (Some(props), Some(given)) = (
+        spec.parameters.get("properties").and_then(Value::as_object),
+        args.as_object_mut(),
+    ) else {
+        return changed;
+    };
+    for (k, v) in given.iter_mut() {
+        let offered = props
+            .get(k)
+            .and_then(|p| p.get("items"))
+            .is_some_and(|i| i.get("enum").is_some());
+        let Value::Array(items) = v else { continue };
+        if !offered || !items.iter().all(Value::is_string) {
+            continue;
+        }
+        let before = items.len();
+        let mut seen: Vec<Value> = Vec::with_capacity(before);
+        items.retain(|x| {
+            let new = !seen.contains(x);
+            if new {
+                seen.push(x.clone());
+            }
+            new
+        });
+        if items.len() < before {
+            changed.push(k.clone());
+        }
+    }
+    changed
 }
 
 /// When `args` give several number parameters of `tool` (among `tools`, narrowed to the

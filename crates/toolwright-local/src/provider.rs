@@ -814,6 +814,20 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 kept = vec![(name.clone(), a)];
                 current = vec![spec];
             }
+            if config.passes.distinct_calls {
+                for (name, args) in kept.iter_mut() {
+                    let Some(spec) = tools.iter().find(|s| &s.name == name) else {
+                        continue;
+                    };
+                    let changed = crate::passes::distinct_items(spec, args);
+                    if !changed.is_empty() {
+                        notes.push(format!(
+                            "{name}: a value written twice in {} kept once",
+                            changed.join(", ")
+                        ));
+                    }
+                }
+            }
             if config.passes.drop_echoed_names {
                 let single = kept.len() == 1;
                 for (name, args) in kept.iter_mut() {
