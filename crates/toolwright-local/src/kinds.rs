@@ -414,6 +414,22 @@ fn currencies_named(query: &str, upper: bool) -> Vec<String> {
         .into_iter()
         .map(|(e, at, _)| (at, e.code.clone()))
         .collect();
+    found.extend(signs(query).into_iter().map(|(at, _, code)| (at, code)));
+    found.sort_by_key(|(at, _)| *at);
+    let mut out: Vec<String> = Vec::new();
+    for (_, code) in found {
+        let v = if upper { code } else { code.to_lowercase() };
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// The currency signs of `query`: where each stands, where what follows it starts, and the
+/// ISO 4217 code it stands for (a `$` after a country's letters is that country's dollar).
+fn signs(query: &str) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
     for (at, c) in query.char_indices() {
         let Some((_, code)) = SIGNS.iter().find(|(sign, _)| *sign == c) else {
             continue;
@@ -429,14 +445,50 @@ fn currencies_named(query: &str, upper: bool) -> Vec<String> {
             Some((_, dollar)) => dollar,
             None => code,
         };
-        found.push((at, (*code).to_string()));
+        out.push((at, at + c.len_utf8(), (*code).to_string()));
+    }
+    out
+}
+
+/// The currencies `query` gives an amount in, as ISO 4217 codes in upper case: a currency named
+/// or written as a code right after a number ("how many dollars is 5000 yen" → `JPY`, "250
+/// GBP"), or a sign right before one (`$10`, `€ 5`). The source of a conversion.
+///
+/// ```
+/// use toolwright_local::kinds::priced_currencies;
+/// assert_eq!(priced_currencies("how many dollars is 5000 yen?"), ["JPY"]);
+/// assert_eq!(priced_currencies("convert $12.50 to euros"), ["USD"]);
+/// assert!(priced_currencies("dollars to yen rate").is_empty());
+/// ```
+pub fn priced_currencies(query: &str) -> Vec<String> {
+    let after_number = |at: usize| {
+        query
+            .get(..at)
+            .unwrap_or("")
+            .trim_end()
+            .ends_with(|c: char| c.is_ascii_digit())
+    };
+    let mut found: Vec<(usize, String)> = currencies()
+        .find(query)
+        .into_iter()
+        .filter(|(_, at, _)| after_number(*at))
+        .map(|(e, at, _)| (at, e.code.to_uppercase()))
+        .collect();
+    for (at, next, code) in signs(query) {
+        let before_number = query
+            .get(next..)
+            .unwrap_or("")
+            .trim_start()
+            .starts_with(|c: char| c.is_ascii_digit());
+        if before_number {
+            found.push((at, code.to_uppercase()));
+        }
     }
     found.sort_by_key(|(at, _)| *at);
     let mut out: Vec<String> = Vec::new();
     for (_, code) in found {
-        let v = if upper { code } else { code.to_lowercase() };
-        if !out.contains(&v) {
-            out.push(v);
+        if !out.contains(&code) {
+            out.push(code);
         }
     }
     out

@@ -1553,6 +1553,16 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let mut mentioned = mentioned;
         if names.len() > 1 {
             mentioned.sort_by_key(|v| first_mention(&vw, v));
+            // The currency the request gives an amount in is the source, wherever it stands
+            // ("how many dollars is 5000 yen" converts from yen).
+            let priced = crate::kinds::priced_currencies(query);
+            let is_priced = |v: &String| priced.iter().any(|p| p.eq_ignore_ascii_case(v));
+            let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
+            if crate::cues::ends_pair(&names_ref).is_some()
+                && mentioned.iter().filter(|v| is_priced(v)).count() == 1
+            {
+                mentioned.sort_by_key(|v| !is_priced(v));
+            }
         }
         for n in names {
             if let Some(p) = kept.get_mut(&n) {
@@ -1704,11 +1714,15 @@ mod tests {
             s.parameters["properties"]["from_currency"]["enum"],
             json!(["GBP", "JPY"])
         );
-        let (s, _) = narrow_for_query(&currency(), "how many dollars is ¥5000");
-        assert_eq!(
-            s.parameters["properties"]["to_currency"]["enum"],
-            json!(["USD", "JPY"])
-        );
+        // ... but the one given an amount is the source, wherever it stands.
+        for q in ["how many dollars is ¥5000", "how many dollars is 5000 yen"] {
+            let (s, _) = narrow_for_query(&currency(), q);
+            assert_eq!(
+                s.parameters["properties"]["to_currency"]["enum"],
+                json!(["JPY", "USD"]),
+                "{q}"
+            );
+        }
     }
 
     #[test]
