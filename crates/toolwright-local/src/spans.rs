@@ -741,6 +741,20 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         .filter_map(|r| query.get(r).map(|q| unquoted(q).trim().to_string()))
         .collect();
     let name_words = toolwright_catalog::text::words(&spec.name);
+    // Values another parameter is already restricted to, one each ("deployment" for a
+    // `resourceType` narrowed to it): no free text takes them.
+    let settled = |k: &str| -> Vec<String> {
+        props
+            .iter()
+            .filter(|(other, _)| other.as_str() != k)
+            .filter_map(
+                |(_, p)| match p.get("enum").and_then(Value::as_array)?.as_slice() {
+                    [Value::String(v)] => Some(v.to_lowercase()),
+                    _ => None,
+                },
+            )
+            .collect()
+    };
     // The parameters a cue pointed at, with the values it gave.
     let cued: std::cell::RefCell<Vec<(String, Vec<String>)>> = Default::default();
     // The spans each cued parameter could take without its cue.
@@ -859,11 +873,13 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         // An identifier is one word, unless quoted. (Only the tool's own words left out when
         // nothing else is left.)
         let identifier = crate::cues::holds_identifier(k, param.description);
+        let settled = settled(k);
         let rest = || -> Vec<String> {
             let unowned = fits.iter().filter(|s| !own(s));
             let tight: Vec<String> = unowned
                 .clone()
                 .filter(|s| !loose_edged(s, &quoted) && !opens_with(s, &name_words, &quoted))
+                .filter(|s| !settled.contains(&s.to_lowercase()))
                 .filter(|s| !identifier || !s.contains(char::is_whitespace) || quoted.contains(s))
                 .cloned()
                 .collect();
@@ -1156,6 +1172,18 @@ mod tests {
         // Nothing else left: the spans stay as they were.
         let (g, _) = ground_strings(&s, "in the", true);
         assert!(!allowed(&g, "libraryName").is_empty());
+    }
+
+    #[test]
+    fn a_value_another_parameter_is_restricted_to_is_no_free_text() {
+        let s = spec(json!({
+            "resourceType": {"type": "string", "enum": ["deployment"]},
+            "name": {"type": "string"}
+        }));
+        let (g, _) = ground_strings(&s, "is the rollout of deployment billing finished?", true);
+        let names = allowed(&g, "name");
+        assert!(names.contains(&"billing".to_string()), "{names:?}");
+        assert!(!names.contains(&"deployment".to_string()), "{names:?}");
     }
 
     #[test]
