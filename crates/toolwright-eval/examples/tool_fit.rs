@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
-//! Dumps, for every in-scope request of the MCP sets named on the command line, the hybrid
+//! Dumps, for every request of the MCP sets named on the command line, the hybrid
 //! router's first `K` candidates (product defaults) with what the argument passes make of the
 //! request for each of them: how many parameters the request gives a value by a cue, how many
 //! required parameters are left with nothing offered. For offline experiments on whether the
@@ -9,7 +9,7 @@
 //! cargo run --release -p toolwright-eval --features embed --example tool_fit -- OUT K SET_DIR...
 //! ```
 //!
-//! One JSON line per request: `{"set","id","expected":[..],"cands":[{"name","score",
+//! One JSON line per request (`expected` empty when out of scope): `{"set","id","expected":[..],"cands":[{"name","score",
 //! "similarity","lexical","params","required","named","restricted","promoted","flags",
 //! "numbers","strings","cued","required_open"}..]}`. `required_open` counts the required
 //! parameters the passes left with no value offered (no `enum` after grounding).
@@ -101,7 +101,7 @@ fn main() -> Result<(), String> {
             &mut |_, _| {},
         )?
         .router;
-        for r in ds.requests.iter().filter(|r| !r.out_of_scope()) {
+        for r in &ds.requests {
             let cands: Vec<Value> = router
                 .rank(&r.query, k)
                 .iter()
