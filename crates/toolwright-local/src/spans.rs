@@ -420,7 +420,24 @@ fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
         let shapes: Vec<String> = ex.iter().map(|e| shape(e)).collect();
         fits.iter().any(|s| shapes.contains(&shape(s)))
     };
+    // Examples all written in capitals (`AAPL`, `MSFT`; `EU-WEST`) ask for a value so written,
+    // when the request writes one.
+    let capitals: Vec<String> = fits.iter().filter(|s| in_capitals(s)).cloned().collect();
+    let fits = if !ex.is_empty() && ex.iter().all(|e| in_capitals(e)) && !capitals.is_empty() {
+        capitals
+    } else {
+        fits
+    };
     (shaped && !fits.is_empty()).then_some(fits)
+}
+
+/// Whether `s` is one word written in capitals (`AAPL`, `BRK.B`, `EU-WEST`, `V`), not the
+/// words `I` and `A`.
+fn in_capitals(s: &str) -> bool {
+    !s.contains(char::is_whitespace)
+        && s.chars().any(char::is_alphabetic)
+        && s.chars().all(|c| !c.is_alphabetic() || c.is_uppercase())
+        && !matches!(s, "I" | "A")
 }
 
 /// Whether `span`, not a quoted text of the request, begins or ends with a stop word written in
@@ -850,7 +867,13 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         let fits = if constrained_string(schema) {
             valid_spans(schema, &spans)?
         } else {
-            fitting(schema, &spans)?
+            // Examples the tool's argument list gives count as the parameter's own.
+            let mut own = schema.clone();
+            if let (Some(o), false) = (own.as_object_mut(), documented.is_empty()) {
+                o.entry("description")
+                    .or_insert_with(|| Value::String(documented.to_string()));
+            }
+            fitting(&own, &spans)?
         };
         if !cues {
             return Some(fits);
@@ -1184,6 +1207,22 @@ mod tests {
         let names = allowed(&g, "name");
         assert!(names.contains(&"billing".to_string()), "{names:?}");
         assert!(!names.contains(&"deployment".to_string()), "{names:?}");
+    }
+
+    #[test]
+    fn examples_in_capitals_ask_for_a_word_in_capitals() {
+        let s = ToolSpec::new(
+            "get_holders",
+            "Get shareholder information for a stock.\n\nArgs:\n    symbol: Ticker symbol (e.g., AAPL, MSFT)",
+            json!({"type": "object", "properties": {"symbol": {"type": "string"}},
+                   "required": ["symbol"]}),
+        );
+        let (g, _) = ground_strings(&s, "have META insiders been selling shares recently?", true);
+        assert_eq!(allowed(&g, "symbol"), ["META"]);
+        // None written so: the spans stay.
+        let (g, _) = ground_strings(&s, "Netflix quarterly earnings history", true);
+        assert!(allowed(&g, "symbol").contains(&"Netflix".to_string()));
+        assert!(in_capitals("V") && in_capitals("BRK.B") && !in_capitals("I"));
     }
 
     #[test]
@@ -1565,7 +1604,10 @@ mod tests {
         assert!(symbol.contains(&"AAPL".to_string()));
         // "stock" and "price" are the tool's own terms: no value, with or without a cue.
         assert!(!symbol.contains(&"stock".to_string()) && !symbol.contains(&"price".to_string()));
-        assert!(symbol.contains(&"records".to_string()));
+        // The examples are in capitals, and so is `AAPL`: the other words go.
+        assert_eq!(symbol, ["AAPL"]);
+        let (g, _) = ground_strings(&t, "hourly apple price data for stock records", true);
+        assert!(allowed(&g, "symbol").contains(&"records".to_string()));
     }
 
     #[test]
