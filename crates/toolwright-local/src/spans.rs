@@ -747,183 +747,10 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
         return (spec.clone(), report);
     };
-    let spans = query_spans(query);
-    if spans.is_empty() {
+    let g = Grounding::new(spec, props, query, cues);
+    if g.spans.is_empty() {
         return (spec.clone(), report);
     }
-    let names: Vec<&str> = props.keys().map(String::as_str).collect();
-    let own_words = OwnWords::of(spec);
-    let quoted: Vec<String> = toolwright_catalog::values::quoted_spans(query)
-        .into_iter()
-        .filter_map(|r| query.get(r).map(|q| unquoted(q).trim().to_string()))
-        .collect();
-    let name_words = toolwright_catalog::text::words(&spec.name);
-    // Values another parameter is already restricted to, one each ("deployment" for a
-    // `resourceType` narrowed to it): no free text takes them.
-    let settled = |k: &str| -> Vec<String> {
-        props
-            .iter()
-            .filter(|(other, _)| other.as_str() != k)
-            .filter_map(
-                |(_, p)| match p.get("enum").and_then(Value::as_array)?.as_slice() {
-                    [Value::String(v)] => Some(v.to_lowercase()),
-                    _ => None,
-                },
-            )
-            .collect()
-    };
-    // The parameters a cue pointed at, with the values it gave.
-    let cued: std::cell::RefCell<Vec<(String, Vec<String>)>> = Default::default();
-    // The spans each cued parameter could take without its cue.
-    let uncued: std::cell::RefCell<Vec<(String, Vec<String>)>> = Default::default();
-    let pairs = if cues {
-        let mut p = crate::cues::owner_name(&names, query);
-        p.extend(crate::cues::move_ends(&names, query));
-        p.extend(crate::cues::container_item(&names, query));
-        p
-    } else {
-        Vec::new()
-    };
-    let pointed = |k: &str, schema: &Value| -> Option<Vec<String>> {
-        if let Some((_, v)) = pairs.iter().find(|(p, _)| p == k) {
-            let v: Vec<String> = v.iter().filter(|s| within(schema, s)).cloned().collect();
-            if !v.is_empty() && free_string(schema) {
-                cued.borrow_mut().push((k.to_string(), v.clone()));
-                return Some(v);
-            }
-        }
-        if cues && examples(schema).iter().any(|e| crate::zones::is_zone(e)) {
-            let zones = crate::zones::zones_named(query);
-            if !zones.is_empty() {
-                return Some(zones);
-            }
-        }
-        let documented = crate::listed::documentation(k, schema, &spec.description);
-        if cues && crate::clock::takes_clock_time(documented, &examples(schema)) {
-            let times = crate::clock::times_named(query);
-            if !times.is_empty() {
-                return Some(times);
-            }
-        }
-        // A colour, language, country or currency parameter takes the values of its kind the
-        // request names (documented on the parameter itself when it is an array of them).
-        let own_doc = props.get(k).map_or("", |p| {
-            crate::listed::documentation(k, p, &spec.description)
-        });
-        if cues
-            && free_string(schema)
-            && let Some(kind) = crate::kinds::kind_of(k, own_doc)
-        {
-            let v: Vec<String> = crate::kinds::named(kind, query)
-                .into_iter()
-                .filter(|s| within(schema, s))
-                .collect();
-            if !v.is_empty() {
-                return Some(v);
-            }
-        }
-        // A git reference parameter takes the references the request names for it.
-        if cues && free_string(schema) {
-            let v: Vec<String> = crate::refs::refs_for(k, own_doc, &names, query)
-                .into_iter()
-                .filter(|s| within(schema, s))
-                .collect();
-            if !v.is_empty() {
-                cued.borrow_mut().push((k.to_string(), v.clone()));
-                return Some(v);
-            }
-        }
-        // An expression to evaluate takes the request's arithmetic, whole.
-        if cues
-            && free_string(schema)
-            && takes_expression(k, documented)
-            && let Some(e) = toolwright_catalog::values::arithmetic_expression(query)
-            && within(schema, &e)
-        {
-            return Some(vec![e]);
-        }
-        // A value the documentation writes with a scheme ("A ref://<id> token") is the request's
-        // word written with it.
-        if cues && free_string(schema) {
-            let v = scheme_words(documented, query);
-            if !v.is_empty() {
-                return Some(v);
-            }
-        }
-        // A search's query or a prompt takes the request's subject, not one of its words.
-        let own = |s: &str| own_words.own(s);
-        if cues
-            && free_string(schema)
-            && let Some(kind) = crate::topic::takes_topic(k, documented)
-        {
-            let t: Vec<String> = crate::topic::topics(query, kind, own)
-                .into_iter()
-                .filter(|s| within(schema, s))
-                .collect();
-            if !t.is_empty() {
-                return Some(t);
-            }
-        }
-        let fits = if constrained_string(schema) {
-            valid_spans(schema, &spans)?
-        } else {
-            // Examples the tool's argument list gives count as the parameter's own.
-            let mut own = schema.clone();
-            if let (Some(o), false) = (own.as_object_mut(), documented.is_empty()) {
-                o.entry("description")
-                    .or_insert_with(|| Value::String(documented.to_string()));
-            }
-            fitting(&own, &spans)?
-        };
-        if !cues {
-            return Some(fits);
-        }
-        // One word the tool's own text uses names the service or its terms, not a value, unless
-        // the text quotes it as one ("One of 'httpx', 'curl' or 'auto'"): `own` above.
-        let param = crate::cues::Param {
-            name: k,
-            description: schema
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or(""),
-            siblings: &names,
-            tool: &spec.name,
-            tool_description: &spec.description,
-        };
-        let fit = |s: &str| within(schema, s) && !own(s);
-        // The spans left when no cue points: not the tool's own words, not a phrase cut in the
-        // wrong place, not the request's instruction.
-        // An identifier is one word, unless quoted. (Only the tool's own words left out when
-        // nothing else is left.)
-        let identifier = crate::cues::holds_identifier(k, param.description);
-        let settled = settled(k);
-        let rest = || -> Vec<String> {
-            let unowned = fits.iter().filter(|s| !own(s));
-            let tight: Vec<String> = unowned
-                .clone()
-                .filter(|s| !loose_edged(s, &quoted) && !opens_with(s, &name_words, &quoted))
-                .filter(|s| !settled.contains(&s.to_lowercase()))
-                .filter(|s| !identifier || !s.contains(char::is_whitespace) || quoted.contains(s))
-                .cloned()
-                .collect();
-            if tight.is_empty() {
-                unowned.cloned().collect()
-            } else {
-                tight
-            }
-        };
-        match crate::cues::focus(param, query, &fits, fit) {
-            Some(v) => {
-                cued.borrow_mut().push((k.to_string(), v.clone()));
-                uncued.borrow_mut().push((k.to_string(), rest()));
-                Some(v)
-            }
-            None => crate::cues::named_properly(param, query, fit).or_else(|| {
-                let rest = rest();
-                Some(if rest.is_empty() { fits.clone() } else { rest })
-            }),
-        }
-    };
     let placed = if cues {
         crate::cues::placed_files(query)
     } else {
@@ -932,8 +759,8 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     // A file placed in a directory ("todo.md in /home/ana") is one path for a parameter that
     // takes a file.
     let values = |k: &str, schema: &Value| -> Option<Vec<String>> {
-        let v = pointed(k, schema)?;
-        if placed.is_empty() || !crate::cues::takes_file(k, &names) {
+        let v = g.pointed(k, schema)?;
+        if placed.is_empty() || !crate::cues::takes_file(k, &g.names) {
             return Some(v);
         }
         let composed: Vec<String> = crate::cues::compose_placed(&v, &placed)
@@ -950,7 +777,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             .then(|| p.get("items"))
             .flatten();
         let groundable = |s: &Value| free_string(s) || constrained_string(s);
-        let g = match items {
+        let restricted_to = match items {
             Some(items) if groundable(items) => values(k, items).map(|fits| {
                 let mut a = p.as_object().cloned().unwrap_or_default();
                 a.insert("items".into(), restricted(items, fits));
@@ -959,21 +786,226 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             _ if groundable(p) => values(k, p).map(|fits| restricted(p, fits)),
             _ => None,
         };
-        if g.is_some() {
+        if restricted_to.is_some() {
             report.push(k.clone());
         }
-        grounded.insert(k.clone(), g.unwrap_or_else(|| p.clone()));
+        grounded.insert(k.clone(), restricted_to.unwrap_or_else(|| p.clone()));
     }
     if cues {
-        order_ends(&mut grounded, &names);
-        one_value_one_parameter(query, &mut grounded, &cued.borrow(), &uncued.borrow());
-        quoted_to_free(spec, query, &mut grounded, &cued.borrow(), &mut report);
+        order_ends(&mut grounded, &g.names);
+        one_value_one_parameter(query, &mut grounded, &g.cued.borrow(), &g.uncued.borrow());
+        quoted_to_free(spec, query, &mut grounded, &g.cued.borrow(), &mut report);
     }
     let mut out = spec.clone();
     if let Some(root) = out.parameters.as_object_mut() {
         root.insert("properties".into(), Value::Object(grounded));
     }
     (out, report)
+}
+
+/// What [`ground_strings`] reads once per request and tool, and what its cues found.
+struct Grounding<'a> {
+    spec: &'a ToolSpec,
+    props: &'a Map<String, Value>,
+    query: &'a str,
+    cues: bool,
+    spans: Vec<String>,
+    names: Vec<&'a str>,
+    own_words: OwnWords,
+    /// The request's quoted texts, without their quotes.
+    quoted: Vec<String>,
+    /// The words of the tool's name.
+    name_words: Vec<String>,
+    /// The values the pair cues (`owner/name`, a move's ends, `database.collection`) give.
+    pairs: Vec<(String, Vec<String>)>,
+    /// The parameters a cue pointed at, with the values it gave.
+    cued: std::cell::RefCell<Vec<(String, Vec<String>)>>,
+    /// The spans each cued parameter could take without its cue.
+    uncued: std::cell::RefCell<Vec<(String, Vec<String>)>>,
+}
+
+impl<'a> Grounding<'a> {
+    fn new(spec: &'a ToolSpec, props: &'a Map<String, Value>, query: &'a str, cues: bool) -> Self {
+        let names: Vec<&str> = props.keys().map(String::as_str).collect();
+        let pairs = if cues {
+            let mut p = crate::cues::owner_name(&names, query);
+            p.extend(crate::cues::move_ends(&names, query));
+            p.extend(crate::cues::container_item(&names, query));
+            p
+        } else {
+            Vec::new()
+        };
+        Grounding {
+            spec,
+            props,
+            query,
+            cues,
+            spans: query_spans(query),
+            names,
+            own_words: OwnWords::of(spec),
+            quoted: toolwright_catalog::values::quoted_spans(query)
+                .into_iter()
+                .filter_map(|r| query.get(r).map(|q| unquoted(q).trim().to_string()))
+                .collect(),
+            name_words: toolwright_catalog::text::words(&spec.name),
+            pairs,
+            cued: Default::default(),
+            uncued: Default::default(),
+        }
+    }
+
+    /// The values parameter `k` (of schema `schema`, its items' for an array) may take, or
+    /// `None` when it stays as it is.
+    fn pointed(&self, k: &str, schema: &Value) -> Option<Vec<String>> {
+        if let Some((_, v)) = self.pairs.iter().find(|(p, _)| p == k) {
+            let v: Vec<String> = v.iter().filter(|s| within(schema, s)).cloned().collect();
+            if !v.is_empty() && free_string(schema) {
+                self.cued.borrow_mut().push((k.to_string(), v.clone()));
+                return Some(v);
+            }
+        }
+        let documented = crate::listed::documentation(k, schema, &self.spec.description);
+        if self.cues
+            && let Some(v) = self.by_kind(k, schema, documented)
+        {
+            return Some(v);
+        }
+        let fits = if constrained_string(schema) {
+            valid_spans(schema, &self.spans)?
+        } else {
+            // Examples the tool's argument list gives count as the parameter's own.
+            let mut own = schema.clone();
+            if let (Some(o), false) = (own.as_object_mut(), documented.is_empty()) {
+                o.entry("description")
+                    .or_insert_with(|| Value::String(documented.to_string()));
+            }
+            fitting(&own, &self.spans)?
+        };
+        if !self.cues {
+            return Some(fits);
+        }
+        // One word the tool's own text uses names the service or its terms, not a value, unless
+        // the text quotes it as one ("One of 'httpx', 'curl' or 'auto'").
+        let own = |s: &str| self.own_words.own(s);
+        let param = crate::cues::Param {
+            name: k,
+            description: schema
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            siblings: &self.names,
+            tool: &self.spec.name,
+            tool_description: &self.spec.description,
+        };
+        let fit = |s: &str| within(schema, s) && !own(s);
+        match crate::cues::focus(param, self.query, &fits, fit) {
+            Some(v) => {
+                self.cued.borrow_mut().push((k.to_string(), v.clone()));
+                let rest = self.uncued_spans(k, param.description, &fits);
+                self.uncued.borrow_mut().push((k.to_string(), rest));
+                Some(v)
+            }
+            None => crate::cues::named_properly(param, self.query, fit).or_else(|| {
+                let rest = self.uncued_spans(k, param.description, &fits);
+                Some(if rest.is_empty() { fits.clone() } else { rest })
+            }),
+        }
+    }
+
+    /// The values of parameter `k` that the request names by their kind: a time zone, a clock
+    /// time, a colour, language, country or currency, a git reference, an arithmetic
+    /// expression, a word written with the documented scheme, a search's subject.
+    fn by_kind(&self, k: &str, schema: &Value, documented: &str) -> Option<Vec<String>> {
+        let (query, free) = (self.query, free_string(schema));
+        let some = |v: Vec<String>| (!v.is_empty()).then_some(v);
+        let within_schema = |v: Vec<String>| -> Vec<String> {
+            v.into_iter().filter(|s| within(schema, s)).collect()
+        };
+        if examples(schema).iter().any(|e| crate::zones::is_zone(e))
+            && let Some(zones) = some(crate::zones::zones_named(query))
+        {
+            return Some(zones);
+        }
+        if crate::clock::takes_clock_time(documented, &examples(schema))
+            && let Some(times) = some(crate::clock::times_named(query))
+        {
+            return Some(times);
+        }
+        if !free {
+            return None;
+        }
+        // A colour, language, country or currency parameter takes the values of its kind the
+        // request names (documented on the parameter itself when it is an array of them).
+        let own_doc = self.props.get(k).map_or("", |p| {
+            crate::listed::documentation(k, p, &self.spec.description)
+        });
+        if let Some(kind) = crate::kinds::kind_of(k, own_doc)
+            && let Some(v) = some(within_schema(crate::kinds::named(kind, query)))
+        {
+            return Some(v);
+        }
+        // A git reference parameter takes the references the request names for it.
+        if let Some(v) = some(within_schema(crate::refs::refs_for(
+            k,
+            own_doc,
+            &self.names,
+            query,
+        ))) {
+            self.cued.borrow_mut().push((k.to_string(), v.clone()));
+            return Some(v);
+        }
+        // An expression to evaluate takes the request's arithmetic, whole.
+        if takes_expression(k, documented)
+            && let Some(e) = toolwright_catalog::values::arithmetic_expression(query)
+            && within(schema, &e)
+        {
+            return Some(vec![e]);
+        }
+        // A value the documentation writes with a scheme ("A ref://<id> token") is the request's
+        // word written with it.
+        if let Some(v) = some(scheme_words(documented, query)) {
+            return Some(v);
+        }
+        // A search's query or a prompt takes the request's subject, not one of its words.
+        let kind = crate::topic::takes_topic(k, documented)?;
+        some(within_schema(crate::topic::topics(query, kind, |s| {
+            self.own_words.own(s)
+        })))
+    }
+
+    /// The spans parameter `k` (described as `description`) is offered when no cue points: not
+    /// the tool's own words, not a phrase cut at a small stop word ([`loose_edged`]), not the
+    /// request's instruction ([`opens_with`]), no value another parameter is restricted to
+    /// ("deployment" for a `resourceType` narrowed to it), and one word for an identifier;
+    /// quoted texts always stay. When nothing else is left, only the tool's own words are.
+    fn uncued_spans(&self, k: &str, description: &str, fits: &[String]) -> Vec<String> {
+        let identifier = crate::cues::holds_identifier(k, description);
+        let settled: Vec<String> = self
+            .props
+            .iter()
+            .filter(|(other, _)| other.as_str() != k)
+            .filter_map(
+                |(_, p)| match p.get("enum").and_then(Value::as_array)?.as_slice() {
+                    [Value::String(v)] => Some(v.to_lowercase()),
+                    _ => None,
+                },
+            )
+            .collect();
+        let quoted = &self.quoted;
+        let unowned = fits.iter().filter(|s| !self.own_words.own(s));
+        let tight: Vec<String> = unowned
+            .clone()
+            .filter(|s| !loose_edged(s, quoted) && !opens_with(s, &self.name_words, quoted))
+            .filter(|s| !settled.contains(&s.to_lowercase()))
+            .filter(|s| !identifier || !s.contains(char::is_whitespace) || quoted.contains(s))
+            .cloned()
+            .collect();
+        if tight.is_empty() {
+            unowned.cloned().collect()
+        } else {
+            tight
+        }
+    }
 }
 
 #[cfg(test)]
