@@ -1404,6 +1404,83 @@ impl Narrowing {
     }
 }
 
+/// Restricts each group of `kept` parameters sharing one set of values (an `enum`, or choices
+/// their documentation lists) to the values the request names (`vw`: its words and the codes of
+/// the currencies it names), when it names enough of them and not all; several parameters
+/// sharing the values get them in the request's order, a move's source first.
+fn restrict_enums(
+    kept: &mut Map<String, Value>,
+    spec: &ToolSpec,
+    props: &Map<String, Value>,
+    query: &str,
+    vw: &[String],
+    report: &mut Narrowing,
+) {
+    let documented = |name: &str| {
+        props.get(name).map_or("", |p| {
+            crate::listed::documentation(name, p, &spec.description)
+        })
+    };
+    let mut groups: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for (name, p) in kept.iter() {
+        if let Some(vals) = choices(name, p, &spec.description) {
+            match groups.iter_mut().find(|(v, _)| *v == vals) {
+                Some((_, names)) => names.push(name.clone()),
+                None => groups.push((vals, vec![name.clone()])),
+            }
+        }
+    }
+    for (vals, names) in groups {
+        let described = names.first().map_or("", |n| documented(n));
+        let (mentioned, glossed) = mentioned_values(
+            vw,
+            &vals,
+            described,
+            &spec.name,
+            &spec.description,
+            names.len(),
+        );
+        let listed = names
+            .first()
+            .and_then(|n| kept.get(n))
+            .is_some_and(|p| enum_values(p).is_none());
+        if mentioned.is_empty() || mentioned.len() < names.len() || mentioned.len() == vals.len() {
+            continue;
+        }
+        // Several parameters sharing the values get them in the request's order: a move's ends
+        // take them source first ("connect deal 4410 to company 9023").
+        let mut mentioned = mentioned;
+        if names.len() > 1 {
+            mentioned.sort_by_key(|v| first_mention(vw, v));
+            // The currency the request gives an amount in is the source, wherever it stands
+            // ("how many dollars is 5000 yen" converts from yen).
+            let priced = crate::kinds::priced_currencies(query);
+            let is_priced = |v: &String| priced.iter().any(|p| p.eq_ignore_ascii_case(v));
+            let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
+            if crate::cues::ends_pair(&names_ref).is_some()
+                && mentioned.iter().filter(|v| is_priced(v)).count() == 1
+            {
+                mentioned.sort_by_key(|v| !is_priced(v));
+            }
+        }
+        for n in names {
+            if let Some(p) = kept.get_mut(&n) {
+                let mut m = Map::new();
+                m.insert("type".into(), json!("string"));
+                m.insert("enum".into(), json!(mentioned));
+                if let Some(d) = p.get("description") {
+                    m.insert("description".into(), d.clone());
+                }
+                *p = Value::Object(m);
+                report.restricted.push((n.clone(), mentioned.clone()));
+                if glossed || listed {
+                    report.inferred.push(n.clone());
+                }
+            }
+        }
+    }
+}
+
 /// `spec` with its parameters narrowed to what `query` mentions (see the module docs).
 pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     let mut problems = Vec::new();
@@ -1521,65 +1598,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             *p = Value::Object(m);
         }
     }
-    // Enum restriction, per group of parameters sharing one set of values.
-    let mut groups: Vec<(Vec<String>, Vec<String>)> = Vec::new();
-    for (name, p) in &kept {
-        if let Some(vals) = choices(name, p, &spec.description) {
-            match groups.iter_mut().find(|(v, _)| *v == vals) {
-                Some((_, names)) => names.push(name.clone()),
-                None => groups.push((vals, vec![name.clone()])),
-            }
-        }
-    }
-    for (vals, names) in groups {
-        let described = names.first().map_or("", |n| documented(n));
-        let (mentioned, glossed) = mentioned_values(
-            &vw,
-            &vals,
-            described,
-            &spec.name,
-            &spec.description,
-            names.len(),
-        );
-        let listed = names
-            .first()
-            .and_then(|n| kept.get(n))
-            .is_some_and(|p| enum_values(p).is_none());
-        if mentioned.is_empty() || mentioned.len() < names.len() || mentioned.len() == vals.len() {
-            continue;
-        }
-        // Several parameters sharing the values get them in the request's order: a move's ends
-        // take them source first ("connect deal 4410 to company 9023").
-        let mut mentioned = mentioned;
-        if names.len() > 1 {
-            mentioned.sort_by_key(|v| first_mention(&vw, v));
-            // The currency the request gives an amount in is the source, wherever it stands
-            // ("how many dollars is 5000 yen" converts from yen).
-            let priced = crate::kinds::priced_currencies(query);
-            let is_priced = |v: &String| priced.iter().any(|p| p.eq_ignore_ascii_case(v));
-            let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
-            if crate::cues::ends_pair(&names_ref).is_some()
-                && mentioned.iter().filter(|v| is_priced(v)).count() == 1
-            {
-                mentioned.sort_by_key(|v| !is_priced(v));
-            }
-        }
-        for n in names {
-            if let Some(p) = kept.get_mut(&n) {
-                let mut m = Map::new();
-                m.insert("type".into(), json!("string"));
-                m.insert("enum".into(), json!(mentioned));
-                if let Some(d) = p.get("description") {
-                    m.insert("description".into(), d.clone());
-                }
-                *p = Value::Object(m);
-                report.restricted.push((n.clone(), mentioned.clone()));
-                if glossed || listed {
-                    report.inferred.push(n.clone());
-                }
-            }
-        }
-    }
+    restrict_enums(&mut kept, spec, props, query, &vw, &mut report);
     let mut out = spec.clone();
     let mut root = Map::new();
     root.insert("type".into(), json!("object"));
