@@ -422,9 +422,9 @@ fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
     };
     // Examples all written in capitals (`AAPL`, `MSFT`; `EU-WEST`) ask for a value so written,
     // when the request writes one.
-    let capitals: Vec<String> = fits.iter().filter(|s| in_capitals(s)).cloned().collect();
-    let fits = if !ex.is_empty() && ex.iter().all(|e| in_capitals(e)) && !capitals.is_empty() {
-        capitals
+    let fits = if !ex.is_empty() && ex.iter().all(|e| in_capitals(e)) {
+        let capitals: Vec<String> = fits.iter().filter(|s| in_capitals(s)).cloned().collect();
+        if capitals.is_empty() { fits } else { capitals }
     } else {
         fits
     };
@@ -440,14 +440,11 @@ fn in_capitals(s: &str) -> bool {
         && !matches!(s, "I" | "A")
 }
 
-/// Whether `span`, not a quoted text of the request, begins or ends with a stop word written in
-/// small letters ("in the", "the manifest in", "insiders been"): a phrase cut in the wrong place,
-/// not a value. A value that starts with an article is capitalised ("The Hobbit") or quoted;
-/// `US` is a country, not the pronoun.
-fn loose_edged(span: &str, quoted: &[String]) -> bool {
-    if quoted.iter().any(|q| q == span) {
-        return false;
-    }
+/// Whether `span` begins or ends with a stop word written in small letters ("in the", "the
+/// manifest in", "insiders been"): a phrase cut in the wrong place, not a value (unless quoted).
+/// A value that starts with an article is capitalised ("The Hobbit"); `US` is a country, not the
+/// pronoun.
+fn loose_edged(span: &str) -> bool {
     let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
     let stop = |w: &str| {
         let w = bare(w);
@@ -461,10 +458,10 @@ fn loose_edged(span: &str, quoted: &[String]) -> bool {
     first.is_some_and(stop) || last.is_some_and(stop)
 }
 
-/// Whether `span`, two words or more and not a quoted text of the request, begins with a word of
-/// the tool's name (`name_words`, lowercase): "resolve react-query" for `resolve-library-id`,
-/// "click the button" for `browser_click` are the request's instruction, not a value.
-fn opens_with(span: &str, name_words: &[String], quoted: &[String]) -> bool {
+/// Whether `span`, two words or more, begins with a word of the tool's name (`name_words`,
+/// lowercase): "resolve react-query" for `resolve-library-id`, "click the button" for
+/// `browser_click` are the request's instruction, not a value (unless quoted).
+fn opens_with(span: &str, name_words: &[String]) -> bool {
     let mut words = span.split_whitespace();
     let (Some(first), Some(_)) = (words.next(), words.next()) else {
         return false;
@@ -472,7 +469,7 @@ fn opens_with(span: &str, name_words: &[String], quoted: &[String]) -> bool {
     let first = first
         .trim_matches(|c: char| !c.is_alphanumeric())
         .to_lowercase();
-    !quoted.iter().any(|q| q == span) && name_words.contains(&first)
+    name_words.contains(&first)
 }
 
 /// `schema` with its string type and description kept and the values restricted to `values`.
@@ -991,13 +988,16 @@ impl<'a> Grounding<'a> {
                 },
             )
             .collect();
-        let quoted = &self.quoted;
         let unowned = fits.iter().filter(|s| !self.own_words.own(s));
         let tight: Vec<String> = unowned
             .clone()
-            .filter(|s| !loose_edged(s, quoted) && !opens_with(s, &self.name_words, quoted))
-            .filter(|s| !settled.contains(&s.to_lowercase()))
-            .filter(|s| !identifier || !s.contains(char::is_whitespace) || quoted.contains(s))
+            .filter(|s| {
+                self.quoted.contains(s)
+                    || !(loose_edged(s)
+                        || opens_with(s, &self.name_words)
+                        || settled.contains(&s.to_lowercase())
+                        || (identifier && s.contains(char::is_whitespace)))
+            })
             .cloned()
             .collect();
         if tight.is_empty() {
@@ -1181,22 +1181,16 @@ mod tests {
 
     #[test]
     fn spans_cut_at_a_small_stop_word_are_not_values() {
-        let quoted = vec!["in the end".to_string()];
         for cut in ["in", "the manifest in", "insiders been", "to the cluster"] {
-            assert!(loose_edged(cut, &quoted), "{cut}");
+            assert!(loose_edged(cut), "{cut}");
         }
-        for whole in ["staging", "The Hobbit", "US", "in the end", "Marie Curie's"] {
-            assert!(!loose_edged(whole, &quoted), "{whole}");
+        for whole in ["staging", "The Hobbit", "US", "Marie Curie's"] {
+            assert!(!loose_edged(whole), "{whole}");
         }
         let name = toolwright_catalog::text::words("resolve-library-id");
-        assert!(opens_with("resolve react-query", &name, &[]));
-        assert!(!opens_with("resolve", &name, &[]));
-        assert!(!opens_with("react-query", &name, &[]));
-        assert!(!opens_with(
-            "resolve it",
-            &name,
-            &["resolve it".to_string()]
-        ));
+        assert!(opens_with("resolve react-query", &name));
+        assert!(!opens_with("resolve", &name));
+        assert!(!opens_with("react-query", &name));
     }
 
     #[test]
@@ -1224,6 +1218,9 @@ mod tests {
         let id = allowed(&g, "sessionId");
         assert!(id.contains(&"sess9".to_string()), "{id:?}");
         assert!(id.iter().all(|v| !v.contains(' ')), "{id:?}");
+        // A quoted text stays, cut or not.
+        let (g, _) = ground_strings(&s, "resolve 'in the end' to a library id", true);
+        assert!(allowed(&g, "libraryName").contains(&"in the end".to_string()));
         // Nothing else left: the spans stay as they were.
         let (g, _) = ground_strings(&s, "in the", true);
         assert!(!allowed(&g, "libraryName").is_empty());
