@@ -32,21 +32,10 @@ fn main() -> Result<(), String> {
     let k: usize = k.parse().map_err(|_| "K: a number")?;
     let mut out = std::io::BufWriter::new(std::fs::File::create(out).map_err(|e| e.to_string())?);
 
+    use toolwright_catalog::schema::required;
     let props = |s: &Value| -> serde_json::Map<String, Value> {
-        s.get("properties")
-            .and_then(Value::as_object)
+        toolwright_catalog::schema::properties(s)
             .cloned()
-            .unwrap_or_default()
-    };
-    let required = |s: &Value| -> Vec<String> {
-        s.get("required")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
             .unwrap_or_default()
     };
     let features = |spec: &ToolSpec, query: &str| -> Value {
