@@ -32,6 +32,10 @@ pub struct E2eRow {
     pub arguments_right: Option<bool>,
     /// Wall time in milliseconds.
     pub wall_ms: u64,
+    /// What the provider reported doing, step by step (the trace's notes: the passes that
+    /// changed something), for reading why a row went wrong.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The end-to-end figures.
@@ -134,6 +138,7 @@ pub async fn run_end_to_end(
             right,
             arguments_right,
             wall_ms: started.elapsed().as_millis() as u64,
+            notes: trace.steps.iter().flat_map(|s| s.notes.clone()).collect(),
         });
         progress(i + 1, requests.len());
     }
@@ -225,6 +230,7 @@ mod tests {
                     right: true,
                     arguments_right: Some(true),
                     wall_ms: 10,
+                    notes: Vec::new(),
                 },
                 E2eRow {
                     id: "2".into(),
@@ -234,6 +240,7 @@ mod tests {
                     right: false,
                     arguments_right: None,
                     wall_ms: 10,
+                    notes: Vec::new(),
                 },
                 E2eRow {
                     id: "3".into(),
@@ -243,6 +250,7 @@ mod tests {
                     right: true,
                     arguments_right: None,
                     wall_ms: 10,
+                    notes: Vec::new(),
                 },
             ],
         );

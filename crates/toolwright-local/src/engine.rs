@@ -83,6 +83,93 @@ impl Engine {
         one_line: bool,
     ) -> Result<Generation, ProviderError> {
         let _busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let (generation, _) = self.run(messages, grammar, max_tokens, one_line)?;
+        Ok(generation)
+    }
+
+    /// [`Engine::generate`] under `grammar`, then, on the same evaluation of the prompt and the
+    /// reply, the branches `branches` builds from the reply's text: each branch's prefix must
+    /// be a beginning of that text. Returns the generation and, for each branch, the summed
+    /// log-probability of each continuation after its prefix, without evaluating the prompt
+    /// again.
+    pub(crate) fn generate_scored(
+        &self,
+        messages: &[(String, String)],
+        grammar: &str,
+        max_tokens: usize,
+        branches: impl FnOnce(&str) -> Vec<Branches>,
+    ) -> Result<(Generation, Result<BranchScores, ProviderError>), ProviderError> {
+        let _busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let (generation, mut run) = self.run(messages, Some(grammar), max_tokens, false)?;
+        let branches = branches(&generation.text);
+        let scores = self.score_branches(&mut run, &generation.text, &branches);
+        Ok((generation, scores))
+    }
+
+    fn score_branches(
+        &self,
+        run: &mut Run<'_>,
+        reply: &str,
+        branches: &[Branches],
+    ) -> Result<BranchScores, ProviderError> {
+        let vocab = self.model.vocab();
+        let tokenize = |t: &str| vocab.tokenize(t.as_bytes(), false, false);
+        let budget = usize::try_from(self.context).unwrap_or(usize::MAX);
+        let mut out = Vec::with_capacity(branches.len());
+        for b in branches {
+            if !reply.starts_with(&b.prefix) || b.prefix.is_empty() {
+                return Err(model_err(
+                    "scoring",
+                    &"a branch's prefix is not a beginning of the reply",
+                ));
+            }
+            let prefix = tokenize(&b.prefix);
+            let texts: Vec<Vec<LlamaToken>> = b.continuations.iter().map(|c| tokenize(c)).collect();
+            let longest = texts.iter().map(Vec::len).max().unwrap_or(0);
+            if run.n_prompt + prefix.len() + longest > budget || prefix.len() > 512 || longest > 256
+            {
+                return Err(model_err(
+                    "scoring",
+                    &"the continuations do not fit the context",
+                ));
+            }
+            let (first, base) = run.seek(&prefix)?;
+            let mut score = |text: &Vec<LlamaToken>| {
+                score_continuation(&mut run.ctx, &mut run.batch, &first, text, base).map(|lp| {
+                    Scored {
+                        logprob: lp,
+                        tokens: text.len(),
+                    }
+                })
+            };
+            let reference = match b.bound.and_then(|(r, m)| Some((r, m, texts.get(r)?))) {
+                Some((r, margin, text)) => Some((r, score(text)?, margin)),
+                None => None,
+            };
+            let mut scores = Vec::with_capacity(texts.len());
+            for (i, text) in texts.iter().enumerate() {
+                // A text's summed log-probability is at most its first token's.
+                let head = text.first().and_then(|t| first.get(index(*t))).copied();
+                scores.push(match reference {
+                    Some((r, s, _)) if r == i => Some(s),
+                    Some((_, s, margin)) if head.is_some_and(|h| h <= s.logprob + margin) => None,
+                    _ => Some(score(text)?),
+                });
+            }
+            out.push(scores);
+        }
+        Ok(out)
+    }
+
+    /// The greedy generation itself; the caller holds `busy`. Returns the text and the
+    /// evaluation it was made on.
+    fn run(
+        &self,
+        messages: &[(String, String)],
+        grammar: Option<&str>,
+        max_tokens: usize,
+        one_line: bool,
+    ) -> Result<(Generation, Run<'_>), ProviderError> {
         let tokens = self.prompt_tokens(messages)?;
         let n_prompt = tokens.len();
         let budget = usize::try_from(self.context).unwrap_or(usize::MAX);
@@ -135,13 +222,45 @@ impl Engine {
                 .map_err(|e| model_err("decode", &e))?;
             idx = 0;
         }
-        Ok(Generation {
+        let generation = Generation {
             text: String::from_utf8_lossy(&out).trim().to_string(),
             usage: Usage {
                 input_tokens: n_prompt as u64,
                 output_tokens: generated as u64,
             },
-        })
+        };
+        Ok((
+            generation,
+            Run {
+                ctx,
+                batch,
+                n_prompt,
+            },
+        ))
+    }
+}
+
+/// A prompt and a reply as evaluated by [`Engine::run`]: the context holds the prompt, and
+/// the reply's tokens until scoring cuts them back.
+struct Run<'m> {
+    ctx: llama_cpp_2::context::LlamaContext<'m>,
+    batch: LlamaBatch<'static>,
+    n_prompt: usize,
+}
+
+impl Run<'_> {
+    /// Cuts the context back to the prompt and decodes `prefix` (not empty) on top of it: the
+    /// reply's own beginning, tokenized afresh as the text it is. Returns the log-probabilities
+    /// of the next token and the position after the prefix.
+    fn seek(&mut self, prefix: &[LlamaToken]) -> Result<(Vec<f32>, u32), ProviderError> {
+        let p = u32::try_from(self.n_prompt).map_err(|e| model_err("position", &e))?;
+        self.ctx
+            .clear_kv_cache_seq(Some(0), Some(p), None)
+            .map_err(|e| model_err("cache", &e))?;
+        let first = decode_from(&mut self.ctx, &mut self.batch, prefix, self.n_prompt)?;
+        let base =
+            u32::try_from(self.n_prompt + prefix.len()).map_err(|e| model_err("position", &e))?;
+        Ok((first, base))
     }
 }
 
@@ -231,6 +350,53 @@ impl Engine {
         }
         Ok(out)
     }
+}
+
+/// A reply begun with `prefix` and the texts it may go on with: [`Engine::generate_scored`].
+pub(crate) struct Branches {
+    /// The start of the assistant's reply, after the chat template's opening of its turn.
+    pub(crate) prefix: String,
+    /// The texts scored after `prefix`.
+    pub(crate) continuations: Vec<String>,
+    /// `Some((reference, margin))`: only texts that may score more than `margin` above
+    /// `continuations[reference]` are scored; the others are `None`.
+    pub(crate) bound: Option<(usize, f32)>,
+}
+
+/// For each branch, each continuation's score (`None`: left out by the branch's bound).
+pub(crate) type BranchScores = Vec<Vec<Option<Scored>>>;
+
+/// A continuation's summed log-probability and its number of tokens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Scored {
+    pub(crate) logprob: f32,
+    pub(crate) tokens: usize,
+}
+
+/// Decodes `tokens` (not empty) from position `from` in chunks of the batch's size, and returns
+/// the log-probabilities after the last of them.
+fn decode_from(
+    ctx: &mut llama_cpp_2::context::LlamaContext<'_>,
+    batch: &mut LlamaBatch,
+    tokens: &[LlamaToken],
+    from: usize,
+) -> Result<Vec<f32>, ProviderError> {
+    if tokens.is_empty() {
+        return Err(model_err("scoring", &"nothing to decode"));
+    }
+    let last = tokens.len() - 1;
+    for (chunk_no, chunk) in tokens.chunks(512).enumerate() {
+        batch.clear();
+        for (j, t) in chunk.iter().enumerate() {
+            let at = chunk_no * 512 + j;
+            let p = i32::try_from(from + at).map_err(|e| model_err("position", &e))?;
+            batch
+                .add(*t, p, &[0], at == last)
+                .map_err(|e| model_err("batch", &e))?;
+        }
+        ctx.decode(batch).map_err(|e| model_err("decode", &e))?;
+    }
+    Ok(log_softmax(ctx.get_logits_ith(batch.n_tokens() - 1)))
 }
 
 fn model_err(what: &str, e: &dyn std::fmt::Display) -> ProviderError {
@@ -358,4 +524,81 @@ fn first_max(values: impl Iterator<Item = f32>) -> LlamaToken {
 
 fn index(token: LlamaToken) -> usize {
     usize::try_from(token.0).unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+mod tests {
+    use super::*;
+
+    /// The embedded model, as `tests/local_model.rs` finds it.
+    fn engine() -> Option<Engine> {
+        let Some(path) = crate::model::find_model() else {
+            if std::env::var("TOOLWRIGHT_SKIP_MODEL").as_deref() == Ok("1") {
+                eprintln!("skipping: no model and TOOLWRIGHT_SKIP_MODEL=1");
+                return None;
+            }
+            panic!(
+                "the embedded model is missing: run `{}`",
+                crate::model::FETCH_COMMAND
+            );
+        };
+        Some(Engine::load(&path, 1, 2048).expect("the model loads"))
+    }
+
+    /// Scoring after a generated reply cuts the context back and forth: the same branch scored
+    /// before and after another gives the same numbers, every score is a log-probability, and
+    /// a bound leaves out only texts that could not have beaten it.
+    #[test]
+    fn scores_after_a_generated_reply_are_repeatable_and_bounded() {
+        let Some(e) = engine() else { return };
+        let messages = [
+            ("system".to_string(), "Reply with JSON only.".to_string()),
+            (
+                "user".to_string(),
+                "What is the weather in Paris, in celsius?".to_string(),
+            ),
+        ];
+        let grammar = r#"root ::= "{\"city\": " ( "\"Paris\"" | "\"Lyon\"" ) ", \"unit\": " ( "\"C\"" | "\"F\"" ) "}""#;
+        let cities: Vec<String> = [" \"Paris\"", " \"Lyon\"", " \"zebra crossing\""]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let units: Vec<String> = [" \"C\"", " \"F\""].iter().map(|s| s.to_string()).collect();
+        let (g, scores) = e
+            .generate_scored(&messages, grammar, 32, |text| {
+                let city = text.find(':').unwrap() + 1;
+                let unit = text.rfind(':').unwrap() + 1;
+                let branch = |end: usize, continuations: &Vec<String>, bound| Branches {
+                    prefix: text[..end].to_string(),
+                    continuations: continuations.clone(),
+                    bound,
+                };
+                vec![
+                    branch(city, &cities, None),
+                    branch(unit, &units, None),
+                    branch(city, &cities, Some((0, 0.0))),
+                ]
+            })
+            .unwrap();
+        assert!(g.text.starts_with("{\"city\": "), "{}", g.text);
+        let s = scores.unwrap();
+        let lp = |b: usize, i: usize| s[b][i].unwrap().logprob;
+        for b in [0, 1] {
+            assert!(s[b].iter().all(|x| x.unwrap().logprob <= 0.0), "{s:?}");
+        }
+        assert!(lp(0, 0) > lp(0, 2), "{s:?}");
+        assert!((lp(2, 0) - lp(0, 0)).abs() < 1e-3, "{s:?}");
+        for (i, x) in s[2].iter().enumerate() {
+            match x {
+                Some(x) => assert!((x.logprob - lp(0, i)).abs() < 1e-3, "{s:?}"),
+                None => assert!(lp(0, i) <= lp(0, 0), "{s:?}"),
+            }
+        }
+    }
 }

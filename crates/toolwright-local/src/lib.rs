@@ -27,6 +27,7 @@ mod provider;
 pub mod refs;
 pub mod routing;
 pub mod salvage;
+pub mod scoring;
 pub mod select;
 pub mod spans;
 pub mod topic;

@@ -19,6 +19,7 @@
 //! | given values required | [`Passes::require_given`] | on | [`crate::narrow::require_given`]: an optional string parameter that grounding left one text of the request, which no other parameter is offered, is required |
 //! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request; [`distinct_items`]: a list of offered texts holds each once |
 //! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
+//! | offered values scored whole | [`Passes::score_values`] | margin 2.0 | [`crate::scoring`]: where a string parameter of the first call may take one of several texts, the model scores each whole after the reply written up to it, on the same evaluation of the prompt; another text replaces the one written greedily when it scores at least the margin higher and is not part of it, nor holds it |
 //! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error; when it writes the rejected arguments again, the router's next candidate is tried instead |
 //! | answer composition | [`Passes::compose_answer`] | on | [`crate::compose`]: when the model's answer does not state the result, the answer is written from the envelopes |
 //!
@@ -77,6 +78,12 @@ pub struct Passes {
     /// When one call gave several number parameters the same number while the request states
     /// others, ask again without it there ([`repeated_numbers`]; at most twice). Default on.
     pub reask_repeated_numbers: bool,
+    /// `Some(rule)`: where a string parameter of the call may take one of several texts (the
+    /// spans grounding offered, or the schema's enum), the model scores each whole after the
+    /// reply written up to it, and `rule` decides whether another value replaces the one it
+    /// wrote greedily ([`crate::scoring`]); `None` keeps the written values and scores nothing.
+    /// Default `Some(ValueRule::default())`.
+    pub score_values: Option<crate::scoring::ValueRule>,
     /// Validation errors after which the model is asked again for the same tool, per query
     /// (0: never). Default 2.
     pub max_corrections: usize,
@@ -102,6 +109,7 @@ impl Default for Passes {
             require_given: true,
             distinct_calls: true,
             reask_repeated_numbers: true,
+            score_values: Some(crate::scoring::ValueRule::default()),
             max_corrections: 2,
             compose_answer: true,
         }
@@ -110,7 +118,7 @@ impl Default for Passes {
 
 impl Passes {
     /// The names [`Passes::switch_off`] knows, as the table above writes them with `_`.
-    pub const SWITCHES: [&'static str; 11] = [
+    pub const SWITCHES: [&'static str; 12] = [
         "router_first",
         "no_tool",
         "drop_echoed_names",
@@ -121,6 +129,7 @@ impl Passes {
         "require_given",
         "distinct_calls",
         "reask_repeated_numbers",
+        "score_values",
         "compose_answer",
     ];
 
@@ -150,6 +159,7 @@ impl Passes {
             "require_given" => self.require_given = false,
             "distinct_calls" => self.distinct_calls = false,
             "reask_repeated_numbers" => self.reask_repeated_numbers = false,
+            "score_values" => self.score_values = None,
             "compose_answer" => self.compose_answer = false,
             other => {
                 return Err(format!(

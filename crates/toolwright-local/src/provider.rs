@@ -687,6 +687,287 @@ impl EchoFix<'_> {
     }
 }
 
+/// The offered values of the first call the model generated, each scored whole
+/// ([`crate::scoring`]).
+struct ScoredOffers {
+    tool: String,
+    offers: Vec<(crate::scoring::Offer, Vec<(f32, usize)>)>,
+}
+
+/// The first call of a generated reply (`{tool, arguments}` or a list of them).
+fn first_call(text: &str) -> Option<(String, Value)> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let call = match &v {
+        Value::Array(items) => items.first()?,
+        one => one,
+    };
+    let name = call.get("tool")?.as_str()?.to_string();
+    Some((name, call.get("arguments")?.clone()))
+}
+
+/// Generates the call under `grammar`; with the value-scoring pass on, the offered values of
+/// the first call are also scored whole, on the same evaluation of the prompt. A scoring
+/// failure (the continuations do not fit the context) scores nothing and says so.
+fn generate_call(
+    engine: &Engine,
+    config: &LocalConfig,
+    messages: &[(String, String)],
+    grammar: &str,
+    tools: &[ToolSpec],
+    notes: &mut Vec<String>,
+) -> Result<(crate::engine::Generation, Option<ScoredOffers>), ProviderError> {
+    let max = config.max_call_tokens * config.max_parallel_calls.clamp(1, 4);
+    let Some(rule) = config.passes.score_values else {
+        return Ok((engine.generate(messages, Some(grammar), max, false)?, None));
+    };
+    let mut found: Option<(String, Vec<crate::scoring::Offer>)> = None;
+    let (g, scores) = engine.generate_scored(messages, grammar, max, |text| {
+        let Some((name, args)) = first_call(text) else {
+            return Vec::new();
+        };
+        let Some(spec) = tools.iter().find(|s| s.name == name) else {
+            return Vec::new();
+        };
+        let offers = crate::scoring::offers(text, spec, &args);
+        let branches = offers
+            .iter()
+            .map(|o| crate::engine::Branches {
+                prefix: o.prefix.clone(),
+                continuations: o.continuations.clone(),
+                bound: Some((o.chosen, rule.margin)),
+            })
+            .collect();
+        found = Some((name, offers));
+        branches
+    })?;
+    let scored = match (found, scores) {
+        (Some((tool, offers)), Ok(scores)) => Some(ScoredOffers {
+            tool,
+            offers: offers
+                .into_iter()
+                .zip(scores)
+                .map(|(o, s)| {
+                    let pairs = s
+                        .iter()
+                        .map(|s| s.map_or((f32::NEG_INFINITY, 0), |s| (s.logprob, s.tokens)))
+                        .collect();
+                    (o, pairs)
+                })
+                .collect(),
+        }),
+        (Some((tool, _)), Err(e)) => {
+            notes.push(format!("{tool}: offered values not scored: {e}"));
+            None
+        }
+        (None, _) => None,
+    };
+    Ok((g, scored))
+}
+
+/// The value-scoring pass on the one call kept: each parameter whose value is still the one
+/// the model wrote takes the value the rule picks from the whole-value scores.
+fn apply_scores(
+    rule: crate::scoring::ValueRule,
+    scored: &ScoredOffers,
+    kept: &mut [(String, Value)],
+    notes: &mut Vec<String>,
+) {
+    let [(name, args)] = kept else {
+        return;
+    };
+    if *name != scored.tool {
+        return;
+    }
+    for (o, pairs) in &scored.offers {
+        let written = o.values.get(o.chosen);
+        if args.get(&o.key).and_then(Value::as_str) != written.map(String::as_str) {
+            continue;
+        }
+        let i = rule.pick(&o.values, pairs, o.chosen);
+        if let (Some(v), Some(w), true) = (o.values.get(i), written, i != o.chosen)
+            && let Some(a) = args.as_object_mut()
+        {
+            let gain = pairs.get(i).map_or(0.0, |p| p.0) - pairs.get(o.chosen).map_or(0.0, |p| p.0);
+            notes.push(format!(
+                "{name}: {} took {v:?}, which the model scores {gain:.1} nats above the {w:?} it wrote, whole",
+                o.key
+            ));
+            a.insert(o.key.clone(), Value::String(v.clone()));
+        }
+    }
+}
+
+/// The passes on the calls the model wrote, in the order they run: re-asks on repeated numbers,
+/// distinct items, offered values scored whole, echoed names.
+struct CallPasses<'a> {
+    engine: &'a Engine,
+    config: &'a LocalConfig,
+    messages: &'a [(String, String)],
+    tools: &'a [ToolSpec],
+    limits: &'a GrammarLimits,
+}
+
+impl CallPasses<'_> {
+    /// The calls of the reply `text`: parsed, or, when the model declined and the reply was
+    /// cut, a decline (with `may_decline`), or else the model's retry with the required
+    /// parameters only and short values. The second value is the retry's text, when it was
+    /// asked.
+    fn parse(
+        &self,
+        text: &str,
+        may_decline: bool,
+        notes: &mut Vec<String>,
+        usage: &mut Usage,
+    ) -> Result<(Value, Option<String>), ProviderError> {
+        let e = match serde_json::from_str(text) {
+            Ok(v) => return Ok((v, None)),
+            Err(_) if may_decline && named_tool(text) == Some("none") => {
+                notes.push("the model declined every tool; its reply was cut".to_string());
+                return Ok((serde_json::json!({"tool": "none"}), None));
+            }
+            Err(e) => e,
+        };
+        let cut = format!(
+            "the grammar-constrained output did not parse ({e}): {}",
+            shorten(text, 200)
+        );
+        let retried = retry_tight(
+            self.engine,
+            self.config,
+            self.messages,
+            text,
+            self.tools,
+            self.limits,
+        )?;
+        let (v, u) = retried.map_err(|again| {
+            ProviderError::Model(format!(
+                "{cut}; asked once more with required parameters only: {}",
+                shorten(&again, 200)
+            ))
+        })?;
+        usage.add(u);
+        notes.push(format!(
+            "{cut}; asked once more for {} with its required parameters only and short values",
+            v.get("tool").and_then(Value::as_str).unwrap_or("the tool")
+        ));
+        let again = v.to_string();
+        Ok((v, Some(again)))
+    }
+
+    /// `kept` after the passes; `scored`: the first call's offered values scored whole, when
+    /// the calls are the model's first reply.
+    fn apply(
+        &self,
+        mut kept: Vec<(String, Value)>,
+        scored: Option<&ScoredOffers>,
+        notes: &mut Vec<String>,
+        usage: &mut Usage,
+    ) -> Result<Vec<(String, Value)>, ProviderError> {
+        let CallPasses {
+            engine,
+            config,
+            messages,
+            tools,
+            limits,
+        } = *self;
+        // One call that gave several parameters the same number while other numbers of the
+        // request went unused: asked again (at most twice), the later parameters without it.
+        let mut current = tools.to_vec();
+        let reasks = if config.passes.reask_repeated_numbers {
+            2
+        } else {
+            0
+        };
+        for _ in 0..reasks {
+            let [(name, args)] = kept.as_slice() else {
+                break;
+            };
+            let Some((spec, params)) = repeated_numbers(&current, name, args) else {
+                break;
+            };
+            let Ok(grammar) = tool_call_grammar(std::slice::from_ref(&spec), limits) else {
+                break;
+            };
+            let again = engine.generate(messages, Some(&grammar), config.max_call_tokens, false)?;
+            usage.add(again.usage);
+            let Some(a) = serde_json::from_str::<Value>(&again.text)
+                .ok()
+                .and_then(|v| v.get("arguments").filter(|a| a.is_object()).cloned())
+            else {
+                break;
+            };
+            notes.push(format!(
+                "{name}: the model repeated a number in {} while the request states others; asked again without it there: {}",
+                params.join(", "),
+                shorten(&again.text, 300)
+            ));
+            kept = vec![(name.clone(), a)];
+            current = vec![spec];
+        }
+        if config.passes.distinct_calls {
+            for (name, args) in kept.iter_mut() {
+                let Some(spec) = tools.iter().find(|s| &s.name == name) else {
+                    continue;
+                };
+                let changed = crate::passes::distinct_items(spec, args);
+                if !changed.is_empty() {
+                    notes.push(format!(
+                        "{name}: a value written twice in {} kept once",
+                        changed.join(", ")
+                    ));
+                }
+            }
+        }
+        if let (Some(scored), Some(rule)) = (scored, config.passes.score_values) {
+            apply_scores(rule, scored, &mut kept, notes);
+        }
+        if config.passes.drop_echoed_names {
+            let single = kept.len() == 1;
+            for (name, args) in kept.iter_mut() {
+                let Some(spec) = tools.iter().find(|s| &s.name == name) else {
+                    continue;
+                };
+                let echo = EchoFix {
+                    engine,
+                    config,
+                    messages,
+                    spec,
+                    limits,
+                };
+                echo.apply(name, args, single, notes, usage)?;
+            }
+        }
+        Ok(kept)
+    }
+}
+
+/// The reply when the model declined every tool: its text answer to `direct`.
+fn answer_directly(
+    engine: &Engine,
+    config: &LocalConfig,
+    direct: &[(String, String)],
+    mut notes: Vec<String>,
+    mut usage: Usage,
+) -> Result<Reply, ProviderError> {
+    notes.push(
+        "the model declined every tool ({\"tool\": \"none\"}); it answered directly".to_string(),
+    );
+    let t = engine.generate(direct, None, config.max_answer_tokens, false)?;
+    usage.add(t.usage);
+    let text = if t.text.is_empty() {
+        notes.push("the model's answer was empty; a fixed reply was used".to_string());
+        "I'm here and ready to help. What would you like to do?".to_string()
+    } else {
+        t.text
+    };
+    Ok(Reply {
+        text: Some(text),
+        usage: Some(usage),
+        notes,
+        ..Reply::default()
+    })
+}
+
 fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, ProviderError> {
     match job {
         Job::Fixed(r) => Ok(r),
@@ -713,42 +994,18 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             limits,
             on_repeat,
         } => {
-            let g = engine.generate(
-                &messages,
-                Some(&grammar),
-                config.max_call_tokens * config.max_parallel_calls.clamp(1, 4),
-                false,
-            )?;
+            let (g, scored) =
+                generate_call(engine, config, &messages, &grammar, &tools, &mut notes)?;
             let mut usage = g.usage;
-            // What the calls come from: the output, or the retry's call when it did not parse.
-            let mut generated = None;
-            let v: Value = match serde_json::from_str(&g.text) {
-                Ok(v) => v,
-                Err(_) if direct.is_some() && named_tool(&g.text) == Some("none") => {
-                    notes.push("the model declined every tool; its reply was cut".to_string());
-                    serde_json::json!({"tool": "none"})
-                }
-                Err(e) => {
-                    let cut = format!(
-                        "the grammar-constrained output did not parse ({e}): {}",
-                        shorten(&g.text, 200)
-                    );
-                    let (v, u) = retry_tight(engine, config, &messages, &g.text, &tools, &limits)?
-                        .map_err(|again| {
-                            ProviderError::Model(format!(
-                                "{cut}; asked once more with required parameters only: {}",
-                                shorten(&again, 200)
-                            ))
-                        })?;
-                    usage.add(u);
-                    notes.push(format!(
-                        "{cut}; asked once more for {} with its required parameters only and short values",
-                        v.get("tool").and_then(Value::as_str).unwrap_or("the tool")
-                    ));
-                    generated = Some(v.to_string());
-                    v
-                }
+            let passes = CallPasses {
+                engine,
+                config,
+                messages: &messages,
+                tools: &tools,
+                limits: &limits,
             };
+            // What the calls come from: the output, or the retry's call when it did not parse.
+            let (v, generated) = passes.parse(&g.text, direct.is_some(), &mut notes, &mut usage)?;
             // One call `{tool, arguments}`, or a list of them; `{"tool": "none"}` declines.
             let items = match v {
                 Value::Array(items) => items,
@@ -778,72 +1035,8 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                     "{dropped} extra call(s) dropped: nothing new in them, or a text value the request does not contain"
                 ));
             }
-            let mut kept = kept;
-            // One call that gave several parameters the same number while other numbers of the
-            // request went unused: asked again (at most twice), the later parameters without it.
-            let mut current = tools.clone();
-            let reasks = if config.passes.reask_repeated_numbers {
-                2
-            } else {
-                0
-            };
-            for _ in 0..reasks {
-                let [(name, args)] = kept.as_slice() else {
-                    break;
-                };
-                let Some((spec, params)) = repeated_numbers(&current, name, args) else {
-                    break;
-                };
-                let Ok(grammar) = tool_call_grammar(std::slice::from_ref(&spec), &limits) else {
-                    break;
-                };
-                let again =
-                    engine.generate(&messages, Some(&grammar), config.max_call_tokens, false)?;
-                usage.add(again.usage);
-                let Some(a) = serde_json::from_str::<Value>(&again.text)
-                    .ok()
-                    .and_then(|v| v.get("arguments").filter(|a| a.is_object()).cloned())
-                else {
-                    break;
-                };
-                notes.push(format!(
-                    "{name}: the model repeated a number in {} while the request states others; asked again without it there: {}",
-                    params.join(", "),
-                    shorten(&again.text, 300)
-                ));
-                kept = vec![(name.clone(), a)];
-                current = vec![spec];
-            }
-            if config.passes.distinct_calls {
-                for (name, args) in kept.iter_mut() {
-                    let Some(spec) = tools.iter().find(|s| &s.name == name) else {
-                        continue;
-                    };
-                    let changed = crate::passes::distinct_items(spec, args);
-                    if !changed.is_empty() {
-                        notes.push(format!(
-                            "{name}: a value written twice in {} kept once",
-                            changed.join(", ")
-                        ));
-                    }
-                }
-            }
-            if config.passes.drop_echoed_names {
-                let single = kept.len() == 1;
-                for (name, args) in kept.iter_mut() {
-                    let Some(spec) = tools.iter().find(|s| &s.name == name) else {
-                        continue;
-                    };
-                    let echo = EchoFix {
-                        engine,
-                        config,
-                        messages: &messages,
-                        spec,
-                        limits: &limits,
-                    };
-                    echo.apply(name, args, single, &mut notes, &mut usage)?;
-                }
-            }
+            let scored = scored.as_ref().filter(|_| generated.is_none());
+            let kept = passes.apply(kept, scored, &mut notes, &mut usage)?;
             if let Some((rejected, fallback)) = on_repeat
                 && let [(_, args)] = kept.as_slice()
                 && *args == rejected
@@ -869,24 +1062,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 })
                 .collect();
             if let (Some(direct), true) = (direct, calls.is_empty()) {
-                notes.push(
-                    "the model declined every tool ({\"tool\": \"none\"}); it answered directly"
-                        .to_string(),
-                );
-                let t = engine.generate(&direct, None, config.max_answer_tokens, false)?;
-                usage.add(t.usage);
-                let text = if t.text.is_empty() {
-                    notes.push("the model's answer was empty; a fixed reply was used".to_string());
-                    "I'm here and ready to help. What would you like to do?".to_string()
-                } else {
-                    t.text
-                };
-                return Ok(Reply {
-                    text: Some(text),
-                    usage: Some(usage),
-                    notes,
-                    ..Reply::default()
-                });
+                return answer_directly(engine, config, &direct, notes, usage);
             }
             notes.push(format!(
                 "generated under the grammar: {}",
