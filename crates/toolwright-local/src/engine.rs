@@ -180,7 +180,7 @@ impl Engine {
         }
         let mut ctx = self.new_context()?;
         let mut batch = LlamaBatch::new(512, 1);
-        decode_prompt(&mut ctx, &mut batch, &tokens)?;
+        decode_at(&mut ctx, &mut batch, &tokens, 0)?;
         let vocab = self.model.vocab();
         let mut grammar = match grammar {
             Some(g) => Some(
@@ -257,7 +257,8 @@ impl Run<'_> {
         self.ctx
             .clear_kv_cache_seq(Some(0), Some(p), None)
             .map_err(|e| model_err("cache", &e))?;
-        let first = decode_from(&mut self.ctx, &mut self.batch, prefix, self.n_prompt)?;
+        decode_at(&mut self.ctx, &mut self.batch, prefix, self.n_prompt)?;
+        let first = log_softmax(self.ctx.get_logits_ith(self.batch.n_tokens() - 1));
         let base =
             u32::try_from(self.n_prompt + prefix.len()).map_err(|e| model_err("position", &e))?;
         Ok((first, base))
@@ -335,7 +336,7 @@ impl Engine {
         }
         let mut ctx = self.new_context()?;
         let mut batch = LlamaBatch::new(512, 1);
-        decode_prompt(&mut ctx, &mut batch, &tokens)?;
+        decode_at(&mut ctx, &mut batch, &tokens, 0)?;
         let after_prompt = log_softmax(ctx.get_logits_ith(batch.n_tokens() - 1));
         let n_prompt = u32::try_from(tokens.len()).map_err(|e| model_err("position", &e))?;
         let mut out = Vec::with_capacity(texts.len());
@@ -373,16 +374,16 @@ pub(crate) struct Scored {
     pub(crate) tokens: usize,
 }
 
-/// Decodes `tokens` (not empty) from position `from` in chunks of the batch's size, and returns
-/// the log-probabilities after the last of them.
-fn decode_from(
+/// Decodes `tokens` (not empty) from position `from` in chunks of the batch's size, logits on
+/// the last only: `ctx.get_logits_ith(batch.n_tokens() - 1)` after it.
+fn decode_at(
     ctx: &mut llama_cpp_2::context::LlamaContext<'_>,
     batch: &mut LlamaBatch,
     tokens: &[LlamaToken],
     from: usize,
-) -> Result<Vec<f32>, ProviderError> {
+) -> Result<(), ProviderError> {
     if tokens.is_empty() {
-        return Err(model_err("scoring", &"nothing to decode"));
+        return Err(model_err("decode", &"nothing to decode"));
     }
     let last = tokens.len() - 1;
     for (chunk_no, chunk) in tokens.chunks(512).enumerate() {
@@ -396,32 +397,11 @@ fn decode_from(
         }
         ctx.decode(batch).map_err(|e| model_err("decode", &e))?;
     }
-    Ok(log_softmax(ctx.get_logits_ith(batch.n_tokens() - 1)))
+    Ok(())
 }
 
 fn model_err(what: &str, e: &dyn std::fmt::Display) -> ProviderError {
     ProviderError::Model(format!("{what}: {e}"))
-}
-
-/// Decodes `tokens` from position 0 in chunks of the batch's size, logits on the last only.
-fn decode_prompt(
-    ctx: &mut llama_cpp_2::context::LlamaContext<'_>,
-    batch: &mut LlamaBatch,
-    tokens: &[LlamaToken],
-) -> Result<(), ProviderError> {
-    let last = tokens.len().saturating_sub(1);
-    for (chunk_no, chunk) in tokens.chunks(512).enumerate() {
-        batch.clear();
-        for (j, t) in chunk.iter().enumerate() {
-            let pos = chunk_no * 512 + j;
-            let p = i32::try_from(pos).map_err(|e| model_err("position", &e))?;
-            batch
-                .add(*t, p, &[0], pos == last)
-                .map_err(|e| model_err("batch", &e))?;
-        }
-        ctx.decode(batch).map_err(|e| model_err("decode", &e))?;
-    }
-    Ok(())
 }
 
 /// The summed log-probability of `text` after a prompt of `n_prompt` tokens whose last position's
