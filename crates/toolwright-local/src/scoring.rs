@@ -170,13 +170,9 @@ pub fn offers(text: &str, spec: &ToolSpec, args: &Value) -> Vec<Offer> {
                 return None;
             }
             // Only values the rule may pick are scored ([`ValueRule::pick`]).
-            let w = written.to_lowercase();
             let values: Vec<String> = values
                 .into_iter()
-                .filter(|v| {
-                    let v = v.to_lowercase();
-                    v == w || (!w.contains(&v) && !v.contains(&w))
-                })
+                .filter(|v| *v == written || !part_of_either(v, &written))
                 .collect();
             let chosen = values.iter().position(|v| *v == written)?;
             if values.len() < 2 {
@@ -234,7 +230,7 @@ impl ValueRule {
     /// assert_eq!(rule.pick(&values, &[(-9.5, 7), (-6.1, 3), (-6.9, 2)], 0), 2);
     /// ```
     pub fn pick(&self, values: &[String], scores: &[(f32, usize)], written: usize) -> usize {
-        let Some(w) = values.get(written).map(|v| v.to_lowercase()) else {
+        let Some(w) = values.get(written) else {
             return written;
         };
         let bar = scores
@@ -242,14 +238,18 @@ impl ValueRule {
             .map_or(f32::INFINITY, |(lp, _)| lp + self.margin);
         let mut best = (written, bar);
         for (i, (v, (lp, _))) in values.iter().zip(scores).enumerate() {
-            let v = v.to_lowercase();
-            if i != written && lp.is_finite() && *lp > best.1 && !w.contains(&v) && !v.contains(&w)
-            {
+            if i != written && lp.is_finite() && *lp > best.1 && !part_of_either(v, w) {
                 best = (i, *lp);
             }
         }
         best.0
     }
+}
+
+/// Whether one of two texts holds the other, letter case aside.
+fn part_of_either(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    a.contains(&b) || b.contains(&a)
 }
 
 #[cfg(test)]
