@@ -518,16 +518,7 @@ mod tests {
 
     /// The embedded model, as `tests/local_model.rs` finds it.
     fn engine() -> Option<Engine> {
-        let Some(path) = crate::model::find_model() else {
-            if std::env::var("TOOLWRIGHT_SKIP_MODEL").as_deref() == Ok("1") {
-                eprintln!("skipping: no model and TOOLWRIGHT_SKIP_MODEL=1");
-                return None;
-            }
-            panic!(
-                "the embedded model is missing: run `{}`",
-                crate::model::FETCH_COMMAND
-            );
-        };
+        let path = crate::model::find_model_or_skip().unwrap_or_else(|e| panic!("{e}"))?;
         Some(Engine::load(&path, 1, 2048).expect("the model loads"))
     }
 

@@ -37,6 +37,24 @@ pub fn find_model() -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
+/// The model for tests that need it: `Ok(Some(path))` from [`find_model`]; `Ok(None)` (said on
+/// stderr) when it is missing and `TOOLWRIGHT_SKIP_MODEL=1` asks to skip such tests.
+///
+/// # Errors
+/// The model is missing and skipping was not asked for: the message names [`FETCH_COMMAND`].
+pub fn find_model_or_skip() -> Result<Option<PathBuf>, String> {
+    if let Some(p) = find_model() {
+        return Ok(Some(p));
+    }
+    if std::env::var("TOOLWRIGHT_SKIP_MODEL").as_deref() == Ok("1") {
+        eprintln!("skipping: no model and TOOLWRIGHT_SKIP_MODEL=1");
+        return Ok(None);
+    }
+    Err(format!(
+        "the embedded model is missing: run `{FETCH_COMMAND}` (or set TOOLWRIGHT_MODEL=PATH, or TOOLWRIGHT_SKIP_MODEL=1 to skip)"
+    ))
+}
+
 /// Fetches the default model into `dir` (see the module docs); `progress` receives one line per
 /// stage.
 ///

@@ -22,20 +22,16 @@ use toolwright_runtime::Runtime;
 fn provider() -> Option<Arc<LocalProvider>> {
     static P: OnceLock<Option<Arc<LocalProvider>>> = OnceLock::new();
     P.get_or_init(|| {
-        let Some(path) = toolwright_local::model::find_model() else {
-            if std::env::var("TOOLWRIGHT_SKIP_MODEL").as_deref() == Ok("1") {
-                eprintln!("skipping: no model and TOOLWRIGHT_SKIP_MODEL=1");
-                return None;
-            }
-            panic!(
-                "the embedded model is missing: run `{}` (or set TOOLWRIGHT_MODEL=PATH, or TOOLWRIGHT_SKIP_MODEL=1 to skip)",
-                toolwright_local::model::FETCH_COMMAND
-            );
-        };
+        let path =
+            toolwright_local::model::find_model_or_skip().unwrap_or_else(|e| panic!("{e}"))?;
         // As the CLI runs it over the demo tools: with the demo's result sentences.
         let mut config = LocalConfig::new(path);
-        config.summaries = Some(toolwright_local::Summarizer::new(toolwright_demo::summarize));
-        Some(Arc::new(LocalProvider::new(config).expect("the model loads")))
+        config.summaries = Some(toolwright_local::Summarizer::new(
+            toolwright_demo::summarize,
+        ));
+        Some(Arc::new(
+            LocalProvider::new(config).expect("the model loads"),
+        ))
     })
     .clone()
 }
@@ -49,7 +45,8 @@ fn demo() -> (Arc<Registry>, tempfile::TempDir) {
     (Arc::new(reg), dir)
 }
 
-/// Runs `query` with the demo tools; checks that every generated call validates.
+/// Runs `query` with the demo tools; checks that every generated call validates. The time is
+/// printed, not asserted: `benches/demo_run.rs` measures it.
 async fn run(query: &str) -> Option<Trace> {
     let p = provider()?;
     let (reg, _dir) = demo();
@@ -81,8 +78,6 @@ async fn run(query: &str) -> Option<Trace> {
                 )
             });
     }
-    // Generous bound for a loaded CI machine; the release-build times are in the notes.
-    assert!(secs < 60.0, "{query:?} took {secs:.1} s");
     Some(trace)
 }
 
