@@ -16,12 +16,13 @@
 //! four of the request's words, `named` the cosine between the request and the parameter's name
 //! followed by the value ("mode bicycling").
 
+mod common;
+
 #[cfg(feature = "embed")]
 fn main() -> Result<(), String> {
     use serde_json::{Value, json};
     use std::io::Write;
     use toolwright_catalog::Embedder;
-    use toolwright_eval::toolset::ToolsetDataset;
     use toolwright_local::narrow::narrow_for_query;
 
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -55,12 +56,7 @@ fn main() -> Result<(), String> {
     };
 
     for dir in sets {
-        let ds = ToolsetDataset::load(std::path::Path::new(dir)).map_err(|e| e.to_string())?;
-        let set = std::path::Path::new(dir)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(dir)
-            .to_string();
+        let (set, ds) = common::load_set(dir)?;
         for r in ds.requests.iter().filter(|r| !r.out_of_scope()) {
             let exp = &r.expected[0];
             let Some(spec) = ds.specs.iter().find(|s| s.name == exp.name) else {

@@ -14,13 +14,14 @@
 //! "numbers","strings","cued","required_open"}..]}`. `required_open` counts the required
 //! parameters the passes left with no value offered (no `enum` after grounding).
 
+mod common;
+
 #[cfg(feature = "embed")]
 fn main() -> Result<(), String> {
     use serde_json::{Value, json};
     use std::io::Write;
     use toolwright_catalog::ScorerKind;
     use toolwright_core::ToolSpec;
-    use toolwright_eval::toolset::ToolsetDataset;
     use toolwright_local::cues::{Param, focus};
     use toolwright_local::narrow::{ground_numbers, narrow_for_query, require_given};
     use toolwright_local::spans::{ground_strings, query_spans};
@@ -78,12 +79,7 @@ fn main() -> Result<(), String> {
     };
 
     for dir in sets {
-        let ds = ToolsetDataset::load(std::path::Path::new(dir)).map_err(|e| e.to_string())?;
-        let set = std::path::Path::new(dir)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(dir)
-            .to_string();
+        let (set, ds) = common::load_set(dir)?;
         let router = toolwright_local::routing::build_router(
             ds.specs.clone(),
             Some(ScorerKind::Hybrid),

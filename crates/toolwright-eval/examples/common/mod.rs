@@ -14,6 +14,14 @@ pub fn load_dataset() -> Result<ToolsetDataset, String> {
     Ok(ToolsetDataset::load(&dir)?)
 }
 
+/// The MCP set in folder `dir`, with its name (the folder's).
+pub fn load_set(dir: &str) -> Result<(String, ToolsetDataset), String> {
+    let path = std::path::Path::new(dir);
+    let ds = ToolsetDataset::load(path).map_err(|e| e.to_string())?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or(dir);
+    Ok((name.to_string(), ds))
+}
+
 /// `texts` embedded 32 at a time, in order.
 pub fn embed_all(emb: &dyn Embedder, texts: &[String]) -> Vec<Vec<f32>> {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
