@@ -389,7 +389,9 @@ const TIME_SIDES: &[&str] = &["start", "end", "since", "until"];
 
 /// How the parameter called `name`, described by `described` (its description, and its
 /// `format` when it has one), is written: [`written_as`] by the name, else a date
-/// ([`Written::Date`]).
+/// ([`Written::Date`]) when the name is a date's (`due_date`, `expiry`), a range's side that the
+/// description calls a date (`start`: "Start date"), or the description writes out the date
+/// format (`YYYY-MM-DD`).
 ///
 /// ```
 /// use toolwright_local::cues::{Written, written_as_described};
@@ -398,6 +400,7 @@ const TIME_SIDES: &[&str] = &["start", "end", "since", "until"];
 /// assert_eq!(written_as_described("start", "First line to read"), None);
 /// assert_eq!(written_as_described("end", ""), Some(Written::Date));
 /// assert_eq!(written_as_described("starting_after", "A cursor for pagination"), None);
+/// assert_eq!(written_as_described("checkin", "Check-in date (YYYY-MM-DD)"), Some(Written::Date));
 /// ```
 pub fn written_as_described(name: &str, described: &str) -> Option<Written> {
     written_as(name).or_else(|| {
@@ -408,7 +411,11 @@ pub fn written_as_described(name: &str, described: &str) -> Option<Written> {
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| matches!(w, "date" | "datetime" | "yyyy"));
         let bare = d.trim().is_empty() && has(TIME_SIDES);
-        (has(DATE_WORDS) || (has(DATE_SIDES) && says_date) || bare).then_some(Written::Date)
+        // A date format written out says it whatever the name ("checkin": "Check-in date
+        // (YYYY-MM-DD)").
+        let format = d.contains("yyyy-mm-dd");
+        (has(DATE_WORDS) || (has(DATE_SIDES) && says_date) || bare || format)
+            .then_some(Written::Date)
     })
 }
 

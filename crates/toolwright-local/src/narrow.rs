@@ -977,7 +977,10 @@ fn word_matches(p: &str, w: &str) -> bool {
 /// The numbers the query attaches to parameter `name`: after a mention of the name's last
 /// distinctive word, the first number with at most 3 words between ("initial velocity of 10",
 /// "budgets not exceeding $100"), else a number just before it with at most 1 word between
-/// ("7 days"). Every mention counts ("time of 4 s, then … time of 10 s" → 4 and 10).
+/// ("7 days"). A number right before the word counts what it names and wins over one that
+/// follows with words between ("2 adults from 2027-03-10" → 2, not 2027), and over one right
+/// after a plural ("3 adults 2 children" → 3; "page 3" still takes 3). Every mention counts
+/// ("time of 4 s, then … time of 10 s" → 4 and 10).
 fn attached_numbers(
     name: &str,
     words: &[(usize, String)],
@@ -1003,13 +1006,17 @@ fn attached_numbers(
         let after = numbers
             .iter()
             .find(|(s, _, _)| *s > *pos && between(*pos, *s) <= 3);
-        let before = || {
+        let before = |most: usize| {
             numbers
                 .iter()
                 .rev()
-                .find(|(_, e, _)| *e <= *pos && between(*e, *pos) <= 1)
+                .find(|(_, e, _)| *e <= *pos && between(*e, *pos) <= most)
         };
-        if let Some((_, _, v)) = after.or_else(before)
+        let next_to = |n: &(usize, usize, Value)| between(*pos, n.0) == 0;
+        // "3 adults 2 children": a plural counts the number before it; "show 20, page 3" does not.
+        let plural = w.len() > 3 && w.ends_with('s');
+        let counted = before(0).filter(|_| plural || !after.is_some_and(next_to));
+        if let Some((_, _, v)) = counted.or(after).or_else(|| before(1))
             && !out.iter().any(|o| o.as_f64() == v.as_f64())
         {
             out.push(v.clone());
@@ -2072,6 +2079,25 @@ mod tests {
             "a change in time of 4 seconds, then repeat with a change in time of 10 seconds",
         );
         assert_eq!(g.parameters["properties"]["d_time"]["enum"], json!([4, 10]));
+        // a number right before the name counts it, whatever follows
+        let stay = ToolSpec::new(
+            "stay",
+            "F.",
+            json!({"type": "object", "properties": {"adults": {"type": "number"}}}),
+        );
+        for q in [
+            "an airbnb in Lisbon for 2 adults from 2027-03-10",
+            "an airbnb in Lisbon for 2 adults from March 10",
+        ] {
+            let (g, _) = ground_numbers(&stay, q);
+            assert_eq!(
+                g.parameters["properties"]["adults"]["enum"],
+                json!([2]),
+                "{q}"
+            );
+        }
+        let (g, _) = ground_numbers(&stay, "room for 3 adults 2 children");
+        assert_eq!(g.parameters["properties"]["adults"]["enum"], json!([3]));
         // siblings told apart only by a number are not attached by name
         let (g, _) = ground_numbers(
             &ToolSpec::new(
