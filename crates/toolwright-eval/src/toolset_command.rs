@@ -238,7 +238,7 @@ mod dense {
     use toolwright_agent::Ranker;
     use toolwright_agent::routing::CatalogRanker;
     use toolwright_catalog::ScorerKind;
-    use toolwright_local::select::{DEFAULT_NO_TOOL_RULE, evidence};
+    use toolwright_local::select::{DEFAULT_NO_TOOL_RULE, NoToolRule, evidence_with};
 
     /// The rule's features for every request, as the provider sees them (its default 3
     /// candidates), with each request's server.
@@ -248,11 +248,16 @@ mod dense {
         requests: &'r [Request],
     ) -> Vec<(crate::routing::NoToolPoint, &'r str, bool)> {
         let specs = ranker.router().specs();
+        // Objects read by meaning, as the provider reads them (the default rule's floor).
+        let embedder = toolwright_local::routing::shared_embedder().ok();
+        let synonyms = NoToolRule::default()
+            .object_synonym
+            .and_then(|floor| embedder.as_deref().map(|e| (e, floor)));
         requests
             .iter()
             .filter_map(|r| {
                 let ranked = ranker.rank(&r.query, 3);
-                let e = evidence(&ranked, &r.query, specs)?;
+                let e = evidence_with(&ranked, &r.query, specs, synonyms)?;
                 let first_right = ranked
                     .first()
                     .is_some_and(|c| r.right_tools().contains(&c.name.as_str()));

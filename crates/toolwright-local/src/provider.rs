@@ -21,7 +21,7 @@ use crate::gbnf::{GrammarLimits, tool_call_grammar};
 use crate::narrow::{ground_numbers, narrow_for_query, require_given};
 use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
 use crate::salvage::{named_tool, tight_retry};
-use crate::select::{Decision, choose, drop_echoed_names};
+use crate::select::{Decision, choose_with, drop_echoed_names};
 use crate::spans::ground_strings;
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -377,12 +377,20 @@ impl LocalProvider {
                     .filter(|c| c.score > 0.0 && lexical_floor.is_none_or(|f| c.score >= f))
                     .cloned()
                     .collect();
-                match choose(
+                // The no-tool rule reads the candidates' objects by meaning with the process's
+                // embedder, the one the router's similarities come from.
+                let embedder = passes
+                    .no_tool
+                    .and_then(|r| r.object_synonym)
+                    .filter(|_| has_similarity)
+                    .and_then(|_| crate::routing::shared_embedder().ok());
+                match choose_with(
                     &usable,
                     query,
                     turn.tools,
                     passes.selection,
                     passes.no_tool,
+                    embedder.as_deref(),
                     self.config.close_ratio,
                     self.config.candidates.max(1),
                 ) {
