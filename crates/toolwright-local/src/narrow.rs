@@ -981,7 +981,7 @@ fn word_matches(p: &str, w: &str) -> bool {
 /// follows with words between ("2 adults from 2027-03-10" → 2, not 2027), and over one right
 /// after a plural ("3 adults 2 children" → 3; "page 3" still takes 3). Every mention counts
 /// ("time of 4 s, then … time of 10 s" → 4 and 10).
-fn attached_numbers(
+pub(crate) fn attached_numbers(
     name: &str,
     words: &[(usize, String)],
     numbers: &[(usize, usize, Value)],

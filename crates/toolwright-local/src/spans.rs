@@ -502,6 +502,51 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
     }
 }
 
+/// A number the request writes as the count of a number parameter ("2 adults", "a charge of
+/// 0.01": [`crate::narrow::ground_numbers`] attaches it by the name) is not offered to a string
+/// parameter too: "the details of listing 12345678 for 2 adults" offers `id` the listing's
+/// number, not `2`. A parameter left with no offer keeps its own.
+fn counted_numbers_out(query: &str, grounded: &mut Map<String, Value>) {
+    let words = crate::narrow::words_at(query);
+    let numbers = crate::narrow::numbers_at(query);
+    let counted: Vec<String> = grounded
+        .iter()
+        .filter(|(_, p)| crate::narrow::free_number(p) || numeric_enum(p))
+        .flat_map(|(k, _)| crate::narrow::attached_numbers(k, &words, &numbers))
+        .map(|n| n.to_string())
+        .collect();
+    if counted.is_empty() {
+        return;
+    }
+    for p in grounded.values_mut() {
+        let Some(Value::Array(offers)) = p.get("enum") else {
+            continue;
+        };
+        if !offers.iter().all(Value::is_string) {
+            continue;
+        }
+        let kept: Vec<Value> = offers
+            .iter()
+            .filter(|o| o.as_str().is_none_or(|s| !counted.iter().any(|c| c == s)))
+            .cloned()
+            .collect();
+        if !kept.is_empty()
+            && kept.len() < offers.len()
+            && let Some(obj) = p.as_object_mut()
+        {
+            obj.insert("enum".into(), Value::Array(kept));
+        }
+    }
+}
+
+/// Whether a parameter takes numbers from a list (number grounding's restriction).
+fn numeric_enum(p: &Value) -> bool {
+    matches!(
+        p.get("type").and_then(Value::as_str),
+        Some("number" | "integer")
+    ) && p.get("enum").is_some()
+}
+
 /// A value a cue gave one parameter alone is that parameter's, not another's: "add Jordan
 /// Blake (jordan.blake@example.com) as a customer" offers the address to `email` only, and
 /// "rename table tblQ3Goals in appX1y2Z3abc" the table's identifier to `tableId` only.
@@ -791,6 +836,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     if cues {
         order_ends(&mut grounded, &g.names);
         one_value_one_parameter(query, &mut grounded, &g.cued.borrow(), &g.uncued.borrow());
+        counted_numbers_out(query, &mut grounded);
         quoted_to_free(spec, query, &mut grounded, &g.cued.borrow(), &mut report);
     }
     let mut out = spec.clone();
@@ -1053,6 +1099,22 @@ mod tests {
         );
         let (g, _) = ground_strings(&two, "file a bug: 'CSV export drops unicode'", true);
         assert!(allowed(&g, "title").len() > 1);
+    }
+
+    #[test]
+    fn a_number_counting_a_number_parameter_is_not_offered_to_a_text() {
+        let details = spec(json!({
+            "id": {"type": "string", "description": "The listing ID"},
+            "adults": {"type": "number", "description": "Number of adults"}}));
+        let (n, _) = crate::narrow::ground_numbers(&details, "listing 12345678 for 2 adults");
+        let (g, _) = ground_strings(&n, "listing 12345678 for 2 adults", true);
+        let id = allowed(&g, "id");
+        assert!(id.contains(&"12345678".to_string()), "{id:?}");
+        assert!(!id.contains(&"2".to_string()), "{id:?}");
+        // Without the parameter's name, the number is anyone's.
+        let (n, _) = crate::narrow::ground_numbers(&details, "listing 12345678 for 2");
+        let (g, _) = ground_strings(&n, "listing 12345678 for 2", true);
+        assert!(allowed(&g, "id").contains(&"2".to_string()));
     }
 
     #[test]
