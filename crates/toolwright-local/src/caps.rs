@@ -15,6 +15,9 @@
 //! another parameter by naming it is no cap. Narrowing keeps (and makes required) the chosen
 //! parameter, and number grounding gives it that number.
 //!
+//! [`bounded`] does the same for a bound on a value: "under 60" goes to the `max` parameter
+//! (`maxPrice`), "at least 4" to the `min` one.
+//!
 //! The word lists are closed English word classes and naming conventions; nothing here was
 //! fitted on data.
 
@@ -209,10 +212,137 @@ pub fn capped(
     out
 }
 
+/// Words right before a number that make it an upper bound of a value ("under 60").
+const UPPER: &[&str] = &["under", "below"];
+/// Word pairs right before a number that make it an upper bound ("less than 60").
+const UPPER_PAIRS: &[(&str, &str)] = &[("less", "than"), ("cheaper", "than")];
+/// Words right before a number that make it a lower bound of a value ("over 4").
+const LOWER: &[&str] = &["over", "above"];
+/// Word pairs right before a number that make it a lower bound ("at least 4").
+const LOWER_PAIRS: &[(&str, &str)] = &[("at", "least")];
+
+/// The request's bounds on a value, each with the one parameter of `props` that takes it: a
+/// number after "under", "below" or "less than" goes to the parameter whose name says `max`
+/// (`maxPrice`), one after "over", "above" or "at least" to the one whose name says `min`.
+/// With several such parameters, the word after the number chooses as for caps; a number
+/// `attached(name)` gives another parameter by naming it is no bound.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_local::caps::bounded;
+/// let props = json!({
+///     "adults": {"type": "number"}, "minPrice": {"type": "number"},
+///     "maxPrice": {"type": "number"},
+/// });
+/// let props = props.as_object().unwrap();
+/// let q = "cheap private rooms in Berlin under 60";
+/// assert_eq!(bounded(props, q, |_| Vec::new()), [("maxPrice".to_string(), json!(60))]);
+/// assert_eq!(bounded(props, "rooms over $90", |_| Vec::new()), [("minPrice".to_string(), json!(90))]);
+/// assert!(bounded(props, "rooms for 60", |_| Vec::new()).is_empty());
+/// ```
+pub fn bounded(
+    props: &Map<String, Value>,
+    query: &str,
+    attached: impl Fn(&str) -> Vec<Value>,
+) -> Vec<(String, Value)> {
+    let chars: Vec<char> = query.chars().collect();
+    let ws = words(query);
+    let mut out: Vec<(String, Value)> = Vec::new();
+    for (start, end, v) in crate::narrow::numbers_at(query) {
+        let before: Vec<&Word> = ws.iter().filter(|w| w.end <= start).collect();
+        let Some(prev) = before.last().filter(|w| adjacent(&chars, w.end, start)) else {
+            continue;
+        };
+        let pair = before
+            .len()
+            .checked_sub(2)
+            .and_then(|k| before.get(k))
+            .filter(|p2| adjacent(&chars, p2.end, prev.start))
+            .map(|p2| (p2.text.as_str(), prev.text.as_str()));
+        let said = |one: &[&str], two: &[(&str, &str)]| {
+            one.contains(&prev.text.as_str()) || pair.is_some_and(|p| two.contains(&p))
+        };
+        let side = if said(UPPER, UPPER_PAIRS) {
+            ["max", "maximum"]
+        } else if said(LOWER, LOWER_PAIRS) {
+            ["min", "minimum"]
+        } else {
+            continue;
+        };
+        if props
+            .keys()
+            .any(|k| attached(k).iter().any(|a| a.as_f64() == v.as_f64()))
+        {
+            continue;
+        }
+        let sided: Vec<&String> = props
+            .iter()
+            .filter(|(k, p)| {
+                name_words(k).iter().any(|w| side.contains(&w.as_str())) && fits(p, &v)
+            })
+            .map(|(k, _)| k)
+            .collect();
+        let next = ws
+            .iter()
+            .find(|w| w.start >= end)
+            .filter(|w| adjacent(&chars, end, w.start));
+        let chosen: Vec<&String> = match (sided.as_slice(), next) {
+            ([one], _) => vec![*one],
+            (_, Some(n)) => sided
+                .iter()
+                .filter(|k| {
+                    props
+                        .get(k.as_str())
+                        .is_some_and(|p| mentions(k, p, &n.text))
+                })
+                .copied()
+                .collect(),
+            _ => Vec::new(),
+        };
+        if let [one] = chosen.as_slice()
+            && !out.iter().any(|(k, _)| k == *one)
+        {
+            out.push(((*one).clone(), v));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn bounds_go_to_the_side_their_word_says() {
+        let p = props(json!({
+            "maxPrice": {"type": "number"}, "minPrice": {"type": "number"},
+            "maxNights": {"type": "integer", "description": "Longest stay in nights"},
+            "adults": {"type": "number"}}));
+        let b = |q: &str| bounded(&p, q, |_| Vec::new());
+        assert!(
+            b("rooms under 60").is_empty(),
+            "two max parameters, no word to choose"
+        );
+        assert_eq!(
+            b("stays under 5 nights"),
+            [("maxNights".to_string(), json!(5))]
+        );
+        assert_eq!(
+            b("at least 40 a night"),
+            [("minPrice".to_string(), json!(40))]
+        );
+        assert!(b("rooms for 2 adults").is_empty());
+        // A number the request names another parameter by is no bound.
+        let named = |k: &str| {
+            if k == "adults" {
+                vec![json!(3)]
+            } else {
+                Vec::new()
+            }
+        };
+        assert!(bounded(&p, "over 3 adults", named).is_empty());
+    }
 
     fn props(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()

@@ -31,7 +31,8 @@
 //! - keeps (and makes required) an optional parameter named as a path, URL, selector, e-mail
 //!   or date when the query writes more words in that form than the staying parameters take;
 //! - keeps (and makes required) the parameter that takes a cap the query states ("the first
-//!   3000 characters" → `max_length`, "the last 5" → `limit`: [`crate::caps`]).
+//!   3000 characters" → `max_length`, "the last 5" → `limit`: [`crate::caps`]), or a bound on
+//!   a value ("under 60" → `maxPrice`: [`crate::caps::bounded`]).
 //!
 //! [`ground_numbers`] goes one step further for numeric parameters: when the query states
 //! numbers, a number or integer parameter may only take one of them (`b = -3` → `-3`, `1e-9`),
@@ -1136,7 +1137,15 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
     });
-    for (k, v) in caps {
+    // So does a bound on a value ("under 60" → `maxPrice`).
+    let bounds = crate::caps::bounded(props, query, |k| {
+        attached
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    });
+    for (k, v) in caps.into_iter().chain(bounds) {
         if let Some((_, own)) = attached.iter_mut().find(|(n, _)| *n == k)
             && own.is_empty()
         {
@@ -1560,12 +1569,14 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // A cap ("the first 3000 characters") keeps the parameter that takes it.
     let (words, spans) = (words_at(query), numbers_at(query));
     let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
+    // So does a bound on a value ("under 60" → `maxPrice`).
+    let bounds = crate::caps::bounded(props, query, |k| attached_numbers(k, &words, &spans));
     // So does a number stated with a unit ("takes 10 seconds" → `duration` in seconds).
     let units = crate::units::placed(props, query)
         .into_iter()
         .map(|(k, v, _)| (k, v));
     let sizes = crate::units::sized(props, query);
-    for (name, _) in caps.into_iter().chain(units).chain(sizes) {
+    for (name, _) in caps.into_iter().chain(bounds).chain(units).chain(sizes) {
         if let Some(i) = props.keys().position(|k| *k == name)
             && let Some(s) = stays.get_mut(i)
             && !*s
