@@ -19,7 +19,7 @@ use toolwright_agent::Ranker;
 use toolwright_agent::routing::CatalogRanker;
 use toolwright_catalog::ScorerKind;
 use toolwright_core::ToolSpec;
-use toolwright_local::select::evidence;
+use toolwright_local::select::{NoToolRule, evidence_with};
 
 /// The requests of an `irrelevance` category (no answers: no function fits any of them).
 fn irrelevant(dir: &std::path::Path, category: &str) -> Vec<bfcl::Case> {
@@ -43,7 +43,12 @@ fn line(category: &str, c: &bfcl::Case, fits: bool) -> Option<Value> {
             .ok()?;
     let ranker = CatalogRanker::from_router(setup.router);
     let ranked = ranker.rank(&c.query, 3);
-    let e = evidence(&ranked, &c.query, &c.functions)?;
+    // Objects read by meaning, as the provider reads them (the default rule's floor).
+    let embedder = toolwright_local::routing::shared_embedder().ok();
+    let synonyms = NoToolRule::default()
+        .object_synonym
+        .and_then(|floor| embedder.as_deref().map(|e| (e, floor)));
+    let e = evidence_with(&ranked, &c.query, &c.functions, synonyms)?;
     let names_value = ranked.first().is_some_and(|f| {
         c.functions
             .iter()
