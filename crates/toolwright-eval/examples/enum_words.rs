@@ -25,11 +25,7 @@ fn main() -> Result<(), String> {
     use toolwright_catalog::Embedder;
     use toolwright_local::narrow::narrow_for_query;
 
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [out, sets @ ..] = args.as_slice() else {
-        return Err("usage: enum_words OUT SET_DIR...".into());
-    };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(out).map_err(|e| e.to_string())?);
+    let (mut out, sets) = common::out_and_sets("enum_words")?;
     let dir = toolwright_local::embed::find().ok_or("no embedder: toolwright model fetch")?;
     let emb = toolwright_local::embed::LocalEmbedder::load(&dir).map_err(|e| e.to_string())?;
     let cos = |a: &[f32], b: &[f32]| -> f32 {
@@ -55,7 +51,7 @@ fn main() -> Result<(), String> {
         s
     };
 
-    for dir in sets {
+    for dir in &sets {
         let (set, ds) = common::load_set(dir)?;
         for r in ds.requests.iter().filter(|r| !r.out_of_scope()) {
             let exp = &r.expected[0];

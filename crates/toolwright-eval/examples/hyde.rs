@@ -39,11 +39,7 @@ fn main() -> Result<(), String> {
     use toolwright_agent::Ranker;
     use toolwright_local::{LocalConfig, LocalProvider};
 
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [out, sets @ ..] = args.as_slice() else {
-        return Err("usage: hyde OUT SET_DIR...".into());
-    };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(out).map_err(|e| e.to_string())?);
+    let (mut out, sets) = common::out_and_sets("hyde")?;
     let path =
         toolwright_local::model::find_model().ok_or("no model: run `toolwright model fetch`")?;
     let model = LocalProvider::new(LocalConfig::new(path)).map_err(|e| e.to_string())?;
@@ -59,7 +55,7 @@ fn main() -> Result<(), String> {
             .map(|c| json!([c.name, c.score, c.similarity]))
             .collect()
     };
-    for dir in sets {
+    for dir in &sets {
         let (set, ds) = common::load_set(dir)?;
         let ranker = common::hybrid_ranker(&ds)?;
         for r in &ds.requests {

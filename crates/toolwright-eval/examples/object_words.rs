@@ -25,14 +25,10 @@ fn main() -> Result<(), String> {
     use toolwright_catalog::text::{Action, name_object, request_action, terms};
     use toolwright_local::select::evidence;
 
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [out, sets @ ..] = args.as_slice() else {
-        return Err("usage: object_words OUT SET_DIR...".into());
-    };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(out).map_err(|e| e.to_string())?);
+    let (mut out, sets) = common::out_and_sets("object_words")?;
     let emb = toolwright_local::routing::shared_embedder()?;
     let cos = |a: &[f32], b: &[f32]| toolwright_catalog::embed::dot(a, b);
-    for dir in sets {
+    for dir in &sets {
         let (set, ds) = common::load_set(dir)?;
         let ranker = common::hybrid_ranker(&ds)?;
         for r in &ds.requests {

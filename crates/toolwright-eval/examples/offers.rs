@@ -22,17 +22,13 @@ fn main() -> Result<(), String> {
     use toolwright_local::narrow::{ground_numbers, narrow_for_query, require_given};
     use toolwright_local::spans::ground_strings;
 
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [out, sets @ ..] = args.as_slice() else {
-        return Err("usage: offers OUT SET_DIR...".into());
-    };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(out).map_err(|e| e.to_string())?);
+    let (mut out, sets) = common::out_and_sets("offers")?;
     let props = |s: &Value| -> Map<String, Value> {
         toolwright_catalog::schema::properties(s)
             .cloned()
             .unwrap_or_default()
     };
-    for dir in sets {
+    for dir in &sets {
         let (set, ds) = common::load_set(dir)?;
         for r in ds.requests.iter().filter(|r| !r.out_of_scope()) {
             let Some(spec) = ds.specs.iter().find(|s| s.name == r.expected[0].name) else {

@@ -190,26 +190,39 @@ pub fn capped(
             .filter(|(k, p)| cap_param(k) && fits(p, &v))
             .map(|(k, _)| k)
             .collect();
-        let chosen: Vec<&String> = match (caps.as_slice(), next) {
-            ([one], _) => vec![*one],
-            (_, Some(n)) => caps
-                .iter()
-                .filter(|k| {
-                    props
-                        .get(k.as_str())
-                        .is_some_and(|p| mentions(k, p, &n.text))
-                })
-                .copied()
-                .collect(),
-            _ => Vec::new(),
-        };
-        if let [one] = chosen.as_slice()
-            && !out.iter().any(|(k, _)| k == *one)
-        {
-            out.push(((*one).clone(), v));
-        }
+        take_one(props, &caps, next, v, &mut out);
     }
     out
+}
+
+/// Gives `v` to the one parameter of `takers` that can take it: the only one, or among several
+/// the one whose name or description uses the word `next` after the number; none otherwise, or
+/// when that parameter already has a number in `out`.
+fn take_one(
+    props: &Map<String, Value>,
+    takers: &[&String],
+    next: Option<&Word>,
+    v: Value,
+    out: &mut Vec<(String, Value)>,
+) {
+    let chosen: Vec<&String> = match (takers, next) {
+        ([one], _) => vec![*one],
+        (_, Some(n)) => takers
+            .iter()
+            .filter(|k| {
+                props
+                    .get(k.as_str())
+                    .is_some_and(|p| mentions(k, p, &n.text))
+            })
+            .copied()
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let [one] = chosen.as_slice()
+        && !out.iter().any(|(k, _)| k == *one)
+    {
+        out.push(((*one).clone(), v));
+    }
 }
 
 /// Words right before a number that make it an upper bound of a value ("under 60").
@@ -286,24 +299,7 @@ pub fn bounded(
             .iter()
             .find(|w| w.start >= end)
             .filter(|w| adjacent(&chars, end, w.start));
-        let chosen: Vec<&String> = match (sided.as_slice(), next) {
-            ([one], _) => vec![*one],
-            (_, Some(n)) => sided
-                .iter()
-                .filter(|k| {
-                    props
-                        .get(k.as_str())
-                        .is_some_and(|p| mentions(k, p, &n.text))
-                })
-                .copied()
-                .collect(),
-            _ => Vec::new(),
-        };
-        if let [one] = chosen.as_slice()
-            && !out.iter().any(|(k, _)| k == *one)
-        {
-            out.push(((*one).clone(), v));
-        }
+        take_one(props, &sided, next, v, &mut out);
     }
     out
 }

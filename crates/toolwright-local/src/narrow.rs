@@ -1128,23 +1128,18 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
             (k.clone(), numbers)
         })
         .collect();
-    // A cap ("the first 3000 characters") goes to the parameter that takes it.
+    // A cap ("the first 3000 characters") goes to the parameter that takes it, and so does a
+    // bound on a value ("under 60" → `maxPrice`).
     let mut attached = attached;
-    let caps = crate::caps::capped(props, query, |k| {
+    let named = |k: &str| {
         attached
             .iter()
             .find(|(n, _)| n == k)
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
-    });
-    // So does a bound on a value ("under 60" → `maxPrice`).
-    let bounds = crate::caps::bounded(props, query, |k| {
-        attached
-            .iter()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
-    });
+    };
+    let caps = crate::caps::capped(props, query, named);
+    let bounds = crate::caps::bounded(props, query, named);
     for (k, v) in caps.into_iter().chain(bounds) {
         if let Some((_, own)) = attached.iter_mut().find(|(n, _)| *n == k)
             && own.is_empty()

@@ -14,6 +14,18 @@ pub fn load_dataset() -> Result<ToolsetDataset, String> {
     Ok(ToolsetDataset::load(&dir)?)
 }
 
+/// The output file and the set folders of an example run as `NAME OUT SET_DIR...`.
+pub fn out_and_sets(
+    name: &str,
+) -> Result<(std::io::BufWriter<std::fs::File>, Vec<String>), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [out, sets @ ..] = args.as_slice() else {
+        return Err(format!("usage: {name} OUT SET_DIR..."));
+    };
+    let file = std::fs::File::create(out).map_err(|e| format!("{out}: {e}"))?;
+    Ok((std::io::BufWriter::new(file), sets.to_vec()))
+}
+
 /// The MCP set in folder `dir`, with its name (the folder's).
 pub fn load_set(dir: &str) -> Result<(String, ToolsetDataset), String> {
     let path = std::path::Path::new(dir);
