@@ -154,45 +154,74 @@ pub fn capped(
     query: &str,
     attached: impl Fn(&str) -> Vec<Value>,
 ) -> Vec<(String, Value)> {
-    let chars: Vec<char> = query.chars().collect();
-    let ws = words(query);
-    let mut out: Vec<(String, Value)> = Vec::new();
-    for (start, end, v) in crate::narrow::numbers_at(query) {
-        let before: Vec<&Word> = ws.iter().filter(|w| w.end <= start).collect();
-        let prev = before.last().filter(|w| adjacent(&chars, w.end, start));
-        let prev2 = before.len().checked_sub(2).and_then(|k| before.get(k));
-        let next = ws
-            .iter()
-            .find(|w| w.start >= end)
-            .filter(|w| adjacent(&chars, end, w.start));
-        let by_before = prev.is_some_and(|p| {
-            BEFORE.contains(&p.text.as_str())
-                || prev2.is_some_and(|p2| {
-                    adjacent(&chars, p2.end, p.start)
-                        && BEFORE_PAIRS.contains(&(p2.text.as_str(), p.text.as_str()))
-                })
-        });
+    each_number(props, query, |v, Around { prev, pair, next }| {
+        let by_before = prev.is_some_and(|p| BEFORE.contains(&p.text.as_str()))
+            || pair.is_some_and(|p| BEFORE_PAIRS.contains(&p));
         let by_after = next.is_some_and(|n| AFTER.contains(&n.text.as_str()));
-        if !(by_before || by_after) {
-            continue;
-        }
-        if next.is_some_and(|n| TIME.iter().any(|t| same_word(&n.text, t))) {
-            continue;
+        if !(by_before || by_after)
+            || next.is_some_and(|n| TIME.iter().any(|t| same_word(&n.text, t)))
+        {
+            return Vec::new();
         }
         let elsewhere = props
             .keys()
             .any(|k| !cap_param(k) && attached(k).iter().any(|a| a.as_f64() == v.as_f64()));
         if elsewhere {
-            continue;
+            return Vec::new();
         }
-        let caps: Vec<&String> = props
+        props
             .iter()
-            .filter(|(k, p)| cap_param(k) && fits(p, &v))
+            .filter(|(k, p)| cap_param(k) && fits(p, v))
             .map(|(k, _)| k)
-            .collect();
-        take_one(props, &caps, next, v, &mut out);
+            .collect()
+    })
+}
+
+/// Each number of the request with the parameters of `props` that `takers` says may take it
+/// (given the number and the words around it), each given to one of them by [`take_one`].
+fn each_number<'p>(
+    props: &'p Map<String, Value>,
+    query: &str,
+    takers: impl Fn(&Value, Around<'_>) -> Vec<&'p String>,
+) -> Vec<(String, Value)> {
+    let chars: Vec<char> = query.chars().collect();
+    let ws = words(query);
+    let mut out: Vec<(String, Value)> = Vec::new();
+    for (start, end, v) in crate::narrow::numbers_at(query) {
+        let a = around(&chars, &ws, start, end);
+        let next = a.next;
+        let who = takers(&v, a);
+        take_one(props, &who, next, v, &mut out);
     }
     out
+}
+
+/// The words right around a number of the request (only spaces or a currency sign between).
+struct Around<'w> {
+    /// The word right before it.
+    prev: Option<&'w Word>,
+    /// The two words right before it ("up to", "less than").
+    pair: Option<(&'w str, &'w str)>,
+    /// The word right after it.
+    next: Option<&'w Word>,
+}
+
+/// [`Around`] the number at characters `start..end` of the request.
+fn around<'w>(chars: &[char], ws: &'w [Word], start: usize, end: usize) -> Around<'w> {
+    let before: Vec<&Word> = ws.iter().filter(|w| w.end <= start).collect();
+    let prev = before
+        .last()
+        .copied()
+        .filter(|w| adjacent(chars, w.end, start));
+    let pair = prev.and_then(|p| {
+        let p2 = before.len().checked_sub(2).and_then(|k| before.get(k))?;
+        adjacent(chars, p2.end, p.start).then_some((p2.text.as_str(), p.text.as_str()))
+    });
+    let next = ws
+        .iter()
+        .find(|w| w.start >= end)
+        .filter(|w| adjacent(chars, end, w.start));
+    Around { prev, pair, next }
 }
 
 /// Gives `v` to the one parameter of `takers` that can take it: the only one, or among several
@@ -258,50 +287,30 @@ pub fn bounded(
     query: &str,
     attached: impl Fn(&str) -> Vec<Value>,
 ) -> Vec<(String, Value)> {
-    let chars: Vec<char> = query.chars().collect();
-    let ws = words(query);
-    let mut out: Vec<(String, Value)> = Vec::new();
-    for (start, end, v) in crate::narrow::numbers_at(query) {
-        let before: Vec<&Word> = ws.iter().filter(|w| w.end <= start).collect();
-        let Some(prev) = before.last().filter(|w| adjacent(&chars, w.end, start)) else {
-            continue;
-        };
-        let pair = before
-            .len()
-            .checked_sub(2)
-            .and_then(|k| before.get(k))
-            .filter(|p2| adjacent(&chars, p2.end, prev.start))
-            .map(|p2| (p2.text.as_str(), prev.text.as_str()));
+    each_number(props, query, |v, Around { prev, pair, .. }| {
         let said = |one: &[&str], two: &[(&str, &str)]| {
-            one.contains(&prev.text.as_str()) || pair.is_some_and(|p| two.contains(&p))
+            prev.is_some_and(|p| one.contains(&p.text.as_str()))
+                || pair.is_some_and(|p| two.contains(&p))
         };
         let side = if said(UPPER, UPPER_PAIRS) {
             ["max", "maximum"]
         } else if said(LOWER, LOWER_PAIRS) {
             ["min", "minimum"]
         } else {
-            continue;
+            return Vec::new();
         };
         if props
             .keys()
             .any(|k| attached(k).iter().any(|a| a.as_f64() == v.as_f64()))
         {
-            continue;
+            return Vec::new();
         }
-        let sided: Vec<&String> = props
+        props
             .iter()
-            .filter(|(k, p)| {
-                name_words(k).iter().any(|w| side.contains(&w.as_str())) && fits(p, &v)
-            })
+            .filter(|(k, p)| name_words(k).iter().any(|w| side.contains(&w.as_str())) && fits(p, v))
             .map(|(k, _)| k)
-            .collect();
-        let next = ws
-            .iter()
-            .find(|w| w.start >= end)
-            .filter(|w| adjacent(&chars, end, w.start));
-        take_one(props, &sided, next, v, &mut out);
-    }
-    out
+            .collect()
+    })
 }
 
 #[cfg(test)]
