@@ -2,9 +2,10 @@
 //! What a "no tool fits" rule reads on BFCL, where no request was used to fit it: each request
 //! against its own functions (hybrid router, the provider's 3 candidates), one JSON line per
 //! request with the category, whether a function fits (the `irrelevance` categories: none
-//! does), the router's evidence and whether the first candidate's parameters have an allowed
-//! value that the request names. `toolwright eval --dataset` fits rules on the MCP dev set; this
-//! measures them on requests and tools from elsewhere.
+//! does), the router's evidence (objects read by meaning, as the provider reads them), whether
+//! the first candidate's parameters have an allowed value that the request names, and "object
+//! missing" as read by the objects' words alone. `toolwright eval --dataset` fits rules on the
+//! MCP dev set; this measures them on requests and tools from elsewhere.
 //!
 //! ```text
 //! TOOLWRIGHT_BFCL_DIR=/tmp/bfcl/whl/bfcl_eval/data \
@@ -19,7 +20,7 @@ use toolwright_agent::Ranker;
 use toolwright_agent::routing::CatalogRanker;
 use toolwright_catalog::ScorerKind;
 use toolwright_core::ToolSpec;
-use toolwright_local::select::{NoToolRule, evidence_with};
+use toolwright_local::select::{NoToolRule, evidence, evidence_with};
 
 /// The requests of an `irrelevance` category (no answers: no function fits any of them).
 fn irrelevant(dir: &std::path::Path, category: &str) -> Vec<bfcl::Case> {
@@ -63,6 +64,7 @@ fn line(category: &str, c: &bfcl::Case, fits: bool) -> Option<Value> {
     Some(json!({
         "category": category, "id": c.id, "oos": !fits, "query": c.query,
         "n": c.functions.len(), "evidence": e, "names_value": names_value,
+        "object_missing_by_words": evidence(&ranked, &c.query, &c.functions).map(|e| e.object_missing),
         "first_right": first_right,
     }))
 }
