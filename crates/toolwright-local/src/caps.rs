@@ -15,7 +15,8 @@
 //! another parameter by naming it is no cap. Narrowing keeps (and makes required) the chosen
 //! parameter, and number grounding gives it that number.
 //!
-//! [`bounded`] does the same for a bound on a value: "under 60" goes to the `max` parameter
+//! [`counted_in_words`] gives a count written in words to the parameter named for what it
+//! counts ("with a pet" → `pets: 1`). [`bounded`] does the same for a bound on a value: "under 60" goes to the `max` parameter
 //! (`maxPrice`), "at least 4" to the `min` one.
 //!
 //! The word lists are closed English word classes and naming conventions; nothing here was
@@ -313,10 +314,90 @@ pub fn bounded(
     })
 }
 
+/// Words that count one ("a pet", "one child").
+const ONE: &[&str] = &["a", "an", "one"];
+/// Number words that count more ("two adults").
+const COUNTS: &[&str] = &[
+    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+];
+
+/// The counts the request writes in words, each with the number parameter named for what it
+/// counts: "with a pet" → `pets: 1`, "for two adults" → `adults: 2`. Only a parameter whose
+/// name is one plural word counts things ("a page" does not make `page` 1), and only when the
+/// word right after the count is that word or its singular.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_local::caps::counted_in_words;
+/// let props = json!({"pets": {"type": "number"}, "adults": {"type": "number"},
+///                    "page": {"type": "integer"}});
+/// let props = props.as_object().unwrap();
+/// let q = "a room for two adults with a pet, a page of results";
+/// assert_eq!(counted_in_words(props, q),
+///            [("adults".to_string(), json!(2)), ("pets".to_string(), json!(1))]);
+/// ```
+pub fn counted_in_words(props: &Map<String, Value>, query: &str) -> Vec<(String, Value)> {
+    use toolwright_catalog::text::stem;
+    let chars: Vec<char> = query.chars().collect();
+    let ws = words(query);
+    let mut out: Vec<(String, Value)> = Vec::new();
+    for pair in ws.windows(2) {
+        let [count, thing] = pair else { continue };
+        if !adjacent(&chars, count.end, thing.start) {
+            continue;
+        }
+        let n = if ONE.contains(&count.text.as_str()) {
+            1
+        } else if let Some(i) = COUNTS.iter().position(|c| *c == count.text) {
+            i + 2
+        } else {
+            continue;
+        };
+        let v = Value::from(n);
+        let named = props.iter().find(|(k, p)| {
+            let ws = name_words(k);
+            let [word] = ws.as_slice() else {
+                return false;
+            };
+            let plural = word.len() > 3 && stem(word) != *word;
+            plural && stem(&thing.text) == stem(word) && fits(p, &v)
+        });
+        if let Some((k, _)) = named
+            && !out.iter().any(|(o, _)| o == k)
+        {
+            out.push((k.clone(), v));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn counts_in_words_ground_the_parameter_they_count() {
+        let stay = crate::narrow::narrow_for_query(
+            &toolwright_core::ToolSpec::new(
+                "search",
+                "Find stays.",
+                json!({"type": "object", "properties": {
+                    "location": {"type": "string"}, "pets": {"type": "number"},
+                    "adults": {"type": "number"}, "page": {"type": "integer"}},
+                    "required": ["location"]}),
+            ),
+            "a room in Kyoto with a pet",
+        )
+        .0;
+        let (g, _) = crate::narrow::ground_numbers(&stay, "a room in Kyoto with a pet");
+        let p = &g.parameters["properties"];
+        assert_eq!(p["pets"]["enum"], json!([1]));
+        assert!(p.get("adults").is_none() && p.get("page").is_none(), "{p}");
+        // Digits next to the name win over words elsewhere.
+        let (g, _) = crate::narrow::ground_numbers(&stay, "a room for 3 pets");
+        assert_eq!(g.parameters["properties"]["pets"]["enum"], json!([3]));
+    }
 
     #[test]
     fn bounds_go_to_the_side_their_word_says() {

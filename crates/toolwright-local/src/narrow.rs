@@ -1099,12 +1099,13 @@ fn ground_schema(schema: &Value, numbers: &[Value], report: &mut Vec<String>, pa
 pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     let numbers = query_numbers(query);
     let mut report = Vec::new();
-    if numbers.is_empty() {
-        return (spec.clone(), report);
-    }
     let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
         return (spec.clone(), report);
     };
+    // Counts written in words ("with a pet") are numbers the request states too.
+    if numbers.is_empty() && crate::caps::counted_in_words(props, query).is_empty() {
+        return (spec.clone(), report);
+    }
     // Numbers the query attaches to a parameter by naming it go to that parameter; the others
     // keep every number the query states, except those attached elsewhere (when any remain).
     let spans = numbers_at(query);
@@ -1140,7 +1141,9 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     };
     let caps = crate::caps::capped(props, query, named);
     let bounds = crate::caps::bounded(props, query, named);
-    for (k, v) in caps.into_iter().chain(bounds) {
+    // A count written in words ("with a pet" → `pets: 1`) goes to the parameter it counts.
+    let counted = crate::caps::counted_in_words(props, query);
+    for (k, v) in caps.into_iter().chain(bounds).chain(counted) {
         if let Some((_, own)) = attached.iter_mut().find(|(n, _)| *n == k)
             && own.is_empty()
         {
@@ -1566,12 +1569,20 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
     // So does a bound on a value ("under 60" → `maxPrice`).
     let bounds = crate::caps::bounded(props, query, |k| attached_numbers(k, &words, &spans));
+    // And a count written in words ("with a pet" → `pets`).
+    let counted = crate::caps::counted_in_words(props, query);
     // So does a number stated with a unit ("takes 10 seconds" → `duration` in seconds).
     let units = crate::units::placed(props, query)
         .into_iter()
         .map(|(k, v, _)| (k, v));
     let sizes = crate::units::sized(props, query);
-    for (name, _) in caps.into_iter().chain(bounds).chain(units).chain(sizes) {
+    for (name, _) in caps
+        .into_iter()
+        .chain(bounds)
+        .chain(counted)
+        .chain(units)
+        .chain(sizes)
+    {
         if let Some(i) = props.keys().position(|k| *k == name)
             && let Some(s) = stays.get_mut(i)
             && !*s
