@@ -1103,7 +1103,8 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
         return (spec.clone(), report);
     };
     // Counts written in words ("with a pet") are numbers the request states too.
-    if numbers.is_empty() && crate::caps::counted_in_words(props, query).is_empty() {
+    let counted = crate::caps::counted_in_words(props, query);
+    if numbers.is_empty() && counted.is_empty() {
         return (spec.clone(), report);
     }
     // Numbers the query attaches to a parameter by naming it go to that parameter; the others
@@ -1142,7 +1143,6 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     let caps = crate::caps::capped(props, query, named);
     let bounds = crate::caps::bounded(props, query, named);
     // A count written in words ("with a pet" → `pets: 1`) goes to the parameter it counts.
-    let counted = crate::caps::counted_in_words(props, query);
     for (k, v) in caps.into_iter().chain(bounds).chain(counted) {
         if let Some((_, own)) = attached.iter_mut().find(|(n, _)| *n == k)
             && own.is_empty()
