@@ -272,9 +272,18 @@ struct Inner {
     info_name: Option<String>,
     peer: Peer<RoleClient>,
     link: Arc<Link>,
-    // Kept last: dropping it closes the connection (and ends a child process).
+    // Dropping it closes the connection (and ends a child process).
     service: Mutex<Option<RunningService<RoleClient, Handler>>>,
+    /// A stdio server's process group; kept after `service`, so a dropped connection closes
+    /// the server's stdin before the group is signalled.
+    group: Mutex<Option<crate::child::ChildGroup>>,
 }
+
+/// A service after its handshake, with the process group of a stdio server.
+type Handshaken = (
+    RunningService<RoleClient, Handler>,
+    Option<crate::child::ChildGroup>,
+);
 
 /// A live connection to one MCP server. Imported tools keep it open; it closes when the
 /// connection and every tool imported from it are dropped.
@@ -306,16 +315,16 @@ pub async fn connect(
     let handshake = async {
         match source {
             McpSource::Command { program, args } => {
-                let mut cmd = tokio::process::Command::new(program);
-                cmd.args(args).kill_on_drop(true);
-                let transport = rmcp::transport::TokioChildProcess::new(cmd)
+                // Dropped with this future (a failed or timed-out handshake), the group ends.
+                let (transport, group) = crate::child::spawn(program, args)
                     .map_err(|e| McpError::Spawn(format!("`{}`: {e}", source.label())))?;
-                handler
+                let service = handler
                     .serve(transport)
                     .await
-                    .map_err(|e| McpError::Protocol(format!("`{}`: {e}", source.label())))
+                    .map_err(|e| McpError::Protocol(format!("`{}`: {e}", source.label())))?;
+                Ok((service, Some(group)))
             }
-            McpSource::Http { url } => connect_http(handler, url, options).await,
+            McpSource::Http { url } => connect_http(handler, url, options).await.map(|s| (s, None)),
             McpSource::Io { label } => Err(McpError::BadSource(format!(
                 "`{label}`: a byte-stream source is connected with connect_io"
             ))),
@@ -348,6 +357,7 @@ where
         handler
             .serve((read, write))
             .await
+            .map(|s| (s, None))
             .map_err(|e| McpError::Protocol(format!("`{label}`: {e}")))
     };
     finish_connect(handshake, &source, options, link).await
@@ -362,12 +372,12 @@ fn new_link() -> Arc<Link> {
 }
 
 async fn finish_connect(
-    handshake: impl std::future::Future<Output = Result<RunningService<RoleClient, Handler>, McpError>>,
+    handshake: impl std::future::Future<Output = Result<Handshaken, McpError>>,
     source: &McpSource,
     options: &ClientOptions,
     link: Arc<Link>,
 ) -> Result<McpConnection, McpError> {
-    let service = tokio::time::timeout(options.connect_timeout, handshake)
+    let (service, group) = tokio::time::timeout(options.connect_timeout, handshake)
         .await
         .map_err(|_| {
             McpError::Transport(format!(
@@ -390,6 +400,7 @@ async fn finish_connect(
         peer,
         link: link.clone(),
         service: Mutex::new(Some(service)),
+        group: Mutex::new(group),
     });
     let _ = link.conn.set(Arc::downgrade(&inner));
     Ok(McpConnection { inner })
@@ -576,7 +587,10 @@ impl McpConnection {
         }
     }
 
-    /// Closes the connection (a child process is asked to exit, then killed).
+    /// Closes the connection. A child process is asked to exit (its stdin closed), then sent
+    /// `SIGTERM`, then killed, each after a wait of up to 3 s; on Unix the signals reach its
+    /// whole process group, so a server started through a launcher (`npx`, `uvx`, `sh -c`)
+    /// ends too.
     pub async fn close(&self) {
         let service = self
             .inner
@@ -587,6 +601,15 @@ impl McpConnection {
         if let Some(s) = service {
             let _ = s.cancel().await;
         }
+        // After the graceful shutdown, whatever of the group survived it (when it was cut
+        // short, or when the leader exited and left the server behind) is sent `SIGTERM`.
+        let group = self
+            .inner
+            .group
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        drop(group);
     }
 }
 

@@ -19,6 +19,7 @@
 //! conversions live in one private module (`convert`) and everything else speaks JSON and
 //! toolwright types.
 
+mod child;
 mod client;
 pub mod conformance;
 mod convert;
