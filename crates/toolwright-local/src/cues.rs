@@ -22,6 +22,9 @@
 //!   `namespace`). A comma after the name word, or a bracket before the next word, ends its
 //!   phrase. Other plain words after the name word ("the player stats of LeBron James") are
 //!   never taken: they are as often the start of a longer value as a value.
+//! - **A generic name's own word**: a parameter named by one generic word (`key`, `value`,
+//!   `id`, `text`) has no name cue; where the request writes that very word right by a value
+//!   written as one ("key user:7"), it takes that value, not the span with the word in it.
 //! - **An owner/name cue** ([`owner_name`]): a tool with an owner parameter (`owner`, `org`,
 //!   `namespace`, ...) and a name parameter (`repo`, `repository`, `name`) takes the two sides
 //!   of the request's `owner/name` word (`acme/webapp`), the notation of code hosts, registries
@@ -962,17 +965,19 @@ pub fn focus(
             return Some(vec![v]);
         }
     }
-    let named = cue_values(param.name, query).or_else(|| {
-        // After the object's word, a number is the object's id, not its name ("under project
-        // 2203306141", "rename section 99120 to ..."); a code such as `LOYAL10` may be a name.
-        object_cue(param, query).iter().find_map(|cue| {
-            let v: Vec<String> = values_named_by(cue, query)?
-                .into_iter()
-                .filter(|v| v.chars().any(char::is_alphabetic))
-                .collect();
-            (!v.is_empty()).then_some(v)
+    let named = cue_values(param.name, query)
+        .or_else(|| {
+            // After the object's word, a number is the object's id, not its name ("under project
+            // 2203306141", "rename section 99120 to ..."); a code such as `LOYAL10` may be a name.
+            object_cue(param, query).iter().find_map(|cue| {
+                let v: Vec<String> = values_named_by(cue, query)?
+                    .into_iter()
+                    .filter(|v| v.chars().any(char::is_alphabetic))
+                    .collect();
+                (!v.is_empty()).then_some(v)
+            })
         })
-    });
+        .or_else(|| own_word_values(param.name, query));
     // A path or URL parameter's name points at a path or URL, not at its parts ("the repo at
     // /home/ana/src/shop" is not `home/ana`); a branch's at the branch ("a branch named
     // feature/oauth" is not `feature`).
@@ -1238,6 +1243,28 @@ fn gloss(query: &str, at: usize) -> Option<usize> {
         .chars()
         .all(|c| c.is_alphabetic() || c == ' ' || c == '-');
     (words > 0 && words <= 4 && plain).then_some(at + open + 1 + close + 1)
+}
+
+/// For a parameter named by one generic word (`key`, `value`, `id`, `text`), which has no name
+/// cue of its own: the values the request writes by that very word when they are written as
+/// values ("key user:7", "value 'dark mode'"), not plain words ("the api key" names no key).
+///
+/// ```
+/// use toolwright_local::cues::{Param, focus};
+/// let q = "what's the value of key user:7 in redis?";
+/// let spans: Vec<String> = ["key user:7", "user:7", "redis"].map(String::from).to_vec();
+/// assert_eq!(focus(Param::named("key"), q, &spans, |_| true).unwrap(), ["user:7"]);
+/// ```
+fn own_word_values(param: &str, query: &str) -> Option<Vec<String>> {
+    let [w] = name_words(param).try_into().ok()?;
+    if !GENERIC.contains(&w.as_str()) {
+        return None;
+    }
+    let v: Vec<String> = values_named_by(&w, query)?
+        .into_iter()
+        .filter(|v| value_like(v) || v.contains(' '))
+        .collect();
+    (!v.is_empty()).then_some(v)
 }
 
 /// Whether a parameter is named only as an identifier (`id`, `uuid`, `key`, `identifier`): no
@@ -2091,6 +2118,23 @@ mod tests {
         assert!(!holds_identifier("idea", "Ideas and identity."));
         assert!(email_like("jordan.blake@example.com"));
         assert!(!email_like("@handle") && !email_like("a@b") && !email_like("user@host@x.io"));
+    }
+
+    #[test]
+    fn a_generic_name_takes_the_value_written_by_its_own_word() {
+        let spans = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let q = "store the key session:42 with value active";
+        let s = spans(&["session:42", "key session:42", "active", "value active"]);
+        assert_eq!(
+            focus(Param::named("key"), q, &s, |_| true).unwrap(),
+            ["session:42"]
+        );
+        // A plain word by it is not a value: "active" may be the start of a longer one.
+        assert!(focus(Param::named("value"), q, &s, |_| true).is_none());
+        // "the api key" names no key.
+        let q = "rotate the api key of project alpha";
+        let s = spans(&["api", "api key", "alpha"]);
+        assert!(focus(Param::named("key"), q, &s, |_| true).is_none());
     }
 
     #[test]
