@@ -16,6 +16,7 @@ pub mod cues;
 #[cfg(feature = "llama")]
 mod engine;
 pub mod gbnf;
+pub mod globs;
 pub mod kinds;
 pub mod listed;
 #[cfg(feature = "llama")]

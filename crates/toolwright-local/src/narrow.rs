@@ -7,7 +7,8 @@
 //! - drops optional parameters the query does not mention (by name, by one of their allowed
 //!   values, or by a verb that renames what they hold: "rename" for `name`, "retitle" for
 //!   `title`; or by naming a value of its kind, a colour for a `color`, a language for a
-//!   `language`, a country for a `country`: [`crate::kinds`]), so
+//!   `language`, a country for a `country`: [`crate::kinds`]; or by describing a glob
+//!   pattern for a pattern parameter, "keys starting with user:": [`crate::globs`]), so
 //!   the tool's defaults apply; a name is mentioned when its distinctive words are
 //!   (`atm_pressure` by "atmospheric pressure", `return_type` by "return", a one-letter typo
 //!   in a long word allowed; generic words such as `type`, `unit` or `value` alone are not),
@@ -1556,10 +1557,14 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let kind_named = values.is_none()
             && crate::kinds::kind_of(name, documented(name))
                 .is_some_and(|k| !crate::kinds::named(k, query).is_empty());
-        if !is_required && (value_mentioned || kind_named) && !renames {
+        // So does a pattern the request describes ("keys starting with user:"); "all" alone
+        // is what an optional pattern's default already says.
+        let glob_named = crate::globs::takes_glob(name, documented(name))
+            && crate::globs::described(query).iter().any(|g| g != "*");
+        if !is_required && (value_mentioned || kind_named || glob_named) && !renames {
             report.promoted.push(name.clone());
         }
-        stays.push(is_required || name_mentioned || value_mentioned || kind_named);
+        stays.push(is_required || name_mentioned || value_mentioned || kind_named || glob_named);
     }
     keep_written(props, query, &mut stays, &mut report);
     keep_cued(props, query, &mut stays, &mut report);

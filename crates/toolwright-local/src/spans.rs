@@ -1009,6 +1009,12 @@ impl<'a> Grounding<'a> {
         if let Some(v) = some(scheme_words(documented, query)) {
             return Some(v);
         }
+        // A glob pattern takes the pattern the request describes ("starting with user:").
+        if crate::globs::takes_glob(k, documented)
+            && let Some(v) = some(within_schema(crate::globs::described(query)))
+        {
+            return Some(v);
+        }
         // A search's query or a prompt takes the request's subject, not one of its words.
         let kind = crate::topic::takes_topic(k, documented)?;
         some(within_schema(crate::topic::topics(query, kind, |s| {
