@@ -118,7 +118,11 @@ pub fn described(query: &str) -> Vec<String> {
             .map(|w| value(w, false))
             .filter(|w| w.contains('*')),
     );
-    if out.is_empty() && lower.iter().any(|w| matches!(w.as_str(), "all" | "every" | "any")) {
+    if out.is_empty()
+        && lower
+            .iter()
+            .any(|w| matches!(w.as_str(), "all" | "every" | "any"))
+    {
         out.push("*".to_string());
     }
     out.dedup();
@@ -135,7 +139,9 @@ fn bare(word: &str) -> &str {
 fn value(word: &str, last: bool) -> String {
     let w = word
         .trim_start_matches(['\'', '"', '`', '(', '\u{2018}', '\u{201c}'])
-        .trim_end_matches([',', ';', '?', '!', ')', '\'', '"', '`', '\u{2019}', '\u{201d}']);
+        .trim_end_matches([
+            ',', ';', '?', '!', ')', '\'', '"', '`', '\u{2019}', '\u{201d}',
+        ]);
     let w = if last && w.len() > 1 && !is_extension(w) {
         w.trim_end_matches('.')
     } else {
@@ -163,7 +169,10 @@ mod tests {
         assert_eq!(described("keys containing session"), ["*session*"]);
         assert_eq!(described("indices that end with -2024"), ["*-2024"]);
         assert_eq!(described("delete keys matching 'cache:*'"), ["cache:*"]);
-        assert_eq!(described("list the files with the prefix 'tmp_'"), ["tmp_*"]);
+        assert_eq!(
+            described("list the files with the prefix 'tmp_'"),
+            ["tmp_*"]
+        );
         // The sentence's period is not the value's.
         assert_eq!(described("show keys beginning with order."), ["order*"]);
     }

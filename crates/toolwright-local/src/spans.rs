@@ -505,8 +505,12 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
 /// A number the request writes as the count of a number parameter ("2 adults", "a charge of
 /// 0.01": [`crate::narrow::ground_numbers`] attaches it by the name) is not offered to a string
 /// parameter too: "the details of listing 12345678 for 2 adults" offers `id` the listing's
-/// number, not `2`. A parameter left with no offer keeps its own.
-fn counted_numbers_out(query: &str, grounded: &mut Map<String, Value>) {
+/// number, not `2`. Nor is a quantity with a unit that a number parameter takes
+/// ([`crate::units::placed`]), alone or inside a longer span: "store the key session:42 with
+/// value active for 10 minutes" gives `expireSeconds` 600, and `value` is not offered "active
+/// for 10 minutes". The request's quoted texts stay. A parameter left with no offer keeps its
+/// own.
+fn counted_numbers_out(query: &str, props: &Map<String, Value>, grounded: &mut Map<String, Value>) {
     let words = crate::narrow::words_at(query);
     let numbers = crate::narrow::numbers_at(query);
     let counted: Vec<String> = grounded
@@ -515,9 +519,36 @@ fn counted_numbers_out(query: &str, grounded: &mut Map<String, Value>) {
         .flat_map(|(k, _)| crate::narrow::attached_numbers(k, &words, &numbers))
         .map(|n| n.to_string())
         .collect();
-    if counted.is_empty() {
+    // Number grounding may have run: a number parameter restricted to its numbers is read as
+    // the free number it was.
+    let unrestricted: Map<String, Value> = props
+        .iter()
+        .map(|(k, p)| {
+            let mut p = p.clone();
+            if numeric_enum(&p)
+                && let Some(o) = p.as_object_mut()
+            {
+                o.remove("enum");
+            }
+            (k.clone(), p)
+        })
+        .collect();
+    let measured: Vec<String> = crate::units::placed(&unrestricted, query)
+        .into_iter()
+        .map(|(_, _, written)| written.to_string())
+        .collect();
+    if counted.is_empty() && measured.is_empty() {
         return;
     }
+    let quoted: Vec<String> = toolwright_catalog::values::quoted_spans(query)
+        .into_iter()
+        .filter_map(|r| query.get(r).map(|q| unquoted(q).trim().to_string()))
+        .collect();
+    let holds_measure = |s: &str| {
+        !quoted.iter().any(|q| q == s)
+            && s.split_whitespace()
+                .any(|w| measured.iter().any(|m| m == w))
+    };
     for p in grounded.values_mut() {
         let Some(Value::Array(offers)) = p.get("enum") else {
             continue;
@@ -527,7 +558,10 @@ fn counted_numbers_out(query: &str, grounded: &mut Map<String, Value>) {
         }
         let kept: Vec<Value> = offers
             .iter()
-            .filter(|o| o.as_str().is_none_or(|s| !counted.iter().any(|c| c == s)))
+            .filter(|o| {
+                o.as_str()
+                    .is_none_or(|s| !counted.iter().any(|c| c == s) && !holds_measure(s))
+            })
             .cloned()
             .collect();
         if !kept.is_empty()
@@ -836,7 +870,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     if cues {
         order_ends(&mut grounded, &g.names);
         one_value_one_parameter(query, &mut grounded, &g.cued.borrow(), &g.uncued.borrow());
-        counted_numbers_out(query, &mut grounded);
+        counted_numbers_out(query, props, &mut grounded);
         quoted_to_free(spec, query, &mut grounded, &g.cued.borrow(), &mut report);
     }
     let mut out = spec.clone();
@@ -1730,6 +1764,37 @@ mod tests {
         let q = "stage src/cart.rs and src/lib.rs in the repo at /home/ana/src/shop";
         let (g, _) = ground_strings(&a, q, true);
         assert_eq!(allowed(&g, "repo_path"), ["/home/ana/src/shop"]);
+    }
+
+    #[test]
+    fn a_quantity_a_number_parameter_takes_is_not_a_text() {
+        let s = spec(json!({
+            "key": {"type": "string", "description": "Redis key"},
+            "value": {"type": "string", "description": "Value to store"},
+            "expireSeconds": {"type": "number", "description": "Optional expiration time in seconds"}
+        }));
+        let q = "store the key session:42 with value active for 10 minutes";
+        let (g, _) = ground_strings(&s, q, true);
+        let offers = g.parameters["properties"]["value"]["enum"].clone();
+        let offers: Vec<&str> = offers
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(offers.contains(&"active"), "{offers:?}");
+        assert!(!offers.iter().any(|o| o.contains("10")), "{offers:?}");
+        // Quoted, the same words are a value.
+        let q = "store the key s:1 with value 'up for 10 minutes' for 10 minutes";
+        let (g, _) = ground_strings(&s, q, true);
+        let offers = g.parameters["properties"]["value"]["enum"].clone();
+        assert!(
+            offers
+                .as_array()
+                .unwrap()
+                .contains(&json!("up for 10 minutes")),
+            "{offers}"
+        );
     }
 
     #[test]
