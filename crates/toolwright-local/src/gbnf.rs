@@ -38,6 +38,12 @@ pub struct GrammarLimits {
     pub max_frac_digits: usize,
     /// Nesting depth of schemas followed.
     pub max_depth: usize,
+    /// Most objects and arrays nested in a value the schema leaves free (an object without
+    /// `properties`, such as a query DSL body): 3 holds `{"query": {"match": {"level":
+    /// "error"}}}`. Without a bound a small model can nest `{"data": {"data": …` until its
+    /// token budget ends and the reply does not parse (12 s lost on one request before the
+    /// re-ask). A bound on runaway output, not fitted on data.
+    pub max_free_depth: usize,
     /// Strings without escapes, braces or control characters: keeps a small model from writing
     /// JSON syntax into a value (`"17*23}}  # ..."`).
     pub plain_strings: bool,
@@ -56,6 +62,7 @@ impl Default for GrammarLimits {
             max_int_digits: 13,
             max_frac_digits: 6,
             max_depth: 12,
+            max_free_depth: 3,
             plain_strings: false,
             allow_none: false,
             max_calls: 1,
@@ -166,6 +173,40 @@ fn quoted(text: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Writes `value`, `object` and `array`, the rules of a value the schema leaves free, with
+/// at most `depth` objects and arrays nested (at least 1): level `d` is `value`, `object`,
+/// `array` at 1 and `ValueD`, `ObjectD`, `ArrayD` below (capitalised: a rule built from a
+/// schema is lower-case, so they never meet), and `Scalar` past the last level.
+fn free_values(out: &mut String, depth: usize, max_items: usize) {
+    let depth = depth.max(1);
+    let more = max_items.saturating_sub(1);
+    let name = |kind: &str, d: usize| {
+        if d == 1 {
+            kind.to_lowercase()
+        } else {
+            format!("{kind}{d}")
+        }
+    };
+    let _ = writeln!(out, "Scalar ::= string | number | boolean | null");
+    for d in 1..=depth {
+        let inner = if d == depth {
+            "Scalar".to_string()
+        } else {
+            name("Value", d + 1)
+        };
+        let (value, object, array) = (name("Value", d), name("Object", d), name("Array", d));
+        let _ = writeln!(out, "{value} ::= {object} | {array} | Scalar");
+        let _ = writeln!(
+            out,
+            "{object} ::= \"{{\" ws ( string ws \":\" ws {inner} ( ws \",\" ws string ws \":\" ws {inner} ){{0,{more}}} )? ws \"}}\""
+        );
+        let _ = writeln!(
+            out,
+            "{array} ::= \"[\" ws ( {inner} ( ws \",\" ws {inner} ){{0,{more}}} )? ws \"]\""
+        );
+    }
 }
 
 /// The rules `Builder::finish` always writes: no added rule may take one of these names (a
@@ -282,17 +323,13 @@ impl Builder {
              number ::= \"-\"? ([0-9] | [1-9] [0-9]{{0,{}}}) (\".\" [0-9]{{1,{}}})?\n\
              integer ::= \"-\"? ([0-9] | [1-9] [0-9]{{0,{}}})\n\
              boolean ::= \"true\" | \"false\"\n\
-             null ::= \"null\"\n\
-             value ::= object | array | string | number | boolean | null\n\
-             object ::= \"{{\" ws ( string ws \":\" ws value ( ws \",\" ws string ws \":\" ws value ){{0,{}}} )? ws \"}}\"\n\
-             array ::= \"[\" ws ( value ( ws \",\" ws value ){{0,{}}} )? ws \"]\"\n",
+             null ::= \"null\"\n",
             self.limits.max_string,
             self.limits.max_int_digits.saturating_sub(1),
             self.limits.max_frac_digits.max(1),
             self.limits.max_int_digits.saturating_sub(1),
-            self.limits.max_items.saturating_sub(1),
-            self.limits.max_items.saturating_sub(1),
         ));
+        free_values(&mut out, self.limits.max_free_depth, self.limits.max_items);
         out
     }
 
@@ -543,6 +580,87 @@ fn merge_siblings(parent: &Map<String, Value>, option: &Value, key: &str) -> Val
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The rule names a grammar's bodies use that it never defines (quoted texts and character
+    /// classes skipped).
+    fn undefined_rules(g: &str) -> Vec<String> {
+        let mut defined = HashSet::new();
+        let mut used = Vec::new();
+        for line in g.lines() {
+            let Some((name, body)) = line.split_once(" ::= ") else {
+                continue;
+            };
+            defined.insert(name.to_string());
+            let (mut word, mut quoted, mut class, mut esc) = (String::new(), false, false, false);
+            for c in body.chars().chain([' ']) {
+                match c {
+                    _ if esc => esc = false,
+                    '\\' if quoted || class => esc = true,
+                    '"' if !class => quoted = !quoted,
+                    '[' if !quoted => class = true,
+                    ']' if !quoted && class => class = false,
+                    c if !quoted && !class && (c.is_ascii_alphanumeric() || c == '-') => {
+                        word.push(c);
+                        continue;
+                    }
+                    _ => {}
+                }
+                if !word.is_empty() && word.chars().any(|c| c.is_ascii_alphabetic()) {
+                    used.push(std::mem::take(&mut word));
+                }
+                word.clear();
+            }
+        }
+        used.retain(|u| !defined.contains(u));
+        used.sort();
+        used.dedup();
+        used
+    }
+
+    #[test]
+    fn free_values_nest_only_so_deep() {
+        let s = spec(
+            "search",
+            json!({"type": "object", "properties": {
+                "index": {"type": "string"},
+                "queryBody": {"type": "object", "additionalProperties": {}}},
+              "required": ["index", "queryBody"]}),
+        );
+        let limits = GrammarLimits {
+            max_free_depth: 2,
+            ..GrammarLimits::default()
+        };
+        let g = tool_call_grammar(&[s], &limits).unwrap();
+        assert!(
+            undefined_rules(&g).is_empty(),
+            "{:?}\n{g}",
+            undefined_rules(&g)
+        );
+        assert!(g.contains("value ::= object | array | Scalar"), "{g}");
+        assert!(
+            g.contains(r#"object ::= "{" ws ( string ws ":" ws Value2"#),
+            "{g}"
+        );
+        assert!(
+            g.contains(r#"Object2 ::= "{" ws ( string ws ":" ws Scalar"#),
+            "{g}"
+        );
+        assert!(!g.contains("Value3"), "{g}");
+        // Every default grammar is closed too.
+        let g = tool_call_grammar(
+            &[spec(
+                "t",
+                json!({"type": "object", "properties": {"x": {}}}),
+            )],
+            &GrammarLimits::default(),
+        )
+        .unwrap();
+        assert!(
+            undefined_rules(&g).is_empty(),
+            "{:?}\n{g}",
+            undefined_rules(&g)
+        );
+    }
 
     fn spec(name: &str, params: Value) -> ToolSpec {
         ToolSpec::new(name, "A tool.", params)
