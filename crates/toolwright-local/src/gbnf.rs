@@ -39,8 +39,8 @@ pub struct GrammarLimits {
     /// Nesting depth of schemas followed.
     pub max_depth: usize,
     /// Most objects and arrays nested in a value the schema leaves free (an object without
-    /// `properties`, such as a query DSL body): 3 holds `{"query": {"match": {"level":
-    /// "error"}}}`. Without a bound a small model can nest `{"data": {"data": …` until its
+    /// `properties`, such as a query DSL body): 4 holds a Notion title, `{"title": [{"text":
+    /// {"content": "Q3"}}]}`. Without a bound a small model can nest `{"data": {"data": …` until its
     /// token budget ends and the reply does not parse (12 s lost on one request before the
     /// re-ask). A bound on runaway output, not fitted on data.
     pub max_free_depth: usize,
@@ -62,7 +62,7 @@ impl Default for GrammarLimits {
             max_int_digits: 13,
             max_frac_digits: 6,
             max_depth: 12,
-            max_free_depth: 3,
+            max_free_depth: 4,
             plain_strings: false,
             allow_none: false,
             max_calls: 1,
