@@ -638,8 +638,11 @@ fn one_value_one_parameter(
             }
         }
     }
-    let claimed_by_other =
-        |k: &str, v: &str| claims.iter().any(|(c, holder)| c == v && holder != k);
+    let claimed_by_other = |k: &str, v: &str| {
+        claims
+            .iter()
+            .any(|(c, holder)| holder != k && (c == v || part_of_path(v, c)))
+    };
     // A span holding another parameter's value ("jordan.blake@example.com) as").
     let holds_claimed = |k: &str, s: &str| {
         s.split(|c: char| c.is_whitespace() || "()[],;".contains(c))
@@ -686,6 +689,23 @@ fn one_value_one_parameter(
             p["enum"] = Value::Array(kept);
         }
     }
+}
+
+/// Whether `part` is one or more whole segments of `whole`, a path or URL another parameter
+/// took ("tmp", "smoke3/repo" of `/tmp/smoke3/repo`): not a value of its own.
+fn part_of_path(part: &str, whole: &str) -> bool {
+    let absolute = whole.starts_with('/') || whole.starts_with("~/") || whole.starts_with("./");
+    if !(absolute || whole.contains("://")) || part.contains(char::is_whitespace) {
+        return false;
+    }
+    let segments = |s: &str| -> Vec<String> {
+        s.split('/')
+            .filter(|x| !x.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (p, w) = (segments(part), segments(whole));
+    !p.is_empty() && p.len() <= w.len() && w.windows(p.len()).any(|x| x == p.as_slice())
 }
 
 /// The one value a cue left: a single value, or a word joined by `/` or `#` followed by its
@@ -1433,7 +1453,10 @@ mod tests {
         assert_eq!(report, ["channel_id", "path", "text"]);
         assert_eq!(allowed(&g, "channel_id"), ["C0ENG42"]);
         assert_eq!(allowed(&g, "path"), ["/srv/app/log.txt"]);
-        assert!(allowed(&g, "text").len() > 10, "no cue: every span stays");
+        // No cue for `text`: every span stays, but the parts of the path `path` took.
+        let text = allowed(&g, "text");
+        assert!(text.len() > 4 && text.contains(&"summary".to_string()), "{text:?}");
+        assert!(!text.contains(&"srv/app".to_string()), "{text:?}");
         let (g, _) = ground_strings(&s, q, false);
         assert!(allowed(&g, "channel_id").contains(&"slack".to_string()));
     }
@@ -1794,6 +1817,27 @@ mod tests {
                 .unwrap()
                 .contains(&json!("up for 10 minutes")),
             "{offers}"
+        );
+    }
+
+    #[test]
+    fn a_taken_path_lends_no_parts_to_other_parameters() {
+        let s = spec(json!({
+            "path": {"type": "string", "description": "Path to the Git repository."},
+            "object": {"type": "string", "description": "Git object to show (commit hash, branch, tag)."}
+        }));
+        let (g, _) = ground_strings(&s, "show the commit HEAD~1 in /tmp/smoke3/repo", true);
+        let props = &g.parameters["properties"];
+        assert_eq!(props["path"]["enum"], json!(["/tmp/smoke3/repo"]));
+        let offers = props["object"]["enum"].as_array().unwrap();
+        assert!(offers.contains(&json!("HEAD~1")), "{offers:?}");
+        for part in ["tmp", "repo", "smoke3/repo", "tmp/smoke3/repo"] {
+            assert!(!offers.contains(&json!(part)), "{part} in {offers:?}");
+        }
+        assert!(part_of_path("smoke3", "/tmp/smoke3/repo"));
+        assert!(
+            !part_of_path("webapp", "acme/webapp"),
+            "not a path: a name's sides stay"
         );
     }
 
