@@ -11,6 +11,7 @@ pub mod embed;
 
 pub mod caps;
 pub mod clock;
+pub mod code;
 pub mod compose;
 pub mod cues;
 #[cfg(feature = "llama")]

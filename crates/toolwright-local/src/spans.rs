@@ -1063,6 +1063,12 @@ impl<'a> Grounding<'a> {
         if let Some(v) = some(scheme_words(documented, query)) {
             return Some(v);
         }
+        // Code to run takes the code the request writes, whole ("console.log([1, 2].length)").
+        if crate::code::takes_code(k, documented)
+            && let Some(v) = some(within_schema(crate::code::written(query)))
+        {
+            return Some(v);
+        }
         // A glob pattern takes the pattern the request describes ("starting with user:").
         if crate::globs::takes_glob(k, documented)
             && let Some(v) = some(within_schema(crate::globs::described(query)))
@@ -1455,7 +1461,10 @@ mod tests {
         assert_eq!(allowed(&g, "path"), ["/srv/app/log.txt"]);
         // No cue for `text`: every span stays, but the parts of the path `path` took.
         let text = allowed(&g, "text");
-        assert!(text.len() > 4 && text.contains(&"summary".to_string()), "{text:?}");
+        assert!(
+            text.len() > 4 && text.contains(&"summary".to_string()),
+            "{text:?}"
+        );
         assert!(!text.contains(&"srv/app".to_string()), "{text:?}");
         let (g, _) = ground_strings(&s, q, false);
         assert!(allowed(&g, "channel_id").contains(&"slack".to_string()));
