@@ -23,6 +23,7 @@ fn limits(u: &mut Unstructured) -> Result<GrammarLimits> {
         max_int_digits: u.int_in_range(0..=20)?,
         max_frac_digits: u.int_in_range(0..=8)?,
         max_depth: u.int_in_range(0..=14)?,
+        max_free_depth: u.int_in_range(0..=5)?,
         plain_strings: u.arbitrary()?,
         allow_none: u.arbitrary()?,
         max_calls: u.int_in_range(0..=4)?,
