@@ -510,7 +510,12 @@ fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
 /// value active for 10 minutes" gives `expireSeconds` 600, and `value` is not offered "active
 /// for 10 minutes". The request's quoted texts stay. A parameter left with no offer keeps its
 /// own.
-fn counted_numbers_out(query: &str, props: &Map<String, Value>, grounded: &mut Map<String, Value>) {
+fn counted_numbers_out(
+    query: &str,
+    props: &Map<String, Value>,
+    quoted: &[String],
+    grounded: &mut Map<String, Value>,
+) {
     let words = crate::narrow::words_at(query);
     let numbers = crate::narrow::numbers_at(query);
     let counted: Vec<String> = grounded
@@ -521,18 +526,20 @@ fn counted_numbers_out(query: &str, props: &Map<String, Value>, grounded: &mut M
         .collect();
     // Number grounding may have run: a number parameter restricted to its numbers is read as
     // the free number it was.
-    let unrestricted: Map<String, Value> = props
-        .iter()
-        .map(|(k, p)| {
-            let mut p = p.clone();
-            if numeric_enum(&p)
+    let unrestricted: std::borrow::Cow<'_, Map<String, Value>> = if props.values().any(numeric_enum)
+    {
+        let mut free = props.clone();
+        for p in free.values_mut() {
+            if numeric_enum(p)
                 && let Some(o) = p.as_object_mut()
             {
                 o.remove("enum");
             }
-            (k.clone(), p)
-        })
-        .collect();
+        }
+        std::borrow::Cow::Owned(free)
+    } else {
+        std::borrow::Cow::Borrowed(props)
+    };
     let measured: Vec<String> = crate::units::placed(&unrestricted, query)
         .into_iter()
         .map(|(_, _, written)| written.to_string())
@@ -540,10 +547,6 @@ fn counted_numbers_out(query: &str, props: &Map<String, Value>, grounded: &mut M
     if counted.is_empty() && measured.is_empty() {
         return;
     }
-    let quoted: Vec<String> = toolwright_catalog::values::quoted_spans(query)
-        .into_iter()
-        .filter_map(|r| query.get(r).map(|q| unquoted(q).trim().to_string()))
-        .collect();
     let holds_measure = |s: &str| {
         !quoted.iter().any(|q| q == s)
             && s.split_whitespace()
@@ -698,12 +701,9 @@ fn part_of_path(part: &str, whole: &str) -> bool {
     if !(absolute || whole.contains("://")) || part.contains(char::is_whitespace) {
         return false;
     }
-    let segments = |s: &str| -> Vec<String> {
-        s.split('/')
-            .filter(|x| !x.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
+    fn segments(s: &str) -> Vec<&str> {
+        s.split('/').filter(|x| !x.is_empty()).collect()
+    }
     let (p, w) = (segments(part), segments(whole));
     !p.is_empty() && p.len() <= w.len() && w.windows(p.len()).any(|x| x == p.as_slice())
 }
@@ -890,7 +890,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     if cues {
         order_ends(&mut grounded, &g.names);
         one_value_one_parameter(query, &mut grounded, &g.cued.borrow(), &g.uncued.borrow());
-        counted_numbers_out(query, props, &mut grounded);
+        counted_numbers_out(query, props, &g.quoted, &mut grounded);
         quoted_to_free(spec, query, &mut grounded, &g.cued.borrow(), &mut report);
     }
     let mut out = spec.clone();
