@@ -162,16 +162,28 @@ async fn import_mcp_with(
     if global.mcp.is_empty() {
         return Ok(());
     }
-    let options = ClientOptions {
-        prefix: global.mcp_prefix.clone(),
-        timeout: Duration::from_millis(global.mcp_timeout_ms.max(1)),
-        on_tools_changed: on_change,
-        ..ClientOptions::default()
-    };
-    toolwright_mcp::import_all(&global.mcp, registry, &options)
-        .await
-        .map(drop)
-        .map_err(|e| e.to_string())
+    let prefixes = &global.mcp_prefix;
+    if prefixes.len() > 1 && prefixes.len() != global.mcp.len() {
+        return Err(format!(
+            "--mcp-prefix given {} times for {} --mcp servers: give it once (for every server) \
+             or once per --mcp, in the same order",
+            prefixes.len(),
+            global.mcp.len()
+        ));
+    }
+    for (i, source) in global.mcp.iter().enumerate() {
+        let prefix = prefixes.get(i).or(prefixes.first()).cloned();
+        let options = ClientOptions {
+            prefix,
+            timeout: Duration::from_millis(global.mcp_timeout_ms.max(1)),
+            on_tools_changed: on_change.clone(),
+            ..ClientOptions::default()
+        };
+        toolwright_mcp::import_all(std::slice::from_ref(source), registry, &options)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 fn registry_for(args: &ServeArgs, global: &Global) -> Result<Arc<Registry>, String> {

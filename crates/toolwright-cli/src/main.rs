@@ -59,9 +59,11 @@ pub struct Global {
     /// Import the tools of an MCP server: a command line (stdio) or an http(s) URL. Repeatable.
     #[arg(long, global = true, value_name = "CMD|URL")]
     pub mcp: Vec<String>,
-    /// Prefix for the names of tools imported with --mcp (default: names kept).
+    /// Prefix for the names of tools imported with --mcp (default: names kept). Given once, it
+    /// applies to every server; given once per --mcp, the Nth applies to the Nth server.
+    /// `{server}` stands for the server's own name (`--mcp-prefix '{server}__'`).
     #[arg(long, global = true, value_name = "PREFIX")]
-    pub mcp_prefix: Option<String>,
+    pub mcp_prefix: Vec<String>,
     /// Deadline of one call to an MCP server's tool, in milliseconds.
     #[arg(long, global = true, value_name = "MS", default_value_t = 30_000)]
     pub mcp_timeout_ms: u64,

@@ -606,6 +606,48 @@ async fn serve_find_tools_ranks_with_the_hybrid_router() {
 }
 
 #[test]
+fn two_servers_with_the_same_tool_names_are_kept_apart_by_prefixes() {
+    // Two published servers both have `create_project` (Sentry's and Neon's): the clash is an
+    // error whose hint works, and a prefix per server, or one naming each server, resolves it.
+    let server = format!("'{}' serve --stdio", bin());
+    let two = [
+        "tools", "list", "--format", "json", "--mcp", &server, "--mcp", &server,
+    ];
+    let (code, _, err) = run_cli(&two);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("clashes") && err.contains("'{server}__'"),
+        "{err}"
+    );
+
+    let mut args = two.to_vec();
+    args.extend(["--mcp-prefix", "a_", "--mcp-prefix", "b_"]);
+    let (code, out, err) = run_cli(&args);
+    assert_eq!(code, 0, "{err}");
+    let specs: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = specs.iter().filter_map(|s| s["name"].as_str()).collect();
+    assert!(
+        names.contains(&"a_calculate") && names.contains(&"b_calculate"),
+        "{names:?}"
+    );
+
+    // `{server}` is the server's own name (`toolwright` here).
+    let one = ["tools", "list", "--format", "json", "--mcp", &server];
+    let mut args = one.to_vec();
+    args.extend(["--mcp-prefix", "{server}__"]);
+    let (code, out, err) = run_cli(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"toolwright__calculate\""), "{out}");
+
+    // Neither once nor once per server: a usage error that says so.
+    let mut args = one.to_vec();
+    args.extend(["--mcp-prefix", "a_", "--mcp-prefix", "b_"]);
+    let (code, _, err) = run_cli(&args);
+    assert_ne!(code, 0);
+    assert!(err.contains("--mcp-prefix given 2 times for 1"), "{err}");
+}
+
+#[test]
 fn imported_tools_replace_the_demo_toolset_instead_of_clashing_with_it() {
     // A server exposing the demo tools (read_file, …): imported into a command that used to load
     // the demo tools too, every name clashed.

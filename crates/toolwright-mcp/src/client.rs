@@ -174,7 +174,10 @@ pub type ToolsChangedHook = Arc<dyn Fn() + Send + Sync>;
 /// How remote tools are imported.
 #[derive(Clone)]
 pub struct ClientOptions {
-    /// Prepended to every remote tool name (`None`: names kept).
+    /// Prepended to every remote tool name (`None`: names kept). `{server}` in it stands for the
+    /// server's own name (its `serverInfo.name`, characters other than ASCII letters, digits, `_`
+    /// and `-` written as `_`), so one prefix such as `{server}__` keeps apart two servers that
+    /// both have a `create_project`.
     pub prefix: Option<String>,
     /// Deadline of one remote call (also the tools' `timeout_ms`).
     pub timeout: Duration,
@@ -521,12 +524,13 @@ impl McpConnection {
         let defs = self.list_tools().await?;
         let opts = &self.inner.options;
         let timeout_ms = u64::try_from(opts.timeout.as_millis()).unwrap_or(u64::MAX);
+        let prefix = expand_prefix(opts.prefix.as_deref(), &self.inner.server_name);
         let mut names = Vec::new();
         for def in &defs {
             let Some(remote) = def.get("name").and_then(Value::as_str) else {
                 continue;
             };
-            let name = format!("{}{remote}", opts.prefix.as_deref().unwrap_or_default());
+            let name = format!("{prefix}{remote}");
             let mut spec = spec_from_mcp_tool(def, &name, timeout_ms);
             if let Some(server) = &self.inner.info_name {
                 spec.meta.server = Some(server.clone());
@@ -548,7 +552,8 @@ impl McpConnection {
                 Err(toolwright_core::RegistryError::Duplicate(n)) => {
                     return Err(McpError::Protocol(format!(
                         "tool `{n}` of MCP server `{}` clashes with a tool already registered; \
-                         import with a prefix (--mcp-prefix)",
+                         import with a prefix: `--mcp-prefix '{{server}}__'` names every tool after \
+                         its server, or give `--mcp-prefix` once per `--mcp`, in order",
                         self.inner.server_name
                     )));
                 }
@@ -630,6 +635,25 @@ pub async fn import_all(
         conns.push(conn);
     }
     Ok(conns)
+}
+
+/// The prefix of a server's tool names: `prefix` with `{server}` replaced by the server's name,
+/// written with ASCII letters, digits, `_` and `-` only (tool names must stay valid).
+fn expand_prefix(prefix: Option<&str>, server: &str) -> String {
+    let Some(prefix) = prefix else {
+        return String::new();
+    };
+    if !prefix.contains("{server}") {
+        return prefix.to_string();
+    }
+    let slug: String = server
+        .chars()
+        .map(|c| match c {
+            'A'..='Z' | 'a'..='z' | '0'..='9' | '_' | '-' => c,
+            _ => '_',
+        })
+        .collect();
+    prefix.replace("{server}", &slug)
 }
 
 /// A tool of a remote MCP server.
@@ -776,6 +800,21 @@ fn service_error(server: &str, tool: &str, e: &ServiceError) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_names_each_server_where_it_says_server() {
+        assert_eq!(expand_prefix(None, "neon"), "");
+        assert_eq!(expand_prefix(Some("x_"), "neon"), "x_");
+        assert_eq!(
+            expand_prefix(Some("{server}__"), "mcp-server-neon"),
+            "mcp-server-neon__"
+        );
+        // A name that tool names cannot carry is written with `_`.
+        assert_eq!(
+            expand_prefix(Some("{server}."), "Sentry MCP/1.0"),
+            "Sentry_MCP_1_0."
+        );
+    }
 
     #[test]
     fn a_success_that_breaks_the_output_schema_becomes_an_internal_error() {
