@@ -36,6 +36,7 @@ pub mod topic;
 pub mod units;
 #[cfg(any(feature = "llama", feature = "embed"))]
 mod wheel;
+pub mod wrapper;
 pub mod zones;
 
 pub use compose::Summarizer;

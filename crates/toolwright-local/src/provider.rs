@@ -23,6 +23,7 @@ use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
 use crate::salvage::{named_tool, tight_retry};
 use crate::select::{Decision, choose_with, drop_echoed_names};
 use crate::spans::ground_strings;
+use crate::wrapper::{fields as wrapper_fields, unwrap as unwrap_wrapper, wrap};
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -121,6 +122,9 @@ enum Job {
         /// A correction: the rejected arguments, and the job to run instead when the model
         /// writes them again (the router's next candidate).
         on_repeat: Option<(Value, Box<Job>)>,
+        /// (tool, field): the tool's arguments were filled lifted out of this wrapper field
+        /// ([`crate::wrapper`]) and are put back under it.
+        wrappers: Vec<(String, String)>,
     },
     /// A reply that needs no model.
     Fixed(Reply),
@@ -242,7 +246,14 @@ impl LocalProvider {
                         .rev()
                         .flat_map(|m| m.tool_calls.iter())
                         .find(|c| &c.name == tool)
-                        .map(|c| c.arguments.to_string())
+                        .map(|c| {
+                            match unwrap_wrapper(spec).filter(|_| self.config.passes.unwrap_objects)
+                            {
+                                // Shown in the shape the model is asked for.
+                                Some((_, key)) => wrapper_fields(&c.arguments, &key).to_string(),
+                                None => c.arguments.to_string(),
+                            }
+                        })
                         .unwrap_or_default();
                     let error = env.get("error").cloned().unwrap_or(Value::Null);
                     let mut job = self.call_job(&query, &[spec], msgs.len(), None, 1);
@@ -488,7 +499,8 @@ impl LocalProvider {
         max_calls: usize,
     ) -> Job {
         let mut notes = Vec::new();
-        let narrowed: Vec<ToolSpec> = tools
+        let (lifted, wrappers) = self.lift_wrappers(tools, &mut notes);
+        let narrowed: Vec<ToolSpec> = lifted
             .iter()
             .map(|s| {
                 let passes = &self.config.passes;
@@ -497,7 +509,7 @@ impl LocalProvider {
                     notes.extend(report.describe(&s.name));
                     t
                 } else {
-                    (*s).clone()
+                    s.clone()
                 };
                 if !passes.number_grounding {
                     return t;
@@ -587,7 +599,35 @@ impl LocalProvider {
             tools: narrowed,
             limits,
             on_repeat: None,
+            wrappers,
         }
+    }
+
+    /// The wrapper-objects pass ([`crate::wrapper`]): each tool as the passes read it, and the
+    /// (tool, wrapper field) pairs whose calls are wrapped again.
+    fn lift_wrappers(
+        &self,
+        tools: &[&ToolSpec],
+        notes: &mut Vec<String>,
+    ) -> (Vec<ToolSpec>, Vec<(String, String)>) {
+        let mut wrappers = Vec::new();
+        let lifted = tools
+            .iter()
+            .map(
+                |s| match unwrap_wrapper(s).filter(|_| self.config.passes.unwrap_objects) {
+                    Some((t, key)) => {
+                        notes.push(format!(
+                            "{}: the fields of its `{key}` object are filled as its parameters",
+                            s.name
+                        ));
+                        wrappers.push((s.name.clone(), key));
+                        t
+                    }
+                    None => (*s).clone(),
+                },
+            )
+            .collect();
+        (lifted, wrappers)
     }
 }
 
@@ -1001,6 +1041,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             tools,
             limits,
             on_repeat,
+            wrappers,
         } => {
             let (g, scored) =
                 generate_call(engine, config, &messages, &grammar, &tools, &mut notes)?;
@@ -1045,6 +1086,15 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             }
             let scored = scored.as_ref().filter(|_| generated.is_none());
             let kept = passes.apply(kept, scored, &mut notes, &mut usage)?;
+            let kept: Vec<(String, Value)> = kept
+                .into_iter()
+                .map(
+                    |(name, args)| match wrappers.iter().find(|(tool, _)| *tool == name) {
+                        Some((_, key)) => (name, wrap(args, key)),
+                        None => (name, args),
+                    },
+                )
+                .collect();
             if let Some((rejected, fallback)) = on_repeat
                 && let [(_, args)] = kept.as_slice()
                 && *args == rejected
