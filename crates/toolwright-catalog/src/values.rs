@@ -28,6 +28,13 @@ pub enum ValueKind {
     /// `12 times 4`, `100 divided by 7`), a power or root (`2^10`, `9 squared`, `square root
     /// of 2`) or a percentage of a number (`15% of 80`).
     Arithmetic,
+    /// A SQL statement written out: `SELECT … FROM`, `INSERT INTO`, `UPDATE … SET`, `DELETE
+    /// FROM`, `CREATE` / `DROP` / `ALTER TABLE` (keywords in capitals), or `select *` /
+    /// `select count(…)` … `from` in any case.
+    Sql,
+    /// A Cypher graph pattern written out: a node with a label (`(:City {…})`, `(p:Person)`) or
+    /// `MATCH (`.
+    Cypher,
 }
 
 impl ValueKind {
@@ -40,6 +47,8 @@ impl ValueKind {
             ValueKind::Time => "time",
             ValueKind::Date => "date",
             ValueKind::Arithmetic => "arithmetic expression",
+            ValueKind::Sql => "sql query",
+            ValueKind::Cypher => "cypher graph query",
         }
     }
 }
@@ -312,7 +321,76 @@ pub fn value_kinds(query: &str) -> Vec<ValueKind> {
     if is_arithmetic(query) {
         out.push(ValueKind::Arithmetic);
     }
+    if is_sql(query) {
+        out.push(ValueKind::Sql);
+    }
+    if is_cypher(query) {
+        out.push(ValueKind::Cypher);
+    }
     out
+}
+
+/// Whether `query` writes a SQL statement ([`ValueKind::Sql`]). Keywords count in capitals
+/// only ("select the files from Downloads" is English), except `select` right before `*` or a
+/// function call, which English does not write.
+///
+/// ```
+/// use toolwright_catalog::values::is_sql;
+/// assert!(is_sql("run SELECT count(*) FROM users on project p1"));
+/// assert!(is_sql("select * from orders limit 5"));
+/// assert!(is_sql("DELETE FROM sessions WHERE expired"));
+/// assert!(!is_sql("select the files from Downloads"));
+/// assert!(!is_sql("update the table set for dinner"));
+/// ```
+pub fn is_sql(query: &str) -> bool {
+    let words: Vec<&str> = query
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '"' | '\'' | '`')))
+        .collect();
+    let later = |i: usize, kw: &str| words.iter().skip(i + 1).any(|w| *w == kw);
+    let next = |i: usize| words.get(i + 1).copied().unwrap_or_default();
+    words.iter().enumerate().any(|(i, w)| match *w {
+        "SELECT" => later(i, "FROM"),
+        "INSERT" => next(i) == "INTO",
+        "UPDATE" => later(i, "SET"),
+        "DELETE" => next(i) == "FROM",
+        "CREATE" | "DROP" | "ALTER" | "TRUNCATE" => {
+            matches!(next(i), "TABLE" | "INDEX" | "VIEW" | "SCHEMA" | "DATABASE")
+        }
+        w if w.eq_ignore_ascii_case("select") => {
+            let n = next(i);
+            (n == "*" || n.contains('('))
+                && words
+                    .iter()
+                    .skip(i + 2)
+                    .any(|w| w.eq_ignore_ascii_case("from"))
+        }
+        _ => false,
+    })
+}
+
+/// Whether `query` writes a Cypher pattern ([`ValueKind::Cypher`]): a node with a label, `(:City`
+/// or `(p:Person)`, or `MATCH (`.
+///
+/// ```
+/// use toolwright_catalog::values::is_cypher;
+/// assert!(is_cypher("create a node (:City {name: 'Paris'}) in the graph"));
+/// assert!(is_cypher("MATCH (p:Person)-[:KNOWS]->(f) RETURN f"));
+/// assert!(!is_cypher("meet at 10 (note: bring slides)"));
+/// ```
+pub fn is_cypher(query: &str) -> bool {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let labelled = |w: &str| {
+        w.strip_prefix('(')
+            .and_then(|r| r.split_once(':'))
+            .is_some_and(|(var, label)| {
+                var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && label.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            })
+    };
+    words.iter().enumerate().any(|(i, w)| {
+        labelled(w) || (*w == "MATCH" && words.get(i + 1).is_some_and(|n| n.starts_with('(')))
+    })
 }
 
 /// `query` followed by the words of the kinds of value it holds (unchanged when it holds none).
