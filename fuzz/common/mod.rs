@@ -14,7 +14,8 @@ const KEYS: &[&str] = &[
     "city", "limit", "name", "from", "to", "amount", "path", "tags", "mode", "x", "a b", "Ä", "",
     "query", "prompt", "expression", "token", "customer", "apiGroup", "color", "commit_message",
     "language", "country", "regionCode", "ref", "from_branch", "base", "head", "exportTitle",
-    "currency", "timeout_ms", "percent_off", "width", "height", "period", "labels",
+    "currency", "timeout_ms", "percent_off", "width", "height", "period", "labels", "sql", "code",
+    "params",
 ];
 const STRINGS: &[&str] = &[
     "",

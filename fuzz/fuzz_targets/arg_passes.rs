@@ -1,7 +1,8 @@
 //! The argument passes of the small-model path (`toolwright_local::narrow` and
 //! `toolwright_local::spans` with its topics, built without llama.cpp): a generated tool schema,
 //! a tool description and a request through `narrow_for_query`, `ground_numbers`,
-//! `ground_strings` (with and without role cues) and `require_given`.
+//! `ground_strings` (with and without role cues) and `require_given`, and the same schema
+//! through `wrapper::unwrap` (a lifted wrapper object is an object schema too).
 //!
 //! Checks: no panic or hang on any request text (times, dates, URLs, quotes, brackets and
 //! identifiers are mixed in so the cues fire); each pass keeps the schema an object whose
@@ -31,7 +32,9 @@ const WORDS: &[&str] = &[
     "Côte", "d'Ivoire", "Papua", "branch", "tag", "off", "against", "based", "develop", "v1.4.0",
     "release-1.2", "PROJ-123", "call", "export", "institutions", "gainers", "10", "seconds",
     "2km", "500ms", "25%", "1280x720", "by", "euros", "$10", "€5", "C$20", "6", "months",
-    "hourly", "labeled",
+    "hourly", "labeled", "SELECT", "select", "count(*)", "*", "FROM", "from", "WHERE", "=", "on",
+    "'shipped'", ";", "async", "(page)", "=>", "{", "}", "await", "page.goto('/a');", ".then(x)",
+    "(:City", "MATCH", "(p:Person)",
 ];
 
 /// Words the topic rules react to (`toolwright_local::topic`).
@@ -93,6 +96,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let spec = ToolSpec::new("tool_name", desc, schema);
+    if let Some((lifted, w)) = toolwright_local::wrapper::unwrap(&spec) {
+        assert!(lifted.parameters.get("properties").is_some_and(Value::is_object));
+        let _ = w.wrap(Value::Object(Default::default()));
+    }
     let (narrowed, _) = narrow_for_query(&spec, &query);
     if !well_formed(&spec.parameters, None) {
         // `true`/`false` schemas, and a `required` naming what is not a property: no panic is

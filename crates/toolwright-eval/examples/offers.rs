@@ -34,6 +34,12 @@ fn main() -> Result<(), String> {
             let Some(spec) = ds.specs.iter().find(|s| s.name == r.expected[0].name) else {
                 continue;
             };
+            // A wrapper object's fields are offered as the provider offers them (lifted).
+            let lifted = toolwright_local::wrapper::unwrap(spec);
+            let (spec, field) = match &lifted {
+                Some((t, w)) => (t, format!("{}.", w.key)),
+                None => (spec, String::new()),
+            };
             let (n, _) = narrow_for_query(spec, &r.query);
             let (g, _) = ground_numbers(&n, &r.query);
             let (g, _) = ground_strings(&g, &r.query, true);
@@ -50,7 +56,7 @@ fn main() -> Result<(), String> {
                             .cloned()
                             .unwrap_or_else(|| json!("free")),
                     };
-                    (k.clone(), v)
+                    (format!("{field}{k}"), v)
                 })
                 .collect();
             let line = json!({"set": set, "id": r.id, "tool": spec.name, "params": params});

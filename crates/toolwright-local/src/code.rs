@@ -7,6 +7,11 @@
 //! close, so `console.log([1, 2, 3].length)` stays whole with its spaces. [`takes_code`] says
 //! which parameters take code: `code`, `script`, `snippet` or `program` in the name, or a
 //! description that speaks of a code snippet, source code or code to run.
+//!
+//! SQL is code too, written with words rather than brackets: [`takes_sql`] says which
+//! parameters take a statement (`sql`, or a `query` / `statement` documented as SQL) and
+//! [`sql_statements`] finds the statements a request writes, each from its first keyword to
+//! where the request goes back to English ("run SELECT count(*) FROM users on project p1").
 
 /// Whether parameter `name`, documented as `doc`, takes code to run.
 ///
@@ -42,12 +47,24 @@ pub fn takes_code(name: &str, doc: &str) -> bool {
 /// assert_eq!(written("run print('hi') in python"), ["print('hi')"]);
 /// assert_eq!(written("set x=5; then print(x) please"), ["x=5;", "print(x)"]);
 /// assert!(written("run the tests in the repo").is_empty());
+/// assert_eq!(
+///     written("run this playwright snippet: async (page) => { await page.goto('/a'); }"),
+///     ["async (page) => { await page.goto('/a'); }"]);
 /// ```
 pub fn written(query: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut at = 0;
-    while let Some(start) = next_code_word(query, at) {
-        let end = closing(query, start);
+    while let Some(code_at) = next_code_word(query, at) {
+        let start = with_keyword_before(query, code_at);
+        let mut end = closing(query, code_at);
+        // An arrow or a block after it continues the same code: `(page) => { … }`.
+        while let Some(next) = continued(query, end) {
+            let further = closing(query, next);
+            if further <= end {
+                break;
+            }
+            end = further;
+        }
         let span = query
             .get(start..end)
             .unwrap_or("")
@@ -56,9 +73,40 @@ pub fn written(query: &str) -> Vec<String> {
         if !span.is_empty() {
             out.push(span.to_string());
         }
-        at = end.max(start + 1);
+        at = end.max(code_at + 1);
     }
     out
+}
+
+/// Words that open code before its first bracket (`async (page) => …`, `def f(x): …`).
+const CODE_OPENERS: &[&str] = &[
+    "async", "await", "function", "def", "lambda", "return", "const", "let", "var",
+];
+
+/// `start`, moved back over an opening keyword written right before it.
+fn with_keyword_before(query: &str, start: usize) -> usize {
+    let before = query.get(..start).unwrap_or("").trim_end();
+    let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    if CODE_OPENERS.contains(&word) {
+        before.len() - word.len()
+    } else {
+        start
+    }
+}
+
+/// Where the code ending at byte `end` goes on: the start of the next word when it is an arrow
+/// (`=>`, `->`), or a block or chained call right after one (`{`, `.then(…)`).
+fn continued(query: &str, end: usize) -> Option<usize> {
+    let rest = query.get(end..)?;
+    let next = rest.trim_start();
+    if next.is_empty() {
+        return None;
+    }
+    let before = query.get(..end)?.trim_end();
+    let goes_on = ["=>", "->", "{", "."].iter().any(|p| next.starts_with(p))
+        || before.ends_with("=>")
+        || before.ends_with("->");
+    goes_on.then_some(end + (rest.len() - next.len()))
 }
 
 /// Where the next word from byte `from` that reads as code starts.
@@ -93,4 +141,138 @@ fn closing(query: &str, start: usize) -> usize {
         }
     }
     query.len()
+}
+
+/// Whether parameter `name`, documented as `doc`, takes a SQL statement: `sql` in its name, or a
+/// `query`, `statement` or `command` documented as SQL.
+///
+/// ```
+/// use toolwright_local::code::takes_sql;
+/// assert!(takes_sql("sql", "The SQL query to execute"));
+/// assert!(takes_sql("query", "SQL query to run (read-only)"));
+/// assert!(!takes_sql("query", "Search terms"));
+/// assert!(!takes_sql("projectId", "The project the SQL runs against"));
+/// ```
+pub fn takes_sql(name: &str, doc: &str) -> bool {
+    let words = crate::cues::name_words(name);
+    words.iter().any(|w| w == "sql")
+        || (matches!(words.as_slice(), [w] if matches!(w.as_str(), "query" | "statement" | "command"))
+            && doc
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w.eq_ignore_ascii_case("sql")))
+}
+
+/// Keywords that open a SQL statement (written in capitals).
+const SQL_HEADS: &[&str] = &[
+    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "TRUNCATE", "WITH",
+];
+
+/// Words after which a request may go back to English ("… on postgres", "… in project p1").
+const SQL_EXITS: &[&str] = &[
+    "on", "in", "against", "using", "for", "from", "with", "via", "and", "then", "please",
+];
+
+/// The SQL statements `query` writes ([`toolwright_catalog::values::is_sql`] must hold), in
+/// order, without a closing `;`.
+///
+/// ```
+/// use toolwright_local::code::sql_statements;
+/// assert_eq!(sql_statements("run SELECT count(*) FROM users on project little-sun-123456"),
+///     ["SELECT count(*) FROM users"]);
+/// assert_eq!(
+///     sql_statements("run SELECT id FROM users WHERE created_at > now() - interval '1 day' on postgres"),
+///     ["SELECT id FROM users WHERE created_at > now() - interval '1 day'"]);
+/// assert_eq!(sql_statements("in sqlite: select * from t join u on t.id = u.id"),
+///     ["select * from t join u on t.id = u.id"]);
+/// assert!(sql_statements("select the files from Downloads").is_empty());
+/// ```
+pub fn sql_statements(query: &str) -> Vec<String> {
+    if !toolwright_catalog::values::is_sql(query) {
+        return Vec::new();
+    }
+    let words = word_spans(query);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&(start, w)) = words.get(i) {
+        let next = words.get(i + 1).map_or("", |x| x.1);
+        let head = SQL_HEADS.contains(&w)
+            || (w.eq_ignore_ascii_case("select") && (next == "*" || next.contains('(')));
+        if !head {
+            i += 1;
+            continue;
+        }
+        let (end, resume) = sql_end(query, &words, i);
+        let stmt = query.get(start..end).unwrap_or("").trim();
+        let stmt = stmt.trim_end_matches([';', '?', '.', ',']).trim_end();
+        if !stmt.is_empty() {
+            out.push(stmt.to_string());
+        }
+        i = resume.max(i + 1);
+    }
+    out
+}
+
+/// The words of `query` with their byte offsets.
+fn word_spans(query: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for piece in query.split_inclusive(char::is_whitespace) {
+        let w = piece.trim_end();
+        if !w.is_empty() {
+            out.push((at, w));
+        }
+        at += piece.len();
+    }
+    out
+}
+
+/// Where the statement opened by word `from` ends (a byte offset), and the index of the word to
+/// look for the next statement from: a `;`, or an exit word outside quotes and brackets after
+/// which nothing reads as SQL (no keyword in capitals, no `=`, `<`, `>`, `(`, `*` or quote).
+fn sql_end(query: &str, words: &[(usize, &str)], from: usize) -> (usize, usize) {
+    let (mut depth, mut quote): (i32, Option<char>) = (0, None);
+    for (j, &(at, w)) in words.iter().enumerate().skip(from) {
+        let outside = depth <= 0 && quote.is_none();
+        if j > from && outside && SQL_EXITS.contains(&w) && !reads_as_sql(words.get(j + 1..)) {
+            return (at, j + 1);
+        }
+        for (k, c) in w.char_indices() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"' | '`') => quote = Some(c),
+                (None, '(') => depth += 1,
+                (None, ')') => depth -= 1,
+                (None, ';') if depth <= 0 => return (at + k, j + 1),
+                _ => {}
+            }
+        }
+    }
+    (query.len(), words.len())
+}
+
+/// Whether any of `words` reads as SQL rather than English.
+fn reads_as_sql(words: Option<&[(usize, &str)]>) -> bool {
+    words.unwrap_or_default().iter().any(|(_, w)| {
+        w.contains(['=', '<', '>', '(', '*', '\''])
+            || SQL_HEADS.contains(w)
+            || matches!(
+                *w,
+                "FROM"
+                    | "WHERE"
+                    | "JOIN"
+                    | "ON"
+                    | "GROUP"
+                    | "ORDER"
+                    | "LIMIT"
+                    | "SET"
+                    | "VALUES"
+                    | "AND"
+                    | "OR"
+                    | "AS"
+                    | "INTO"
+                    | "BY"
+                    | "HAVING"
+            )
+    })
 }

@@ -1561,10 +1561,17 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         // is what an optional pattern's default already says.
         let glob_named = crate::globs::takes_glob(name, documented(name))
             && crate::globs::described(query).iter().any(|g| g != "*");
-        if !is_required && (value_mentioned || kind_named || glob_named) && !renames {
+        // And code the request writes ("run SELECT count(*) FROM users") names the parameter
+        // that takes code of its kind.
+        let code_written = (crate::code::takes_sql(name, documented(name))
+            && !crate::code::sql_statements(query).is_empty())
+            || (crate::code::takes_code(name, documented(name))
+                && !crate::code::written(query).is_empty());
+        let named_by_value = value_mentioned || kind_named || glob_named || code_written;
+        if !is_required && named_by_value && !renames {
             report.promoted.push(name.clone());
         }
-        stays.push(is_required || name_mentioned || value_mentioned || kind_named || glob_named);
+        stays.push(is_required || name_mentioned || named_by_value);
     }
     keep_written(props, query, &mut stays, &mut report);
     keep_cued(props, query, &mut stays, &mut report);

@@ -23,7 +23,7 @@ use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
 use crate::salvage::{named_tool, tight_retry};
 use crate::select::{Decision, choose_with, drop_echoed_names};
 use crate::spans::ground_strings;
-use crate::wrapper::{fields as wrapper_fields, unwrap as unwrap_wrapper, wrap};
+use crate::wrapper::{fields as wrapper_fields, unwrap as unwrap_wrapper};
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -124,7 +124,7 @@ enum Job {
         on_repeat: Option<(Value, Box<Job>)>,
         /// (tool, field): the tool's arguments were filled lifted out of this wrapper field
         /// ([`crate::wrapper`]) and are put back under it.
-        wrappers: Vec<(String, String)>,
+        wrappers: Vec<(String, crate::wrapper::Wrapper)>,
     },
     /// A reply that needs no model.
     Fixed(Reply),
@@ -250,7 +250,7 @@ impl LocalProvider {
                             match unwrap_wrapper(spec).filter(|_| self.config.passes.unwrap_objects)
                             {
                                 // Shown in the shape the model is asked for.
-                                Some((_, key)) => wrapper_fields(&c.arguments, &key).to_string(),
+                                Some((_, w)) => wrapper_fields(&c.arguments, &w.key).to_string(),
                                 None => c.arguments.to_string(),
                             }
                         })
@@ -609,18 +609,18 @@ impl LocalProvider {
         &self,
         tools: &[&ToolSpec],
         notes: &mut Vec<String>,
-    ) -> (Vec<ToolSpec>, Vec<(String, String)>) {
+    ) -> (Vec<ToolSpec>, Vec<(String, crate::wrapper::Wrapper)>) {
         let mut wrappers = Vec::new();
         let lifted = tools
             .iter()
             .map(
                 |s| match unwrap_wrapper(s).filter(|_| self.config.passes.unwrap_objects) {
-                    Some((t, key)) => {
+                    Some((t, w)) => {
                         notes.push(format!(
-                            "{}: the fields of its `{key}` object are filled as its parameters",
-                            s.name
+                            "{}: the fields of its `{}` object are filled as its parameters",
+                            s.name, w.key
                         ));
-                        wrappers.push((s.name.clone(), key));
+                        wrappers.push((s.name.clone(), w));
                         t
                     }
                     None => (*s).clone(),
@@ -1090,7 +1090,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 .into_iter()
                 .map(
                     |(name, args)| match wrappers.iter().find(|(tool, _)| *tool == name) {
-                        Some((_, key)) => (name, wrap(args, key)),
+                        Some((_, w)) => (name, w.wrap(args)),
                         None => (name, args),
                     },
                 )

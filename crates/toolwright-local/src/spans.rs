@@ -1063,10 +1063,19 @@ impl<'a> Grounding<'a> {
         if let Some(v) = some(scheme_words(documented, query)) {
             return Some(v);
         }
+        // A SQL parameter takes the statements the request writes, each whole.
+        // Both are cues: a quoted text inside the code is part of it, not a value of its own.
+        if crate::code::takes_sql(k, documented)
+            && let Some(v) = some(within_schema(crate::code::sql_statements(query)))
+        {
+            self.cued.borrow_mut().push((k.to_string(), v.clone()));
+            return Some(v);
+        }
         // Code to run takes the code the request writes, whole ("console.log([1, 2].length)").
         if crate::code::takes_code(k, documented)
             && let Some(v) = some(within_schema(crate::code::written(query)))
         {
+            self.cued.borrow_mut().push((k.to_string(), v.clone()));
             return Some(v);
         }
         // A glob pattern takes the pattern the request describes ("starting with user:").
@@ -1165,6 +1174,32 @@ mod tests {
         );
         let (g, _) = ground_strings(&two, "file a bug: 'CSV export drops unicode'", true);
         assert!(allowed(&g, "title").len() > 1);
+    }
+
+    #[test]
+    fn a_statement_written_out_is_offered_whole_its_quotes_included() {
+        let run = ToolSpec::new(
+            "execute_query",
+            "Execute a SQL query on the database.",
+            json!({"type": "object", "properties": {
+                "sql": {"type": "string", "description": "The SQL to run"}},
+                   "required": ["sql"]}),
+        );
+        let q = "run this on duckdb: SELECT count(*) FROM orders WHERE status = 'shipped'";
+        let (g, _) = ground_strings(&run, q, true);
+        assert_eq!(
+            allowed(&g, "sql"),
+            ["SELECT count(*) FROM orders WHERE status = 'shipped'"]
+        );
+        // Code to run, likewise: the quote is part of the code, not the value.
+        let exec = ToolSpec::new(
+            "run_code",
+            "Run a snippet.",
+            json!({"type": "object", "properties": {"code": {"type": "string"}},
+                   "required": ["code"]}),
+        );
+        let (g, _) = ground_strings(&exec, "run print('hi') in python", true);
+        assert_eq!(allowed(&g, "code"), ["print('hi')"]);
     }
 
     #[test]

@@ -17,8 +17,44 @@
 use serde_json::{Map, Value};
 use toolwright_core::ToolSpec;
 
-/// `spec` with the fields of its wrapper object as its parameters, and the wrapper's name;
-/// `None` when the tool has no wrapper.
+/// A tool's wrapper object: its field's name, and the fields whose schema fixes their value
+/// (`const`), which the wrapped call always carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wrapper {
+    /// The wrapper's name in the tool's parameters (`params`).
+    pub key: String,
+    /// Fields with a `const` value (LINE's `"type": "text"`), written into every wrapped call
+    /// that leaves them out: narrowing drops an optional field the request does not mention, and
+    /// a fixed value is never wrong.
+    pub consts: Map<String, Value>,
+}
+
+impl Wrapper {
+    /// The arguments of a lifted call put back under the wrapper's name, with its `const`
+    /// fields.
+    ///
+    /// ```
+    /// use serde_json::{json, Map};
+    /// use toolwright_local::wrapper::Wrapper;
+    /// let w = Wrapper { key: "message".into(), consts: Map::from_iter([("type".into(), json!("text"))]) };
+    /// assert_eq!(w.wrap(json!({"text": "hi"})), json!({"message": {"type": "text", "text": "hi"}}));
+    /// ```
+    pub fn wrap(&self, args: Value) -> Value {
+        let args = match args {
+            Value::Object(mut m) => {
+                for (k, v) in &self.consts {
+                    m.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+                Value::Object(m)
+            }
+            other => other,
+        };
+        wrap(args, &self.key)
+    }
+}
+
+/// `spec` with the fields of its wrapper object as its parameters, and the wrapper; `None` when
+/// the tool has no wrapper.
 ///
 /// ```
 /// use serde_json::json;
@@ -29,12 +65,12 @@ use toolwright_core::ToolSpec;
 ///     json!({"type": "object", "required": ["params"], "properties": {
 ///         "params": {"type": "object", "required": ["projectId"], "properties": {
 ///             "projectId": {"type": "string"}, "branchName": {"type": "string"}}}}}));
-/// let (lifted, key) = unwrap(&spec).unwrap();
-/// assert_eq!(key, "params");
+/// let (lifted, wrapper) = unwrap(&spec).unwrap();
+/// assert_eq!(wrapper.key, "params");
 /// assert_eq!(lifted.parameters["required"], json!(["projectId"]));
 /// assert!(lifted.parameters["properties"]["branchName"].is_object());
 /// ```
-pub fn unwrap(spec: &ToolSpec) -> Option<(ToolSpec, String)> {
+pub fn unwrap(spec: &ToolSpec) -> Option<(ToolSpec, Wrapper)> {
     let params = spec.parameters.as_object()?;
     let props = params.get("properties")?.as_object()?;
     let [(key, field)] = props.iter().collect::<Vec<_>>()[..] else {
@@ -55,9 +91,19 @@ pub fn unwrap(spec: &ToolSpec) -> Option<(ToolSpec, String)> {
             lifted.insert(defs.into(), d.clone());
         }
     }
+    let consts = fields
+        .iter()
+        .filter_map(|(k, f)| Some((k.clone(), f.get("const")?.clone())))
+        .collect();
     let mut out = spec.clone();
     out.parameters = Value::Object(lifted);
-    Some((out, key.clone()))
+    Some((
+        out,
+        Wrapper {
+            key: key.clone(),
+            consts,
+        },
+    ))
 }
 
 /// The field's schema, following one local reference (`#/$defs/X`, `#/definitions/X`).
@@ -112,13 +158,29 @@ mod tests {
             "$defs": {"Query": {"type": "object", "required": ["sql"],
                 "properties": {"sql": {"type": "string"}, "when": {"$ref": "#/$defs/When"}}},
                 "When": {"type": "string", "format": "date"}}}));
-        let (lifted, key) = unwrap(&s).unwrap();
-        assert_eq!(key, "params");
+        let (lifted, wrapper) = unwrap(&s).unwrap();
+        assert_eq!(wrapper.key, "params");
+        assert!(wrapper.consts.is_empty());
         assert_eq!(lifted.parameters["required"], json!(["sql"]));
         assert_eq!(
             lifted.parameters["$defs"]["When"]["format"], "date",
             "{}",
             lifted.parameters
+        );
+    }
+
+    #[test]
+    fn a_fixed_field_left_out_is_written_back() {
+        let s = spec(
+            json!({"type": "object", "required": ["message"], "properties": {
+            "message": {"type": "object", "required": ["text"], "properties": {
+                "type": {"type": "string", "const": "text", "default": "text"},
+                "text": {"type": "string"}}}}}),
+        );
+        let (_, wrapper) = unwrap(&s).unwrap();
+        assert_eq!(
+            wrapper.wrap(json!({"text": "closed on Monday"})),
+            json!({"message": {"type": "text", "text": "closed on Monday"}})
         );
     }
 
