@@ -90,6 +90,8 @@ const GENERIC: &[&str] = &[
     "value",
     "text",
     "identifier",
+    "slug",
+    "uuid",
 ];
 
 /// Words that may sit between a name word and its value ("user with id U12", "branch named x").

@@ -1605,13 +1605,19 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     }
     // A number the query states that no staying parameter can take belongs to an optional
     // number parameter ("the last 20 lines" → `tail`): those stay, and the model chooses.
-    let numbers_unplaced = !query_numbers(query).is_empty()
+    // A number stated with a unit ("the last 24 hours") is a quantity of that unit, which the
+    // unit pass places: it is no count for a unitless `limit`.
+    let with_unit = crate::units::with_unit(query);
+    let stated: Vec<Value> = query_numbers(query)
+        .into_iter()
+        .filter(|n| !with_unit.iter().any(|u| n.as_f64() == Some(*u)))
+        .collect();
+    let numbers_unplaced = !stated.is_empty()
         && !props
             .values()
             .zip(&stays)
             .any(|(p, s)| *s && free_number(p));
     let mut kept = Map::new();
-    let stated = query_numbers(query);
     for ((name, p), stay) in props.iter().zip(stays) {
         // Only a parameter one of those numbers fits (a year is no `k` of at most 100).
         if !stay && numbers_unplaced && free_number(p) && stated.iter().any(|n| number_fits(p, n)) {
@@ -1862,6 +1868,29 @@ mod tests {
         let (_, r) = narrow_for_query(&issue, "show issue 17");
         assert_eq!(r.dropped, ["per_page"]);
         assert!(r.for_numbers.is_empty());
+    }
+
+    #[test]
+    fn a_quantity_with_a_unit_keeps_no_unitless_count() {
+        let search = ToolSpec::new(
+            "search_issues",
+            "Search for issues.",
+            json!({"type": "object", "properties": {
+                "query": {"type": "string"}, "limit": {"type": "integer"}}}),
+        );
+        let (n, _) = narrow_for_query(&search, "unresolved issues from the last 24 hours");
+        assert!(
+            n.parameters["properties"].get("limit").is_none(),
+            "{}",
+            n.parameters
+        );
+        // A bare number still keeps it for the model to place.
+        let (n, _) = narrow_for_query(&search, "unresolved issues, 24 of them");
+        assert!(
+            n.parameters["properties"].get("limit").is_some(),
+            "{}",
+            n.parameters
+        );
     }
 
     #[test]

@@ -221,8 +221,20 @@ fn examples(schema: &Value) -> Vec<String> {
     let Some(d) = schema.get("description").and_then(Value::as_str) else {
         return out;
     };
+    // A quoted call with no arguments names a tool or function to use ("using the
+    // `find_organizations()` tool"), not an example value.
+    let names_a_call = |q: &str| {
+        q.strip_suffix("()").is_some_and(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        })
+    };
     for r in toolwright_catalog::values::quoted_spans(d) {
-        out.push(unquoted(&d[r]));
+        let q = unquoted(&d[r]);
+        if !names_a_call(&q) {
+            out.push(q);
+        }
     }
     // ASCII lowering keeps byte offsets, so a cue found in `lower` indexes `d` too.
     let lower = d.to_ascii_lowercase();
@@ -1174,6 +1186,23 @@ mod tests {
         );
         let (g, _) = ground_strings(&two, "file a bug: 'CSV export drops unicode'", true);
         assert!(allowed(&g, "title").len() > 1);
+    }
+
+    #[test]
+    fn a_tool_named_in_the_description_is_no_example_and_a_slug_is_named_by_its_thing() {
+        // Sentry's `organizationSlug`: the description points at another tool in backticks,
+        // which read as an example value whose shape no span has, so the parameter was left
+        // free and the model wrote `acme_organization`.
+        let find = ToolSpec::new(
+            "find_projects",
+            "Find projects in Sentry.",
+            json!({"type": "object", "properties": {"organizationSlug": {"type": "string",
+                "description": "The organization's slug. You can find a existing list of \
+                    organizations you have access to using the `find_organizations()` tool."}},
+                   "required": ["organizationSlug"]}),
+        );
+        let (g, _) = ground_strings(&find, "list the projects in the acme organization", true);
+        assert_eq!(allowed(&g, "organizationSlug"), ["acme"]);
     }
 
     #[test]

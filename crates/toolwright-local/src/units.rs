@@ -145,6 +145,18 @@ fn stated(query: &str) -> Vec<(f64, Dimension, f64, Value)> {
     out
 }
 
+/// The numbers `query` states with a unit of time, length or percentage ("24 hours", "2km",
+/// "25%").
+///
+/// ```
+/// use toolwright_local::units::with_unit;
+/// assert_eq!(with_unit("issues from the last 24 hours, top 5"), [24.0]);
+/// assert!(with_unit("the last 20 lines").is_empty());
+/// ```
+pub fn with_unit(query: &str) -> Vec<f64> {
+    stated(query).into_iter().map(|(n, ..)| n).collect()
+}
+
 /// `n` as a JSON number: an integer when it is one.
 fn number(n: f64) -> Option<Value> {
     let rounded = n.round();
