@@ -274,6 +274,13 @@ fn mentions_value(query_words: &[String], value: &str) -> bool {
     if let Some(d) = duration_code(value) {
         return durations_named(query_words).iter().any(|(n, _)| *n == d);
     }
+    // A path of values (`python/django`) is named by its last step, the specific one.
+    if let Some((_, last)) = value.rsplit_once('/')
+        && !last.is_empty()
+        && mentions_value(query_words, last)
+    {
+        return true;
+    }
     let parts: Vec<String> = name_words(value)
         .into_iter()
         .filter(|w| w.chars().all(char::is_alphabetic))
@@ -513,11 +520,15 @@ fn same_word(a: &str, b: &str) -> bool {
             && y.strip_suffix('y')
                 .is_some_and(|stem| ies.strip_suffix("ies") == Some(stem))
     };
-    a == b
-        || (short.len() >= 3 && long.starts_with(short) && long.len() <= short.len() + 2)
-        || ies(a, b)
-        || ies(b, a)
-        || same_stem(a, b)
+    // Only an inflection's or a derivation's ending ("cite" and `citers`, "hour" and
+    // `hourly`): "app" is no form of `apple`.
+    let inflected = long.strip_prefix(short).is_some_and(|end| {
+        matches!(
+            end,
+            "s" | "es" | "d" | "ed" | "r" | "rs" | "er" | "ers" | "ly"
+        )
+    });
+    a == b || (short.len() >= 3 && inflected) || ies(a, b) || ies(b, a) || same_stem(a, b)
 }
 
 /// Endings [`stems`] takes off: inflections and the commonest derivations.
@@ -1868,6 +1879,26 @@ mod tests {
         let (_, r) = narrow_for_query(&issue, "show issue 17");
         assert_eq!(r.dropped, ["per_page"]);
         assert!(r.for_numbers.is_empty());
+    }
+
+    #[test]
+    fn a_value_is_named_by_its_forms_and_by_the_last_step_of_its_path() {
+        assert!(same_word("cite", "citers") && same_word("hour", "hourly"));
+        assert!(same_word("upgrade", "upgrades") && same_word("sort", "sorted"));
+        // A word that only begins a value does not name it.
+        assert!(!same_word("app", "apple"));
+        let docs = ToolSpec::new(
+            "search_docs",
+            "Search the SDK documentation.",
+            json!({"type": "object", "properties": {"query": {"type": "string"}, "guide": {
+                "type": "string", "enum": ["python", "apple", "python/django", "javascript/react"]}},
+                "required": ["query"]}),
+        );
+        let (n, _) = narrow_for_query(&docs, "how do I set up the SDK for a Django app?");
+        assert_eq!(
+            n.parameters["properties"]["guide"]["enum"],
+            json!(["python/django"])
+        );
     }
 
     #[test]
