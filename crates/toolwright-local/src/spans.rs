@@ -440,6 +440,15 @@ fn fitting(schema: &Value, spans: &[String]) -> Option<Vec<String>> {
     } else {
         fits
     };
+    // Examples that are all phrases ('Click the sign in button') ask for a phrase, not one of
+    // its words, when the request has one.
+    let words = |s: &str| s.split_whitespace().count();
+    let fits = if !ex.is_empty() && ex.iter().all(|e| words(e) >= 2) {
+        let phrases: Vec<String> = fits.iter().filter(|s| words(s) >= 2).cloned().collect();
+        if phrases.is_empty() { fits } else { phrases }
+    } else {
+        fits
+    };
     (shaped && !fits.is_empty()).then_some(fits)
 }
 
@@ -1203,6 +1212,25 @@ mod tests {
         );
         let (g, _) = ground_strings(&find, "list the projects in the acme organization", true);
         assert_eq!(allowed(&g, "organizationSlug"), ["acme"]);
+    }
+
+    #[test]
+    fn examples_that_are_phrases_ask_for_a_phrase() {
+        // Browserbase's `act`: offered "click" alone, the model took it.
+        let act = ToolSpec::new(
+            "stagehand_act",
+            "Perform a single action on the page.",
+            json!({"type": "object", "properties": {"action": {"type": "string", "description":
+                "The action to perform, i.e. 'Click the sign in button' or 'Type hello'."}},
+                   "required": ["action"]}),
+        );
+        let (g, _) = ground_strings(&act, "click the Sign in button on the page", true);
+        let offered = allowed(&g, "action");
+        assert!(
+            offered.contains(&"click the Sign in button".to_string()),
+            "{offered:?}"
+        );
+        assert!(offered.iter().all(|s| s.contains(' ')), "{offered:?}");
     }
 
     #[test]
