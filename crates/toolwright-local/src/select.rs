@@ -184,7 +184,18 @@ fn action_fit(ranking: &[Candidate], query: &str) -> ActionFit {
     if objects.is_empty() {
         return ActionFit::Missing;
     }
-    let said: std::collections::HashSet<String> = words(query).iter().map(|w| stem(w)).collect();
+    // A query language the request writes counts as said: a request that writes a Cypher
+    // pattern names Cypher ("create a node (:City …)" for `write_neo4j_cypher`). Other value
+    // kinds (a URL, a date) do not: counted too, they cost out-of-scope refusals.
+    use toolwright_catalog::values::{ValueKind, value_kinds};
+    let mut typed = query.to_string();
+    for k in value_kinds(query) {
+        if matches!(k, ValueKind::Sql | ValueKind::Cypher) {
+            typed.push(' ');
+            typed.push_str(k.words());
+        }
+    }
+    let said: std::collections::HashSet<String> = words(&typed).iter().map(|w| stem(w)).collect();
     if objects
         .iter()
         .any(|o| o.is_empty() || o.iter().any(|w| said.contains(w)))
@@ -613,6 +624,17 @@ mod tests {
         assert!(e.object_missing && !e.action_missing);
         let e = evidence(&r, "remove the comments on task 7", &[]).unwrap();
         assert!(!e.object_missing && !e.action_missing);
+        // A query language the request writes names it: the object is there.
+        let r = [cand("write_neo4j_cypher", 1.0, Some(0.5))];
+        let e = evidence(
+            &r,
+            "create a node (:City {name: 'Paris'}) in the graph",
+            &[],
+        )
+        .unwrap();
+        assert!(!e.object_missing, "{e:?}");
+        let e = evidence(&r, "create a node for Paris in the graph", &[]).unwrap();
+        assert!(e.object_missing, "{e:?}");
         // Verbs past the CRUD ones: voiding an invoice is no look-up.
         let r = [
             cand("create_invoice", 1.0, Some(0.7)),
