@@ -99,6 +99,7 @@ fuzz_target!(|data: &[u8]| {
     if let Some((lifted, w)) = toolwright_local::wrapper::unwrap(&spec) {
         assert!(lifted.parameters.get("properties").is_some_and(Value::is_object));
         let _ = w.wrap(Value::Object(Default::default()));
+        let _ = w.flatten(&w.wrap(Value::Object(Default::default())));
     }
     let (narrowed, _) = narrow_for_query(&spec, &query);
     if !well_formed(&spec.parameters, None) {

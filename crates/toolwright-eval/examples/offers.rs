@@ -36,9 +36,9 @@ fn main() -> Result<(), String> {
             };
             // A wrapper object's fields are offered as the provider offers them (lifted).
             let lifted = toolwright_local::wrapper::unwrap(spec);
-            let (spec, field) = match &lifted {
-                Some((t, w)) => (t, format!("{}.", w.key)),
-                None => (spec, String::new()),
+            let (spec, objects) = match &lifted {
+                Some((t, w)) => (t, Some(w)),
+                None => (spec, None),
             };
             let (n, _) = narrow_for_query(spec, &r.query);
             let (g, _) = ground_numbers(&n, &r.query);
@@ -56,7 +56,8 @@ fn main() -> Result<(), String> {
                             .cloned()
                             .unwrap_or_else(|| json!("free")),
                     };
-                    (format!("{field}{k}"), v)
+                    let owner = objects.and_then(|o| o.owner(k));
+                    (owner.map_or(k.clone(), |o| format!("{o}.{k}")), v)
                 })
                 .collect();
             let line = json!({"set": set, "id": r.id, "tool": spec.name, "params": params});

@@ -57,6 +57,15 @@ fn main() {
     };
     let schema = t.get("inputSchema").cloned().unwrap_or_default();
     let spec = ToolSpec::new(tool.as_str(), text(t, "description"), schema);
+    // Objects of named fields are filled lifted, as the provider fills them.
+    let spec = match toolwright_local::wrapper::unwrap(&spec) {
+        Some((lifted, objects)) => {
+            let keys: Vec<&str> = objects.objects.iter().map(|o| o.key.as_str()).collect();
+            println!("lifted the fields of {keys:?}");
+            lifted
+        }
+        None => spec,
+    };
     if std::env::var_os("GROUND_DEBUG").is_some() {
         print_cues(&spec, query);
     }

@@ -23,7 +23,7 @@ use crate::passes::{Passes, keep_distinct_grounded, repeated_numbers};
 use crate::salvage::{named_tool, tight_retry};
 use crate::select::{Decision, choose_with, drop_echoed_names};
 use crate::spans::ground_strings;
-use crate::wrapper::{fields as wrapper_fields, unwrap as unwrap_wrapper};
+use crate::wrapper::unwrap as unwrap_wrapper;
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -122,9 +122,9 @@ enum Job {
         /// A correction: the rejected arguments, and the job to run instead when the model
         /// writes them again (the router's next candidate).
         on_repeat: Option<(Value, Box<Job>)>,
-        /// (tool, field): the tool's arguments were filled lifted out of this wrapper field
-        /// ([`crate::wrapper`]) and are put back under it.
-        wrappers: Vec<(String, crate::wrapper::Wrapper)>,
+        /// (tool, objects): the tool's arguments were filled lifted out of these objects
+        /// ([`crate::wrapper`]) and are put back under them.
+        wrappers: Vec<(String, crate::wrapper::Lifted)>,
     },
     /// A reply that needs no model.
     Fixed(Reply),
@@ -250,7 +250,7 @@ impl LocalProvider {
                             match unwrap_wrapper(spec).filter(|_| self.config.passes.unwrap_objects)
                             {
                                 // Shown in the shape the model is asked for.
-                                Some((_, w)) => wrapper_fields(&c.arguments, &w.key).to_string(),
+                                Some((_, w)) => w.flatten(&c.arguments).to_string(),
                                 None => c.arguments.to_string(),
                             }
                         })
@@ -609,16 +609,20 @@ impl LocalProvider {
         &self,
         tools: &[&ToolSpec],
         notes: &mut Vec<String>,
-    ) -> (Vec<ToolSpec>, Vec<(String, crate::wrapper::Wrapper)>) {
+    ) -> (Vec<ToolSpec>, Vec<(String, crate::wrapper::Lifted)>) {
         let mut wrappers = Vec::new();
         let lifted = tools
             .iter()
             .map(
                 |s| match unwrap_wrapper(s).filter(|_| self.config.passes.unwrap_objects) {
                     Some((t, w)) => {
+                        let keys: Vec<String> =
+                            w.objects.iter().map(|o| format!("`{}`", o.key)).collect();
                         notes.push(format!(
-                            "{}: the fields of its `{}` object are filled as its parameters",
-                            s.name, w.key
+                            "{}: the fields of its {} object{} are filled as its parameters",
+                            s.name,
+                            keys.join(", "),
+                            if keys.len() == 1 { "" } else { "s" }
                         ));
                         wrappers.push((s.name.clone(), w));
                         t
