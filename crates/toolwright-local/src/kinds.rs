@@ -202,13 +202,40 @@ pub fn colour_param(name: &str) -> bool {
         .is_some_and(|w| w == "color" || w == "colour")
 }
 
-/// The colours the request names, as written, each once.
+/// Whether the request writes a colour ([`colours_named`]).
+///
+/// ```
+/// use toolwright_local::kinds::colour_written;
+/// assert!(colour_written("a teal label") && colour_written("make it #ff8800"));
+/// assert!(!colour_written("create a label called regression") && !colour_written("issue #123"));
+/// ```
+pub fn colour_written(query: &str) -> bool {
+    !colours_named(query).is_empty()
+}
+
+/// The hex colour codes the request writes (`#1f77b4`, `#fff`; not `#123`, an issue number).
+fn hex_colours(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in query.match_indices('#') {
+        let rest = query.get(i + 1..).unwrap_or_default();
+        let n = rest.chars().take_while(char::is_ascii_hexdigit).count();
+        let code = rest.get(..n).unwrap_or_default();
+        let ends = !rest.chars().nth(n).is_some_and(char::is_alphanumeric);
+        if matches!(n, 3 | 4 | 6 | 8) && ends && code.chars().any(|c| c.is_ascii_alphabetic()) {
+            out.push(format!("#{code}"));
+        }
+    }
+    out
+}
+
+/// The colours the request names, as written, each once, then the hex codes it writes.
 ///
 /// ```
 /// use toolwright_local::kinds::colours_named;
 /// assert_eq!(colours_named("new todoist label waiting-on, orange"), ["orange"]);
 /// assert_eq!(colours_named("make it Navy or teal, not navy"), ["Navy", "teal"]);
 /// assert!(colours_named("add a label for the orangery").is_empty());
+/// assert_eq!(colours_named("a label, #ff8800"), ["#ff8800"]);
 /// ```
 pub fn colours_named(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -221,6 +248,7 @@ pub fn colours_named(query: &str) -> Vec<String> {
             out.push(w.to_string());
         }
     }
+    out.extend(hex_colours(query));
     out
 }
 

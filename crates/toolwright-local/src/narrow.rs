@@ -843,12 +843,12 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
                     .iter()
                     .rposition(|c| c.is_whitespace())
                     .map_or(0, |p| p + 1);
+                // A letter anywhere before in the word: `4af1c2d0-1111-…` is an id too.
                 before
                     .get(from..)
                     .unwrap_or_default()
                     .iter()
-                    .find(|c| c.is_alphanumeric())
-                    .is_some_and(|c| c.is_alphabetic())
+                    .any(|c| c.is_alphabetic())
             };
         if hyphenated {
             while chars
@@ -924,6 +924,36 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
         }
     }
     out
+}
+
+/// Whether the number starting at char `start` follows a capitalised word that does not open
+/// the request: it is part of a name ("Sprint 14", "the Rust 2024 edition", "Windows 11"), not a
+/// count.
+///
+/// ```
+/// # use toolwright_local::narrow::in_name;
+/// assert!(in_name("create a cycle named Sprint 14", 28));
+/// assert!(!in_name("Top 5 results for rust", 4));
+/// assert!(!in_name("show the last 20 lines", 14));
+/// ```
+pub fn in_name(query: &str, start: usize) -> bool {
+    let before: Vec<char> = query.chars().take(start).collect();
+    let Some((&' ', rest)) = before.split_last() else {
+        return false;
+    };
+    let word_start = rest
+        .iter()
+        .rposition(|c| !c.is_alphabetic())
+        .map_or(0, |p| p + 1);
+    let word = rest.get(word_start..).unwrap_or_default();
+    let opens = rest
+        .get(..word_start)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .find(|c| !c.is_whitespace())
+        .is_none_or(|c| matches!(c, '.' | '!' | '?' | ':'));
+    word.len() >= 2 && word.first().is_some_and(|c| c.is_uppercase()) && !opens
 }
 
 /// Whether a number ending before `end` is glued to letters followed by more digits in the same
@@ -1520,6 +1550,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let qw = words(query);
+    // A parameter's name inside a quoted value names nothing: "Write release notes" is the
+    // task's name, and says nothing of its `notes`.
+    let unquoted_words = words(&toolwright_catalog::values::without_quoted(query));
     // The words an allowed value may be named by: the request's, then the codes of the
     // currencies it names by name or sign, in its order ("250 pounds to yen" → `gbp`, `jpy`,
     // for an enum of ISO codes).
@@ -1555,8 +1588,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         if !is_required && renames {
             report.promoted.push(name.clone());
         }
-        let name_mentioned =
-            mentions(&qw, &name.replace('_', " ")) || names_loosely(&qw, name) || renames;
+        let name_mentioned = mentions(&unquoted_words, &name.replace('_', " "))
+            || names_loosely(&unquoted_words, name)
+            || renames;
         let value_mentioned = values.as_ref().is_some_and(|v| {
             !mentioned_values(&vw, v, documented(name), &spec.name, &spec.description, 1)
                 .0
@@ -1618,11 +1652,15 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // number parameter ("the last 20 lines" → `tail`): those stay, and the model chooses.
     // A number stated with a unit ("the last 24 hours") is a quantity of that unit, which the
     // unit pass places: it is no count for a unitless `limit`.
+    // Nor is a number that is part of a name ("Sprint 14", "the Rust 2024 edition").
     let with_unit = crate::units::with_unit(query);
-    let stated: Vec<Value> = query_numbers(query)
-        .into_iter()
-        .filter(|n| !with_unit.iter().any(|u| n.as_f64() == Some(*u)))
-        .collect();
+    let mut stated: Vec<Value> = Vec::new();
+    for (start, _, n) in numbers_at(query) {
+        let counted = !with_unit.iter().any(|u| n.as_f64() == Some(*u));
+        if counted && !in_name(query, start) && !stated.iter().any(|s| s.as_f64() == n.as_f64()) {
+            stated.push(n);
+        }
+    }
     let numbers_unplaced = !stated.is_empty()
         && !props
             .values()
@@ -1630,8 +1668,16 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             .any(|(p, s)| *s && free_number(p));
     let mut kept = Map::new();
     for ((name, p), stay) in props.iter().zip(stays) {
-        // Only a parameter one of those numbers fits (a year is no `k` of at most 100).
-        if !stay && numbers_unplaced && free_number(p) && stated.iter().any(|n| number_fits(p, n)) {
+        // Only a parameter one of those numbers fits (a year is no `k` of at most 100), and
+        // no quantity of a unit: a number the request states in a unit is placed above, so a
+        // number without one is no time in milliseconds ("max 50 pages" is no `waitFor`).
+        let unitless = !crate::units::measured(name, documented(name));
+        if !stay
+            && numbers_unplaced
+            && free_number(p)
+            && unitless
+            && stated.iter().any(|n| number_fits(p, n))
+        {
             report.for_numbers.push(name.clone());
         } else if !stay {
             report.dropped.push(name.clone());
@@ -1879,6 +1925,60 @@ mod tests {
         let (_, r) = narrow_for_query(&issue, "show issue 17");
         assert_eq!(r.dropped, ["per_page"]);
         assert!(r.for_numbers.is_empty());
+    }
+
+    #[test]
+    fn a_stray_number_keeps_no_count_when_it_is_a_name_an_id_or_no_duration() {
+        let search = ToolSpec::new(
+            "web_search",
+            "Search the web.",
+            json!({"type": "object", "properties": {
+                "query": {"type": "string"}, "numResults": {"type": "number"},
+                "project_id": {"type": "string"}, "delay": {"type": "number"}},
+              "required": ["query"]}),
+        );
+        let kept = |q: &str| {
+            let (n, _) = narrow_for_query(&search, q);
+            let props = n.parameters["properties"].as_object().unwrap().clone();
+            props.keys().cloned().collect::<Vec<_>>()
+        };
+        // A number in a name, in an id, or for a span of time the request states none of.
+        assert_eq!(
+            kept("search the web for news about the Rust 2024 edition"),
+            ["query"]
+        );
+        assert_eq!(
+            kept("search project 4af1c2d0-1111-4c3e-9f00-aa11bb22cc33"),
+            ["query", "project_id"]
+        );
+        assert_eq!(
+            kept("search the web for rust news, give me 5"),
+            ["query", "numResults"]
+        );
+        assert_eq!(
+            numbers_at("project 4af1c2d0-1111-4c3e-9f00-aa11bb22cc33"),
+            vec![]
+        );
+        assert_eq!(
+            numbers_at("on 2026-12-10").len(),
+            3,
+            "a date's parts stay numbers"
+        );
+    }
+
+    #[test]
+    fn a_name_inside_a_quoted_value_does_not_keep_its_parameter() {
+        let task = ToolSpec::new(
+            "create_task",
+            "Create a task.",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string"}, "notes": {"type": "string"}},
+              "required": ["name"]}),
+        );
+        let (_, r) = narrow_for_query(&task, "create a task \"Write release notes\"");
+        assert_eq!(r.dropped, ["notes"]);
+        let (_, r) = narrow_for_query(&task, "create a task \"Ship\" with notes about the launch");
+        assert!(r.dropped.is_empty());
     }
 
     #[test]

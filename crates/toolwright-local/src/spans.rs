@@ -988,6 +988,19 @@ impl<'a> Grounding<'a> {
         {
             return Some(v);
         }
+        // A colour the request does not write or name is the model's to choose: no span of it is
+        // one ("create a label called regression" offered `color` "called"; "colour berry_red"
+        // still offers `berry_red`).
+        if self.cues
+            && free_string(schema)
+            && crate::kinds::colour_param(k)
+            && !crate::kinds::colour_written(self.query)
+            && !toolwright_catalog::text::words(self.query)
+                .iter()
+                .any(|w| matches!(w.as_str(), "color" | "colour" | "colors" | "colours"))
+        {
+            return None;
+        }
         let fits = if constrained_string(schema) {
             valid_spans(schema, &self.spans)?
         } else {
@@ -1231,6 +1244,31 @@ mod tests {
             "{offered:?}"
         );
         assert!(offered.iter().all(|s| s.contains(' ')), "{offered:?}");
+    }
+
+    #[test]
+    fn a_colour_the_request_does_not_write_is_left_to_the_model() {
+        let label = ToolSpec::new(
+            "create_label",
+            "Create a label in a project.",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string"}, "color": {"type": "string"}},
+                   "required": ["name", "color"]}),
+        );
+        let (g, _) = ground_strings(&label, "create a label called regression", true);
+        assert!(
+            g.parameters["properties"]["color"].get("enum").is_none(),
+            "{}",
+            g.parameters
+        );
+        assert_eq!(allowed(&g, "name"), ["regression"]);
+        // Named, written as a code, or cued by the parameter's name: offered.
+        let (g, _) = ground_strings(&label, "a label called regression, teal", true);
+        assert_eq!(allowed(&g, "color"), ["teal"]);
+        let (g, _) = ground_strings(&label, "a label called regression, #ff8800", true);
+        assert_eq!(allowed(&g, "color"), ["#ff8800"]);
+        let (g, _) = ground_strings(&label, "a label called regression, colour berry_red", true);
+        assert!(allowed(&g, "color").contains(&"berry_red".to_string()));
     }
 
     #[test]

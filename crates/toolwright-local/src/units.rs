@@ -112,6 +112,27 @@ fn param_unit(name: &str, description: &str) -> Option<(Dimension, f64)> {
         })
 }
 
+/// Whether parameter `name` (documented by `description`) measures in a unit: a time, a
+/// length, a size or a percentage ([`placed`] gives it the numbers stated in a unit).
+///
+/// ```
+/// use toolwright_local::units::measured;
+/// assert!(measured("waitFor", "Time in milliseconds to wait for the page"));
+/// assert!(measured("timeout_seconds", ""));
+/// assert!(measured("maxAge", "") && measured("delay", ""));
+/// assert!(!measured("limit", "Maximum number of pages to crawl") && !measured("pageSize", ""));
+/// ```
+pub fn measured(name: &str, description: &str) -> bool {
+    // Named for a span of time, the unit unsaid (`delay`, `waitFor`, `maxAge`, `ttl`).
+    const DURATION_WORDS: &[&str] = &[
+        "delay", "wait", "timeout", "duration", "interval", "age", "ttl", "sleep", "latency",
+    ];
+    param_unit(name, description).is_some()
+        || name_words(name)
+            .iter()
+            .any(|w| DURATION_WORDS.contains(&w.as_str()))
+}
+
 /// The numbers `query` states with a unit: value, dimension, size of the unit, and the
 /// number as written.
 fn stated(query: &str) -> Vec<(f64, Dimension, f64, Value)> {
