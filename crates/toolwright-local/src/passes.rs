@@ -12,7 +12,7 @@
 //! | echoed names | [`Passes::drop_echoed_names`] | on | [`crate::select::drop_echoed_names`]: a string argument whose value is only the tool's or a parameter's name is treated as missing |
 //! | relevance floor | [`Passes::relevance_floor`] | off | a best router score below the floor means no tool fits: the model answers in text without being offered one |
 //! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
-//! | wrapper objects | [`Passes::unwrap_objects`] | on | [`crate::wrapper`]: a tool whose only parameter is an object of named fields (`{"params": {…}}`) is filled as if those fields were its parameters, and the call is wrapped again |
+//! | wrapper objects | [`Passes::unwrap_objects`] | on | [`crate::wrapper`]: the fields of a tool's objects of named fields (a sole `{"params": {…}}`, or `cycle_data` beside `project_id`) are filled as if they were its parameters, and the call is wrapped again |
 //! | narrowing | [`Passes::narrowing`] | on | [`crate::narrow::narrow_for_query`]: unmentioned optional parameters left out, optional booleans the query states set to what it states, enums restricted to the values the query names |
 //! | number grounding | [`Passes::number_grounding`] | on | [`crate::narrow::ground_numbers`]: number parameters may only take numbers the query states |
 //! | string grounding | [`Passes::string_grounding`] | on | [`crate::spans::ground_strings`]: free-form string parameters may only take spans of the request (words, quoted texts, parts of `a/b`), unless their examples have a shape no span has; a search query, question or prompt takes the request's subject ([`crate::topic`]) |
@@ -55,9 +55,9 @@ pub struct Passes {
     /// candidate's parameter (a currency code, a role), which is strong evidence for it. At or
     /// above it, a tool is called. Default `Some(3.0)`; `None`: the model must always call.
     pub decline_weak_matches: Option<f32>,
-    /// Fill a tool whose only parameter is an object of named fields as if those fields were
-    /// its parameters, so that the passes below read them, and wrap the call again
-    /// ([`crate::wrapper`]). Default on.
+    /// Fill the fields of a tool's objects of named fields (its only parameter, or objects
+    /// beside others) as if they were its parameters, so that the passes below read them, and
+    /// wrap the call again ([`crate::wrapper`]). Default on.
     pub unwrap_objects: bool,
     /// Narrow each candidate's schema to the query before the grammar is built
     /// ([`crate::narrow::narrow_for_query`]). Default on.
