@@ -276,7 +276,7 @@ impl LocalProvider {
                         ));
                     }
                     if let Job::Call { on_repeat, .. } = &mut job
-                        && let Some(next) = self.next_candidate(turn, tool, tail)
+                        && let Some(next) = self.next_candidate(turn, tool, tail, &query)
                     {
                         let mut fallback = self.call_job(&query, &[next], msgs.len(), None, 1);
                         if let Job::Call { notes, .. } = &mut fallback {
@@ -354,12 +354,15 @@ impl LocalProvider {
         }
     }
 
-    /// The router's best candidate after `rejected` that this query has not called yet.
+    /// The router's best candidate after `rejected` that this query has not called yet, when
+    /// the request asks for it ([`crate::select::asked_for`]: no write the user did not ask
+    /// for; else no fallback).
     fn next_candidate<'t>(
         &self,
         turn: &Turn<'t>,
         rejected: &str,
         tail: &[Message],
+        query: &str,
     ) -> Option<&'t ToolSpec> {
         let called: Vec<&str> = tail
             .iter()
@@ -370,6 +373,7 @@ impl LocalProvider {
             .iter()
             .filter(|c| c.name != rejected && !called.contains(&c.name.as_str()))
             .find_map(|c| turn.tools.iter().find(|s| s.name == c.name))
+            .filter(|s| crate::select::asked_for(s, query))
     }
 
     /// The first turn of a query: choose between a direct answer and a (routed) call.

@@ -206,6 +206,39 @@ fn action_fit(ranking: &[Candidate], query: &str) -> ActionFit {
     }
 }
 
+/// Whether `spec` may be called for `query` on weaker evidence than the router's first choice (a
+/// fallback after a rejected call): a tool that only reads, or whose name has no verb and whose
+/// annotations do not say it destroys; a tool whose name creates, updates or deletes only when
+/// the request asks for that action ([`toolwright_catalog::text::request_action`]) and names the
+/// name's object. A fallback must not change what the user did not ask to change: after a SQL
+/// tool's arguments were rejected, its next candidate `delete_emails` was called.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_core::ToolSpec;
+/// use toolwright_local::select::asked_for;
+/// let tool = |name: &str| ToolSpec::new(name, "", json!({"type": "object"}));
+/// assert!(asked_for(&tool("list_tables"), "count the rows of orders"));
+/// assert!(!asked_for(&tool("delete_emails"), "delete old rows from the logs table"));
+/// assert!(asked_for(&tool("delete_rows"), "delete old rows from the logs table"));
+/// assert!(!asked_for(&tool("create_project"), "create a new cycle named Sprint 14"));
+/// ```
+pub fn asked_for(spec: &ToolSpec, query: &str) -> bool {
+    use toolwright_catalog::text::{Action, name_object, request_action, stem, words};
+    if spec.meta.side_effects == toolwright_core::SideEffects::Destructive {
+        return false;
+    }
+    match name_object(&spec.name) {
+        None | Some((Action::Read, _)) => true,
+        Some((action, object)) => {
+            let said: std::collections::HashSet<String> =
+                words(query).iter().map(|w| stem(w)).collect();
+            request_action(query) == Some(action)
+                && (object.is_empty() || object.iter().any(|w| said.contains(w)))
+        }
+    }
+}
+
 /// "No tool fits" as a linear score over [`Evidence`]: `bias + similarity·s + lexical·l +
 /// max(words, words_floor)·w + action_missing·a + object_missing·o`; above 0, the request is answered without a
 /// tool. Only the words past `words_floor` count: a long, detailed request is rarely out of

@@ -261,6 +261,50 @@ async fn a_repeated_rejected_call_falls_back_to_the_next_candidate() {
     );
 }
 
+/// The fallback never writes what the request did not ask for: with a tool that deletes
+/// records second in the ranking, the repeated rejection of `calculate` does not call it.
+#[tokio::test]
+async fn a_rejected_call_does_not_fall_back_to_a_write_the_request_did_not_ask_for() {
+    let Some(p) = provider() else { return };
+    let (reg, _dir) = demo();
+    let deleted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = deleted.clone();
+    let delete = toolwright_core::FnTool::new(
+        toolwright_core::ToolSpec::new(
+            "delete_records",
+            "Delete records from a table",
+            json!({"type": "object", "properties": {"table": {"type": "string"}},
+                "required": ["table"]}),
+        ),
+        move |_, _| {
+            let seen = seen.clone();
+            async move {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(toolwright_core::ToolOutput::Data(json!({"deleted": 3})))
+            }
+        },
+    );
+    reg.register(delete).unwrap();
+    let mut agent = Agent::new(p, Runtime::new(reg.clone()), AgentConfig::default()).with_ranker(
+        Arc::new(Fixed(vec!["calculate", "delete_records", "get_weather"])),
+    );
+    let trace = agent.run_trace("What is the sum of 17 and 25?").await;
+    let rejected = trace
+        .calls
+        .iter()
+        .filter(|c| c.call.name == "calculate" && c.envelope.is_error())
+        .count();
+    // The situation the fallback is for: the same rejected call, written twice.
+    assert!(rejected >= 2, "{:#?}", trace.steps);
+    assert_eq!(
+        deleted.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "{:#?}",
+        trace.steps
+    );
+    assert!(trace.calls.iter().all(|c| c.call.name != "delete_records"));
+}
+
 /// Continuation scoring reads the model: a reply it would give scores above one it would not,
 /// every score is a log-probability (≤ 0), a longer continuation of the same start scores no
 /// higher, and the prompt is scored once for all of them (same results in any order).
