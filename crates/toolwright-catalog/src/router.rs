@@ -127,6 +127,11 @@ fn document(spec: &ToolSpec, w: &FieldWeights) -> HashMap<String, f32> {
     };
     add(&spec.name, w.name);
     add(&spec.description, w.description);
+    // "Get all projects" lists projects: such a tool is indexed under the verb "list" too, as
+    // the name's field, so "list all my projects" finds `get_projects` beside `list_modules`.
+    if gets_all(&spec.description) && !text::words(&spec.name).iter().any(|w| w == "list") {
+        add("list", w.name);
+    }
     if let Some(c) = &spec.meta.category {
         add(c, w.category);
     }
@@ -157,6 +162,25 @@ fn document(spec: &ToolSpec, w: &FieldWeights) -> HashMap<String, f32> {
         }
     }
     doc
+}
+
+/// Whether a description opens with a read verb and "all" ("Get all projects for the current
+/// user", "Retrieves all labels"): the tool lists.
+fn gets_all(description: &str) -> bool {
+    let d = text::words(description);
+    let read = [
+        "get",
+        "gets",
+        "retrieve",
+        "retrieves",
+        "fetch",
+        "fetches",
+        "return",
+        "returns",
+        "show",
+        "shows",
+    ];
+    d.first().is_some_and(|w| read.contains(&w.as_str())) && d.get(1).is_some_and(|w| w == "all")
 }
 
 fn collect_params<'a>(schema: &'a Value, depth: usize, out: &mut Vec<(&'a str, &'a Value)>) {
@@ -1178,6 +1202,34 @@ mod tests {
         let bm25 = Router::new(&specs).with_action_bonus(1.0);
         let s = bm25.scores("modify the tracker issue").fused;
         assert_eq!(s[0], s[1]);
+    }
+
+    #[test]
+    fn a_tool_that_gets_all_of_something_is_found_by_list() {
+        let spec = |name: &str, description: &str| {
+            ToolSpec::new(
+                name,
+                description,
+                json!({"type": "object", "properties": {
+                "project_id": {"type": "string", "description": "The project"}}}),
+            )
+        };
+        // Plane's tools: every one reads a project, four list something of one.
+        let specs = vec![
+            spec("list_modules", "Get all modules for a specific project"),
+            spec("list_labels", "Get all labels for a specific project"),
+            spec("list_states", "Get all states for a specific project"),
+            spec("list_cycles", "Get all cycles for a specific project"),
+            ToolSpec::new(
+                "get_projects",
+                "Get all projects for the current user",
+                json!({}),
+            ),
+        ];
+        let bm25 = Router::new(&specs);
+        let s = bm25.scores("list all my projects").fused;
+        assert!(s[4] > s[0], "{s:?}");
+        assert!(gets_all("Retrieves all labels.") && !gets_all("Get the label"));
     }
 
     #[test]
