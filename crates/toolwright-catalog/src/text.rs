@@ -277,6 +277,7 @@ const ACTIONS: &[(Action, &[&str])] = &[
             "resize",
             "reset",
             "share",
+            "transfer",
         ],
     ),
     (
@@ -320,6 +321,7 @@ const PHRASES: &[(Action, &[&str])] = &[
 /// assert_eq!(action(&words("set up a new project")), Some(Action::Create));
 /// assert_eq!(action(&words("void the invoice")), Some(Action::Delete));
 /// assert_eq!(action(&words("pause workflow 55")), Some(Action::Update));
+/// assert_eq!(action(&words("transfer_cycle_issues")), Some(Action::Update));
 /// assert_eq!(action(&words("upload handbook.pdf")), Some(Action::Create));
 /// assert_eq!(action(&words("sequentialthinking")), None);
 /// ```
