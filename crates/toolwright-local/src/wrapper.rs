@@ -22,8 +22,8 @@
 //!   left out unless the object requires them.
 //! - A field with the name of a top-level parameter (`cycle_data.project_id` beside
 //!   `project_id`) is not lifted: the wrapped call copies the top-level value into it.
-//! - An object one of whose fields another object has already lifted stays as it is, and so
-//!   does every object of a schema with `$defs`-only fields that do not resolve.
+//! - An object one of whose fields another object has already lifted (or that holds a field
+//!   named like itself) stays as it is, and so does a `$ref` that does not resolve locally.
 //!
 //! The lifted schema keeps the outer `$defs` / `definitions` so that references inside still
 //! resolve. The runtime still validates the wrapped call against the advertised schema.
