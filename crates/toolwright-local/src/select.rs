@@ -505,11 +505,13 @@ pub fn drop_echoed_names(spec: &ToolSpec, args: &Value) -> (Value, Vec<String>) 
     names.retain(|n| n.len() >= 3);
     let mut kept = serde_json::Map::new();
     let mut dropped = Vec::new();
+    let props = spec.parameters.get("properties").and_then(Value::as_object);
     for (k, v) in map {
-        let echoed = v
-            .as_str()
-            .map(squash)
-            .is_some_and(|s| !s.is_empty() && names.contains(&s));
+        let own = props.and_then(|p| p.get(k));
+        let echoed = v.as_str().is_some_and(|s| {
+            let sq = squash(s);
+            (!sq.is_empty() && names.contains(&sq)) || names_own_word(k, s, own)
+        });
         if echoed {
             dropped.push(k.clone());
         } else {
@@ -517,6 +519,26 @@ pub fn drop_echoed_names(spec: &ToolSpec, args: &Value) -> (Value, Vec<String>) 
         }
     }
     (Value::Object(kept), dropped)
+}
+
+/// Whether `value` is one word of parameter `key`'s own name, in any number (`project_id`:
+/// "projects"), and not one of its allowed values: the object the parameter identifies, not an
+/// identifier of it.
+fn names_own_word(key: &str, value: &str, schema: Option<&Value>) -> bool {
+    use toolwright_catalog::text::{stem, words};
+    let ws = words(value);
+    let [word] = ws.as_slice() else {
+        return false;
+    };
+    if word.len() < 3 {
+        return false;
+    }
+    let allowed = schema
+        .and_then(|s| s.get("enum"))
+        .and_then(Value::as_array)
+        .is_some_and(|e| e.iter().any(|x| x.as_str() == Some(value)));
+    let w = stem(word);
+    !allowed && crate::cues::name_words(key).iter().any(|n| stem(n) == w)
 }
 
 #[cfg(test)]
@@ -823,6 +845,12 @@ mod tests {
         );
         assert_eq!(left, json!({"n": 3}));
         assert_eq!(dropped, ["repo_path", "target"]);
+        // One word of the parameter's own name, in any number: the object, not its id.
+        let (left, dropped) = drop_echoed_names(&spec, &json!({"repo_path": "repos", "n": 3}));
+        assert_eq!(
+            (left, dropped),
+            (json!({"n": 3}), vec!["repo_path".to_string()])
+        );
         let (left, dropped) =
             drop_echoed_names(&spec, &json!({"repo_path": "/src/app", "target": "main"}));
         assert_eq!(left, json!({"repo_path": "/src/app", "target": "main"}));
