@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | selection policy | [`Passes::selection`] | router first | [`crate::select`]: the router's first candidate is the tool and the model fills its arguments (the model chooses among close candidates with `ModelAmongClose`, which the switch `router_first` off selects: `toolwright eval --pass-off router_first`) |
 //! | no tool fits | [`Passes::no_tool`] | [`crate::select::NoToolRule::default`] | [`crate::select`]: with an embedder, a linear score over the best query–tool similarity, the scaled lexical evidence and the request's length says no tool fits: the model answers directly |
-//! | echoed names | [`Passes::drop_echoed_names`] | on | [`crate::select::drop_echoed_names`]: a string argument whose value is only the tool's or a parameter's name is treated as missing |
+//! | echoed names | [`Passes::drop_echoed_names`] | on | [`crate::select::drop_echoed_names`]: a string argument whose value is only the tool's or a parameter's name, or one word of its own parameter's name, is treated as missing |
 //! | relevance floor | [`Passes::relevance_floor`] | off | a best router score below the floor means no tool fits: the model answers in text without being offered one |
 //! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
 //! | wrapper objects | [`Passes::unwrap_objects`] | on | [`crate::wrapper`]: the fields of a tool's objects of named fields (a sole `{"params": {…}}`, or `cycle_data` beside `project_id`) are filled as if they were its parameters, and the call is wrapped again |
