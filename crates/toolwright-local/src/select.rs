@@ -505,12 +505,10 @@ pub fn drop_echoed_names(spec: &ToolSpec, args: &Value) -> (Value, Vec<String>) 
     names.retain(|n| n.len() >= 3);
     let mut kept = serde_json::Map::new();
     let mut dropped = Vec::new();
-    let props = spec.parameters.get("properties").and_then(Value::as_object);
     for (k, v) in map {
-        let own = props.and_then(|p| p.get(k));
         let echoed = v.as_str().is_some_and(|s| {
             let sq = squash(s);
-            (!sq.is_empty() && names.contains(&sq)) || names_own_word(k, s, own)
+            (!sq.is_empty() && names.contains(&sq)) || names_own_word(k, s)
         });
         if echoed {
             dropped.push(k.clone());
@@ -522,23 +520,17 @@ pub fn drop_echoed_names(spec: &ToolSpec, args: &Value) -> (Value, Vec<String>) 
 }
 
 /// Whether `value` is one word of parameter `key`'s own name, in any number (`project_id`:
-/// "projects"), and not one of its allowed values: the object the parameter identifies, not an
-/// identifier of it.
-fn names_own_word(key: &str, value: &str, schema: Option<&Value>) -> bool {
+/// "projects"): the object the parameter identifies, not an identifier of it. (The schema here
+/// is the grounded one, whose `enum` holds the request's words offered to the parameter, so an
+/// `enum` does not make such a word a value.)
+fn names_own_word(key: &str, value: &str) -> bool {
     use toolwright_catalog::text::{stem, words};
     let ws = words(value);
     let [word] = ws.as_slice() else {
         return false;
     };
-    if word.len() < 3 {
-        return false;
-    }
-    let allowed = schema
-        .and_then(|s| s.get("enum"))
-        .and_then(Value::as_array)
-        .is_some_and(|e| e.iter().any(|x| x.as_str() == Some(value)));
     let w = stem(word);
-    !allowed && crate::cues::name_words(key).iter().any(|n| stem(n) == w)
+    word.len() >= 3 && crate::cues::name_words(key).iter().any(|n| stem(n) == w)
 }
 
 #[cfg(test)]
