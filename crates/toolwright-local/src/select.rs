@@ -210,8 +210,8 @@ fn action_fit(ranking: &[Candidate], query: &str) -> ActionFit {
 /// fallback after a rejected call): a tool that only reads, or whose name has no verb and whose
 /// annotations do not say it destroys; a tool whose name creates, updates or deletes only when
 /// the request asks for that action ([`toolwright_catalog::text::request_action`]) and names the
-/// name's object. A fallback must not change what the user did not ask to change: after a SQL
-/// tool's arguments were rejected, its next candidate `delete_emails` was called.
+/// name's object. A fallback must not change what the user did not ask to change: for an
+/// out-of-scope request, a rejected call had fallen back to `batch_move_documents`.
 ///
 /// ```
 /// use serde_json::json;
