@@ -176,12 +176,19 @@ async fn import_mcp_with(
         let options = ClientOptions {
             prefix,
             timeout: Duration::from_millis(global.mcp_timeout_ms.max(1)),
+            connect_timeout: Duration::from_millis(global.mcp_connect_timeout_ms.max(1)),
             on_tools_changed: on_change.clone(),
             ..ClientOptions::default()
         };
         toolwright_mcp::import_all(std::slice::from_ref(source), registry, &options)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e {
+                toolwright_mcp::McpError::Transport(m) if m.contains("handshake") => format!(
+                    "MCP transport error: {m} (--mcp-connect-timeout-ms raises the deadline: a \
+                     first `npx -y` run may still be installing the package)"
+                ),
+                e => e.to_string(),
+            })?;
     }
     Ok(())
 }

@@ -67,6 +67,10 @@ pub struct Global {
     /// Deadline of one call to an MCP server's tool, in milliseconds.
     #[arg(long, global = true, value_name = "MS", default_value_t = 30_000)]
     pub mcp_timeout_ms: u64,
+    /// Deadline of an MCP server's start and handshake, in milliseconds (a first `npx -y` run
+    /// may still be installing the package).
+    #[arg(long, global = true, value_name = "MS", default_value_t = 20_000)]
+    pub mcp_connect_timeout_ms: u64,
     /// The built-in tools [default: `demo` when no --functions, --catalog or --mcp brings tools,
     /// else `none`].
     #[arg(long, global = true, value_enum)]

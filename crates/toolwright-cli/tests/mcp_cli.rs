@@ -606,6 +606,28 @@ async fn serve_find_tools_ranks_with_the_hybrid_router() {
 }
 
 #[test]
+fn a_server_that_never_answers_the_handshake_times_out_with_a_hint() {
+    // A first `npx -y` run can spend longer than the default 20 s installing: the deadline is a
+    // flag, and the error names it.
+    let (code, _, err) = run_cli(&[
+        "tools",
+        "list",
+        "--toolset",
+        "none",
+        "--mcp",
+        "sleep 30",
+        "--mcp-connect-timeout-ms",
+        "300",
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("did not complete the MCP handshake within 300 ms")
+            && err.contains("--mcp-connect-timeout-ms"),
+        "{err}"
+    );
+}
+
+#[test]
 fn two_servers_with_the_same_tool_names_are_kept_apart_by_prefixes() {
     // Two published servers both have `create_project` (Sentry's and Neon's): the clash is an
     // error whose hint works, and a prefix per server, or one naming each server, resolves it.

@@ -383,10 +383,15 @@ async fn finish_connect(
     let (service, group) = tokio::time::timeout(options.connect_timeout, handshake)
         .await
         .map_err(|_| {
+            let t = options.connect_timeout;
+            let within = if t.as_millis().is_multiple_of(1000) {
+                format!("{} s", t.as_secs())
+            } else {
+                format!("{} ms", t.as_millis())
+            };
             McpError::Transport(format!(
-                "`{}` did not complete the MCP handshake within {} s",
-                source.label(),
-                options.connect_timeout.as_secs()
+                "`{}` did not complete the MCP handshake within {within}",
+                source.label()
             ))
         })??;
     let peer = service.peer().clone();
