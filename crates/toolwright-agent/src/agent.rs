@@ -139,6 +139,10 @@ pub struct StepRecord {
     /// What the provider or the agent did besides asking the model.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The inputs the provider asked the user for instead of calling ([`Reply::needs_input`]):
+    /// the run's answer is then that question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs_input: Vec<String>,
 }
 
 /// Everything about one query: what was asked, routed, called and answered, with timings and
@@ -236,6 +240,9 @@ pub struct Agent {
     session: String,
     /// `error.type` of the provider failure that ended the current run, for its span.
     provider_failure: Option<String>,
+    /// The request of the previous run when that run ended asking the user for an input
+    /// ([`StepRecord::needs_input`]): the next query is the answer, routed together with it.
+    awaiting_input: Option<String>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -284,6 +291,7 @@ impl Agent {
             conversation: Vec::new(),
             session: format!("agent-{}-{n}-{nanos:x}", std::process::id()),
             provider_failure: None,
+            awaiting_input: None,
         }
     }
 
@@ -317,6 +325,7 @@ impl Agent {
     /// Forgets the conversation.
     pub fn reset(&mut self) {
         self.conversation.clear();
+        self.awaiting_input = None;
     }
 
     /// The runtime.
@@ -425,7 +434,12 @@ impl Agent {
         }
         self.conversation.push(Message::user(query));
         let specs = self.runtime.registry().specs();
-        let (tools, routed) = self.route(query, &specs);
+        // An answer to a question for an input is routed with the request that asked it.
+        let request = match self.awaiting_input.take() {
+            Some(asked) => format!("{asked} {query}"),
+            None => query.to_string(),
+        };
+        let (tools, routed) = self.route(&request, &specs);
         let mut trace = Trace {
             query: query.to_string(),
             provider: self.provider.name(),
@@ -456,6 +470,13 @@ impl Agent {
         }
         trace.messages = self.conversation.clone();
         trace.total_ms = ms(start);
+        if trace
+            .steps
+            .last()
+            .is_some_and(|s| !s.needs_input.is_empty())
+        {
+            self.awaiting_input = Some(request);
+        }
         trace
     }
 
@@ -507,6 +528,7 @@ impl Agent {
                     calls: Vec::new(),
                     usage: reply.usage,
                     notes: reply.notes.clone(),
+                    needs_input: reply.needs_input.clone(),
                 };
                 Some((reply, rec))
             }

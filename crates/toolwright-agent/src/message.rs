@@ -151,6 +151,11 @@ pub struct Reply {
     /// trace. Honest notes, never shown as the model's words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The inputs (parameter names) the provider asks the user for instead of calling a tool
+    /// whose required values the request does not give; `text` is the question. Empty for an
+    /// answer or calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs_input: Vec<String>,
 }
 
 impl Reply {

@@ -441,3 +441,58 @@ async fn run_stream_yields_every_event_in_order_then_done() {
     // The agent is usable again afterwards, and its conversation kept the run.
     assert_eq!(agent.conversation().len(), 4);
 }
+
+/// Records the queries it ranks; ranks every tool of `names` with score 1.
+struct RecordingRanker {
+    names: Vec<String>,
+    queries: std::sync::Mutex<Vec<String>>,
+}
+
+impl toolwright_agent::Ranker for RecordingRanker {
+    fn rank(&self, query: &str, _k: usize) -> Vec<toolwright_agent::Candidate> {
+        self.queries.lock().unwrap().push(query.to_string());
+        self.names
+            .iter()
+            .map(|n| toolwright_agent::Candidate {
+                name: n.clone(),
+                score: 1.0,
+                similarity: None,
+                lexical: None,
+            })
+            .collect()
+    }
+}
+
+#[tokio::test]
+async fn an_answer_to_a_question_for_an_input_is_routed_with_the_request_that_asked() {
+    let mut asked = Reply::text("I can do this with `get_weather`, but I need `city`.");
+    asked.needs_input = vec!["city".into()];
+    let p =
+        ScriptedProvider::from_replies(vec![asked, Reply::text("Sunny."), Reply::text("Hello.")]);
+    let (rt, _d) = demo_runtime();
+    let ranker = Arc::new(RecordingRanker {
+        names: rt
+            .registry()
+            .specs()
+            .iter()
+            .map(|s| s.name.clone())
+            .collect(),
+        queries: std::sync::Mutex::new(Vec::new()),
+    });
+    let mut config = AgentConfig::default();
+    config.routing.threshold = 0;
+    let mut agent = Agent::new(Arc::new(p), rt, config).with_ranker(ranker.clone());
+    let first = agent.run_trace("what's the weather like").await;
+    assert_eq!(first.steps[0].needs_input, ["city"]);
+    agent.run_trace("Oslo").await;
+    // Answered: the next request stands alone again.
+    agent.run_trace("hi").await;
+    assert_eq!(
+        *ranker.queries.lock().unwrap(),
+        [
+            "what's the weather like",
+            "what's the weather like Oslo",
+            "hi"
+        ]
+    );
+}

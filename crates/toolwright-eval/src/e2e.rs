@@ -36,6 +36,10 @@ pub struct E2eRow {
     /// changed something), for reading why a row went wrong.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The inputs the provider asked the user for instead of calling (the trace steps'
+    /// `needs_input`); such a request made no call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<String>,
 }
 
 /// The end-to-end figures.
@@ -49,6 +53,9 @@ pub struct EndToEnd {
     pub right_tool: f64,
     /// Share of in-scope requests answered without any call.
     pub refused_in_scope: f64,
+    /// Share of in-scope requests answered with a question for a required input the request
+    /// does not give (counted among the refused too).
+    pub asked_in_scope: f64,
     /// In-scope requests with determined arguments whose tool was right.
     pub with_arguments: usize,
     /// Share of those whose arguments were right.
@@ -57,6 +64,9 @@ pub struct EndToEnd {
     pub out_of_scope: usize,
     /// Share of out-of-scope requests answered without a call.
     pub refused_out_of_scope: f64,
+    /// Share of out-of-scope requests answered with a question for an input (counted among the
+    /// answered without a call too).
+    pub asked_out_of_scope: f64,
     /// Mean wall time per request, milliseconds.
     pub mean_ms: f64,
     /// Per request.
@@ -139,6 +149,11 @@ pub async fn run_end_to_end(
             arguments_right,
             wall_ms: started.elapsed().as_millis() as u64,
             notes: trace.steps.iter().flat_map(|s| s.notes.clone()).collect(),
+            asked: trace
+                .steps
+                .iter()
+                .flat_map(|s| s.needs_input.clone())
+                .collect(),
         });
         progress(i + 1, requests.len());
     }
@@ -162,10 +177,18 @@ pub fn summarize(provider: String, rows: Vec<E2eRow>) -> EndToEnd {
         in_scope: ins.len(),
         right_tool: share(ins.iter().filter(|r| r.right).count(), ins.len()),
         refused_in_scope: share(ins.iter().filter(|r| r.called.is_none()).count(), ins.len()),
+        asked_in_scope: share(
+            ins.iter().filter(|r| !r.asked.is_empty()).count(),
+            ins.len(),
+        ),
         with_arguments: with_args.len(),
         arguments_right: share(with_args.iter().filter(|b| **b).count(), with_args.len()),
         out_of_scope: oos.len(),
         refused_out_of_scope: share(oos.iter().filter(|r| r.right).count(), oos.len()),
+        asked_out_of_scope: share(
+            oos.iter().filter(|r| !r.asked.is_empty()).count(),
+            oos.len(),
+        ),
         mean_ms: if rows.is_empty() {
             0.0
         } else {
@@ -231,6 +254,7 @@ mod tests {
                     arguments_right: Some(true),
                     wall_ms: 10,
                     notes: Vec::new(),
+                    asked: Vec::new(),
                 },
                 E2eRow {
                     id: "2".into(),
@@ -241,6 +265,7 @@ mod tests {
                     arguments_right: None,
                     wall_ms: 10,
                     notes: Vec::new(),
+                    asked: Vec::new(),
                 },
                 E2eRow {
                     id: "3".into(),
@@ -251,6 +276,7 @@ mod tests {
                     arguments_right: None,
                     wall_ms: 10,
                     notes: Vec::new(),
+                    asked: Vec::new(),
                 },
             ],
         );

@@ -180,15 +180,17 @@ pub fn summary_text(r: &ToolsetReport) -> String {
     }
     if let Some(e) = &r.end_to_end {
         s.push_str(&format!(
-            "\nend to end ({})\n  right tool        {} of {} in-scope\n  arguments right   {} of {} with a right tool and determined arguments\n  in-scope refused  {}\n  out-of-scope answered without a call  {} of {}\n  mean time per request  {:.0} ms\n",
+            "\nend to end ({})\n  right tool        {} of {} in-scope\n  arguments right   {} of {} with a right tool and determined arguments\n  in-scope refused  {} (asked for an input the request does not give: {})\n  out-of-scope answered without a call  {} of {} (asked for an input: {})\n  mean time per request  {:.0} ms\n",
             e.provider,
             pct(e.right_tool),
             e.in_scope,
             pct(e.arguments_right),
             e.with_arguments,
             pct(e.refused_in_scope),
+            pct(e.asked_in_scope),
             pct(e.refused_out_of_scope),
             e.out_of_scope,
+            pct(e.asked_out_of_scope),
             e.mean_ms
         ));
     }

@@ -9,6 +9,7 @@
 #[cfg(feature = "embed")]
 pub mod embed;
 
+pub mod ask;
 pub mod caps;
 pub mod clock;
 pub mod code;

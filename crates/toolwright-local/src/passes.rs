@@ -10,6 +10,7 @@
 //! | selection policy | [`Passes::selection`] | router first | [`crate::select`]: the router's first candidate is the tool and the model fills its arguments (the model chooses among close candidates with `ModelAmongClose`, which the switch `router_first` off selects: `toolwright eval --pass-off router_first`) |
 //! | no tool fits | [`Passes::no_tool`] | [`crate::select::NoToolRule::default`] | [`crate::select`]: with an embedder, a linear score over the best query–tool similarity, the scaled lexical evidence and the request's length says no tool fits: the model answers directly |
 //! | echoed names | [`Passes::drop_echoed_names`] | on | [`crate::select::drop_echoed_names`]: a string argument whose value is only the tool's or a parameter's name, or one word of its own parameter's name, is treated as missing |
+//! | needs input | [`Passes::ask_missing`] | on | [`crate::ask`]: when the tool is fixed and the request writes no value for one of its required identifiers (`project_id`, `issue_number`), the router's next candidate that lacks nothing and only reads is called, else the user is asked for the input instead of a call being made up |
 //! | relevance floor | [`Passes::relevance_floor`] | off | a best router score below the floor means no tool fits: the model answers in text without being offered one |
 //! | weak-match decline | [`Passes::decline_weak_matches`] | below 3.0 | a best router score below this (and no allowed value of a candidate named in the query) lets the model decline every tool (`{"tool": "none"}`) |
 //! | wrapper objects | [`Passes::unwrap_objects`] | on | [`crate::wrapper`]: the fields of a tool's objects of named fields (a sole `{"params": {…}}`, or `cycle_data` beside `project_id`) are filled as if they were its parameters, and the call is wrapped again |
@@ -45,6 +46,11 @@ pub struct Passes {
     /// Treat a string argument whose value is only the tool's name or a parameter's name as
     /// missing ([`crate::select::drop_echoed_names`]). Default on.
     pub drop_echoed_names: bool,
+    /// When the tool is fixed and the request writes no value for one of its required
+    /// identifiers (`project_id`, `issue_number`), call the router's next candidate that lacks
+    /// nothing and only reads, else ask the user for the input instead of calling
+    /// ([`crate::ask`]). Default on.
+    pub ask_missing: bool,
     /// `Some(floor)`: a best router score below `floor` means no tool fits the query, and the
     /// model answers directly without being offered any. Router scores are BM25, comparable
     /// within one toolset only: calibrate the floor on your own data. Default `None` (off: the
@@ -105,6 +111,7 @@ impl Default for Passes {
             selection: crate::select::Selection::RouterFirst,
             no_tool: Some(crate::select::NoToolRule::default()),
             drop_echoed_names: true,
+            ask_missing: true,
             relevance_floor: None,
             decline_weak_matches: Some(3.0),
             unwrap_objects: true,
@@ -124,10 +131,11 @@ impl Default for Passes {
 
 impl Passes {
     /// The names [`Passes::switch_off`] knows, as the table above writes them with `_`.
-    pub const SWITCHES: [&'static str; 13] = [
+    pub const SWITCHES: [&'static str; 14] = [
         "router_first",
         "no_tool",
         "drop_echoed_names",
+        "ask_missing",
         "unwrap_objects",
         "narrowing",
         "number_grounding",
@@ -159,6 +167,7 @@ impl Passes {
             "router_first" => self.selection = crate::select::Selection::ModelAmongClose,
             "no_tool" => self.no_tool = None,
             "drop_echoed_names" => self.drop_echoed_names = false,
+            "ask_missing" => self.ask_missing = false,
             "unwrap_objects" => self.unwrap_objects = false,
             "narrowing" => self.narrowing = false,
             "number_grounding" => self.number_grounding = false,

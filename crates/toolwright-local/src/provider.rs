@@ -201,6 +201,20 @@ impl LocalProvider {
             .and_then(|i| msgs.get(i))
             .map(|m| m.content.clone())
             .unwrap_or_default();
+        // An answer to this provider's question for an input completes the request that asked.
+        let query = match last_user
+            .and_then(|i| i.checked_sub(2))
+            .and_then(|i| msgs.get(i..i + 2))
+        {
+            Some([asked, question])
+                if asked.role == Role::User
+                    && question.role == Role::Assistant
+                    && crate::ask::is_question(&question.content) =>
+            {
+                format!("{} {query}", asked.content)
+            }
+            _ => query,
+        };
         let tail = last_user
             .and_then(|i| msgs.get(i + 1..))
             .unwrap_or_default();
@@ -384,7 +398,7 @@ impl LocalProvider {
         let has_similarity = turn
             .ranking
             .is_some_and(|r| r.iter().any(|c| c.similarity.is_some()));
-        let candidates: Vec<&ToolSpec> = match turn.ranking {
+        let mut candidates: Vec<&ToolSpec> = match turn.ranking {
             Some(ranked) => {
                 let lexical_floor = passes.relevance_floor.filter(|_| !has_similarity);
                 let usable: Vec<Candidate> = ranked
@@ -446,6 +460,15 @@ impl LocalProvider {
                 notes: vec![why],
             };
         }
+        let mut swapped = None;
+        match self.ask_missing(turn, &candidates, query) {
+            Missing::Nothing => {}
+            Missing::Ask(job) => return job,
+            Missing::Next(next, note) => {
+                candidates = vec![next];
+                swapped = Some(note);
+            }
+        }
         let top = turn
             .ranking
             .and_then(|r| r.first())
@@ -465,6 +488,7 @@ impl LocalProvider {
             self.config.max_parallel_calls,
         );
         if let Job::Call { notes, .. } = &mut job {
+            notes.extend(swapped);
             if weak {
                 notes.push(format!(
                     "weak router match (best score {top:.2} < {:.2}): the model could decline every tool and answer directly",
@@ -492,6 +516,55 @@ impl LocalProvider {
             });
         }
         job
+    }
+
+    /// The "needs input" pass ([`crate::ask`]): when the tool is fixed (one candidate) and the
+    /// request gives no value for one of its required identifiers, the router's next candidate
+    /// that lacks nothing and only reads is called ([`crate::ask::stands_in`]),
+    /// else the user is asked for the inputs instead of a call being made up.
+    fn ask_missing<'t>(
+        &self,
+        turn: &Turn<'t>,
+        candidates: &[&'t ToolSpec],
+        query: &str,
+    ) -> Missing<'t> {
+        let [spec] = candidates else {
+            return Missing::Nothing;
+        };
+        if !self.config.passes.ask_missing {
+            return Missing::Nothing;
+        }
+        let missing = crate::ask::missing_inputs(spec, query);
+        if missing.is_empty() {
+            return Missing::Nothing;
+        }
+        let names: Vec<&str> = missing.iter().map(|m| m.param.as_str()).collect();
+        let next = turn
+            .ranking
+            .unwrap_or_default()
+            .iter()
+            .filter(|c| c.name != spec.name)
+            .filter_map(|c| turn.tools.iter().find(|s| s.name == c.name))
+            .find(|s| crate::ask::stands_in(s, query));
+        if let Some(next) = next {
+            return Missing::Next(
+                next,
+                format!(
+                    "{} needs {}, which the request does not give: the router's next candidate {} needs nothing it lacks and was called instead",
+                    spec.name,
+                    names.join(", "),
+                    next.name
+                ),
+            );
+        }
+        let mut r = Reply::text(crate::ask::question(&spec.name, &missing));
+        r.needs_input = names.iter().map(|n| n.to_string()).collect();
+        r.notes.push(format!(
+            "{} needs {} and the request writes no value for it: the user was asked instead of a call being made up",
+            spec.name,
+            names.join(", ")
+        ));
+        Missing::Ask(Job::Fixed(r))
     }
 
     fn call_job(
@@ -640,6 +713,16 @@ impl LocalProvider {
 }
 
 /// The conversation as plain text turns for a direct answer.
+/// What the "needs input" pass decided ([`LocalProvider::ask_missing`]).
+enum Missing<'t> {
+    /// The tool lacks nothing (or the pass is off).
+    Nothing,
+    /// Ask the user.
+    Ask(Job),
+    /// Call this candidate instead (with the note for the trace).
+    Next(&'t ToolSpec, String),
+}
+
 fn direct_messages(turn: &Turn<'_>) -> Vec<(String, String)> {
     let mut messages = vec![pair("system", DIRECT_SYSTEM)];
     for m in turn.messages {

@@ -305,6 +305,103 @@ async fn a_rejected_call_does_not_fall_back_to_a_write_the_request_did_not_ask_f
     assert!(trace.calls.iter().all(|c| c.call.name != "delete_records"));
 }
 
+/// A tool registered for the "needs input" tests: counts its calls, returns what it was given.
+fn counting(
+    name: &str,
+    description: &str,
+    schema: Value,
+) -> (toolwright_core::FnTool, Arc<std::sync::atomic::AtomicUsize>) {
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = calls.clone();
+    let tool = toolwright_core::FnTool::new(
+        toolwright_core::ToolSpec::new(name, description, schema),
+        move |args, _| {
+            let seen = seen.clone();
+            async move {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(toolwright_core::ToolOutput::Data(json!({"done": args})))
+            }
+        },
+    );
+    (tool, calls)
+}
+
+/// "reboot my droplet" names no droplet: the provider asks for its id instead of making one
+/// up (no call, the trace says which input), and the user's answer completes the request.
+#[tokio::test]
+async fn a_required_identifier_the_request_lacks_is_asked_for_and_the_answer_completes_it() {
+    let Some(p) = provider() else { return };
+    let (reg, _dir) = demo();
+    let (reboot, reboots) = counting(
+        "reboot_droplet",
+        "Reboot a droplet",
+        json!({"type": "object", "properties": {"droplet_id": {"type": "integer",
+            "description": "ID of the droplet to reboot"}}, "required": ["droplet_id"]}),
+    );
+    reg.register(reboot).unwrap();
+    let mut agent = Agent::new(p, Runtime::new(reg.clone()), AgentConfig::default())
+        .with_ranker(Arc::new(Fixed(vec!["reboot_droplet", "calculate"])));
+    let asked = agent.run_trace("reboot my droplet").await;
+    assert!(asked.calls.is_empty(), "{:#?}", asked.steps);
+    assert_eq!(asked.steps.last().unwrap().needs_input, ["droplet_id"]);
+    assert!(
+        asked
+            .answer
+            .as_deref()
+            .unwrap_or_default()
+            .contains("droplet_id"),
+        "{:?}",
+        asked.answer
+    );
+    let done = agent.run_trace("it is 3164494").await;
+    assert_eq!(
+        reboots.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "{:#?}",
+        done.steps
+    );
+    assert_eq!(done.calls[0].call.arguments["droplet_id"], json!(3164494));
+}
+
+/// A first candidate that needs an identifier the request does not write gives way to the
+/// router's next candidate when that one lacks nothing and only reads.
+#[tokio::test]
+async fn a_tool_that_lacks_an_identifier_gives_way_to_a_next_candidate_that_reads() {
+    let Some(p) = provider() else { return };
+    let (reg, _dir) = demo();
+    let (get, gets) = counting(
+        "get_project",
+        "Get one project by its ID",
+        json!({"type": "object", "properties": {"project_id": {"type": "string"}},
+            "required": ["project_id"]}),
+    );
+    let (list, lists) = counting(
+        "list_projects",
+        "List the user's projects",
+        json!({"type": "object", "properties": {}}),
+    );
+    reg.register(get).unwrap();
+    reg.register(list).unwrap();
+    let mut agent = Agent::new(p, Runtime::new(reg.clone()), AgentConfig::default())
+        .with_ranker(Arc::new(Fixed(vec!["get_project", "list_projects"])));
+    let trace = agent.run_trace("what projects do I have").await;
+    // Not even a rejected attempt at `get_project` first.
+    let called: Vec<&str> = trace.calls.iter().map(|c| c.call.name.as_str()).collect();
+    assert_eq!(called, ["list_projects"], "{:#?}", trace.steps);
+    assert_eq!(
+        gets.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "{:#?}",
+        trace.steps
+    );
+    assert_eq!(
+        lists.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "{:#?}",
+        trace.steps
+    );
+}
+
 /// Continuation scoring reads the model: a reply it would give scores above one it would not,
 /// every score is a log-probability (≤ 0), a longer continuation of the same start scores no
 /// higher, and the prompt is scored once for all of them (same results in any order).

@@ -242,6 +242,7 @@ fn interpret(v: &Value, id_base: usize) -> Result<Reply, ReplyError> {
         usage: None,
         model: None,
         notes: Vec::new(),
+        needs_input: Vec::new(),
     })
 }
 
