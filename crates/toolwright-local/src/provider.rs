@@ -463,7 +463,7 @@ impl LocalProvider {
         let mut swapped = None;
         match self.ask_missing(turn, &candidates, query) {
             Missing::Nothing => {}
-            Missing::Ask(job) => return job,
+            Missing::Ask(reply) => return Job::Fixed(*reply),
             Missing::Next(next, note) => {
                 candidates = vec![next];
                 swapped = Some(note);
@@ -564,7 +564,7 @@ impl LocalProvider {
             spec.name,
             names.join(", ")
         ));
-        Missing::Ask(Job::Fixed(r))
+        Missing::Ask(Box::new(r))
     }
 
     fn call_job(
@@ -717,8 +717,8 @@ impl LocalProvider {
 enum Missing<'t> {
     /// The tool lacks nothing (or the pass is off).
     Nothing,
-    /// Ask the user.
-    Ask(Job),
+    /// Ask the user: this reply is the question.
+    Ask(Box<Reply>),
     /// Call this candidate instead (with the note for the trace).
     Next(&'t ToolSpec, String),
 }
