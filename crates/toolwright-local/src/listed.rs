@@ -39,7 +39,8 @@ pub fn documentation<'a>(name: &str, schema: &'a Value, tool_description: &'a st
 /// sentence that says "one of", "options" or "or" and gives no example marker, when there are
 /// two or more of them; or a list of three codes or more joined by commas without spaces that
 /// ends a sentence after a dash or a colon ("Data period - 1d,5d,1mo,3mo,6mo,1y,ytd,max"), or
-/// with spaces after a phrase that says so ("Valid values include: companies, contacts, deals").
+/// with spaces after a phrase that says so ("Valid values include: companies, contacts, deals";
+/// "value : HTTPS, HTTP or PING").
 pub fn listed_values(text: &str) -> Option<Vec<String>> {
     quoted_choices(text).or_else(|| code_list(text))
 }
@@ -71,20 +72,28 @@ fn code_list(text: &str) -> Option<Vec<String>> {
                 && v.len() <= 24
                 && v.chars().all(|c| c.is_alphanumeric() || "_-./".contains(c))
         };
-        let phrased = VALUE_PHRASES
-            .iter()
-            .any(|p| head.to_lowercase().contains(p));
+        // "Valid values include: …", or a sentence that opens "value :" or "values:".
+        let lead = head.trim().to_lowercase();
+        let phrased = VALUE_PHRASES.iter().any(|p| lead.contains(p))
+            || matches!(lead.as_str(), "value" | "values");
         let vals: Vec<String> = tail
             .split(',')
-            .map(|v| {
+            .flat_map(|v| {
                 if !phrased {
-                    return v.to_string();
+                    return vec![v.to_string()];
                 }
-                let v = v.trim();
-                v.strip_prefix("and ")
-                    .or_else(|| v.strip_prefix("or "))
-                    .unwrap_or(v)
-                    .to_string()
+                // "HTTPS, HTTP or PING": the last two are joined by "or" or "and".
+                v.trim()
+                    .split(" or ")
+                    .flat_map(|v| v.split(" and "))
+                    .map(|v| {
+                        let v = v.trim();
+                        v.strip_prefix("and ")
+                            .or_else(|| v.strip_prefix("or "))
+                            .unwrap_or(v)
+                            .to_string()
+                    })
+                    .collect()
             })
             .collect();
         (vals.len() >= 3 && vals.iter().all(|v| code(v))).then_some(vals)
@@ -196,6 +205,11 @@ mod tests {
         assert!(listed_values("Fields to return: name, email, phone").is_none());
         assert!(listed_values("Symbols, e.g.: AAPL,MSFT,GOOGL").is_none());
         assert!(listed_values("Two codes: a,b").is_none());
+        assert_eq!(
+            listed_values("Type of the UptimeCheck. value : HTTPS, HTTP or PING").unwrap(),
+            ["HTTPS", "HTTP", "PING"]
+        );
+        assert!(listed_values("The check's name: HTTPS, HTTP or PING").is_none());
         let d = "The type of object. Valid values include: companies, contacts, line_items. For \
                  custom objects, use the schema tool.";
         assert_eq!(

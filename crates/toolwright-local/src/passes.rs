@@ -236,8 +236,8 @@ pub fn keep_distinct_grounded(
 /// `args` for `spec` (grounded: its parameters' schemas carry the values offered) with each
 /// list of offered texts holding each text once, in the order first written: a small model
 /// loops through a short list (`["AAPL", "MSFT", "GOOGL", "AAPL", "MSFT", …]`, one path twice).
-/// Lists of numbers, and lists whose items are not restricted to offered values, stay as
-/// written. Returns the parameters changed.
+/// Lists of numbers (but of identifiers: `DropletIDs` `[8812233, 8812233]`), and lists whose
+/// items are not restricted to offered values, stay as written. Returns the parameters changed.
 ///
 /// ```
 /// use serde_json::json;
@@ -248,6 +248,12 @@ pub fn keep_distinct_grounded(
 /// let mut args = json!({"symbols": ["AAPL", "MSFT", "AAPL"]});
 /// assert_eq!(distinct_items(&spec, &mut args), ["symbols"]);
 /// assert_eq!(args, json!({"symbols": ["AAPL", "MSFT"]}));
+/// let spec = ToolSpec::new("add", "", json!({"type": "object", "properties": {
+///     "droplet_ids": {"type": "array", "items": {"type": "number", "enum": [8812233]}},
+///     "sizes": {"type": "array", "items": {"type": "number", "enum": [2]}}}}));
+/// let mut args = json!({"droplet_ids": [8812233, 8812233], "sizes": [2, 2]});
+/// assert_eq!(distinct_items(&spec, &mut args), ["droplet_ids"]);
+/// assert_eq!(args, json!({"droplet_ids": [8812233], "sizes": [2, 2]}));
 /// ```
 pub fn distinct_items(spec: &ToolSpec, args: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
@@ -263,7 +269,14 @@ pub fn distinct_items(spec: &ToolSpec, args: &mut Value) -> Vec<String> {
             .and_then(|p| p.get("items"))
             .is_some_and(|i| i.get("enum").is_some());
         let Value::Array(items) = v else { continue };
-        if !offered || !items.iter().all(Value::is_string) {
+        // A list of identifiers never names one twice, whether they are texts or numbers.
+        let ids = props.get(k).is_some_and(|p| {
+            let about = p.get("description").and_then(Value::as_str).unwrap_or("");
+            crate::cues::holds_identifier(k, about)
+        });
+        let comparable =
+            items.iter().all(Value::is_string) || (ids && items.iter().all(Value::is_number));
+        if !offered || !comparable {
             continue;
         }
         let before = items.len();
