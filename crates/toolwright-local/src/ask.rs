@@ -30,7 +30,7 @@
 //! only reads and reads what the request says ([`stands_in`]) is called instead. A tool that
 //! writes is never called on that weaker evidence: the question is asked.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use toolwright_core::ToolSpec;
 
 /// A required input the request does not give.
@@ -167,7 +167,7 @@ fn identifier_kind(tool: &str, name: &str, schema: &Value, about: &str) -> Optio
     {
         return None;
     }
-    let types = types_of(o);
+    let types = types_of(schema);
     let numeric = !types.is_empty()
         && types
             .iter()
@@ -227,29 +227,18 @@ fn from_a_tool(about: &str) -> bool {
 }
 
 /// The JSON types a parameter takes (an array's items' types), without `null`.
-fn types_of(o: &Map<String, Value>) -> Vec<String> {
-    let of = |o: &Map<String, Value>| -> Vec<String> {
-        match o.get("type") {
-            Some(Value::String(t)) => vec![t.clone()],
-            Some(Value::Array(ts)) => ts
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    let mut ts = of(o);
+fn types_of(schema: &Value) -> Vec<String> {
+    use toolwright_catalog::schema::types;
+    let mut ts = types(schema);
     if ts.iter().any(|t| t == "array") {
-        if let Some(items) = o.get("items").and_then(Value::as_object) {
-            if ["enum", "const"].iter().any(|k| items.contains_key(*k)) {
-                return vec!["enum".to_string()];
-            }
-            ts.retain(|t| t != "array");
-            ts.extend(of(items));
-        } else {
+        let Some(items) = schema.get("items").filter(|i| i.is_object()) else {
             return vec!["array".to_string()];
+        };
+        if ["enum", "const"].iter().any(|k| items.get(*k).is_some()) {
+            return vec!["enum".to_string()];
         }
+        ts.retain(|t| t != "array");
+        ts.extend(types(items));
     }
     ts.retain(|t| t != "null");
     ts
