@@ -520,8 +520,9 @@ impl LocalProvider {
 
     /// The "needs input" pass ([`crate::ask`]): when the tool is fixed (one candidate) and the
     /// request gives no value for one of its required identifiers, the router's next candidate
-    /// that lacks nothing and only reads is called ([`crate::ask::stands_in`]),
-    /// else the user is asked for the inputs instead of a call being made up.
+    /// that lacks nothing, only reads and reads what the request says is called
+    /// ([`crate::ask::stands_in`]), else the user is asked for the inputs instead of a call
+    /// being made up.
     fn ask_missing<'t>(
         &self,
         turn: &Turn<'t>,
@@ -550,7 +551,7 @@ impl LocalProvider {
             return Missing::Next(
                 next,
                 format!(
-                    "{} needs {}, which the request does not give: the router's next candidate {} needs nothing it lacks and was called instead",
+                    "{} needs {}, which the request does not give: the router's next candidate {} lacks nothing, reads what the request says and was called instead",
                     spec.name,
                     names.join(", "),
                     next.name
@@ -712,7 +713,6 @@ impl LocalProvider {
     }
 }
 
-/// The conversation as plain text turns for a direct answer.
 /// What the "needs input" pass decided ([`LocalProvider::ask_missing`]).
 enum Missing<'t> {
     /// The tool lacks nothing (or the pass is off).
@@ -723,6 +723,7 @@ enum Missing<'t> {
     Next(&'t ToolSpec, String),
 }
 
+/// The conversation as plain text turns for a direct answer.
 fn direct_messages(turn: &Turn<'_>) -> Vec<(String, String)> {
     let mut messages = vec![pair("system", DIRECT_SYSTEM)];
     for m in turn.messages {
