@@ -33,6 +33,11 @@
 //!   `dataset`, `keyspace`) parameter and a `collection` (or `table`) parameter takes the two
 //!   sides of the request's `db.collection` word (`shop.orders`), the dotted notation of
 //!   databases; a word ending in a file extension (`data.csv`) is not one.
+//! - **An image reference** ([`image_tag`]): a tool with an `image` (or `repository`) parameter
+//!   and a `tag` parameter takes the two sides of the request's `name:tag` word (`postgres:16`).
+//! - **A renaming's ends** ([`rename_ends`]): a tool with a `new_name` parameter and one for the
+//!   current name (`collection_name`) takes the words before and after the "to" of "rename X to
+//!   Y".
 //! - **A move's ends** ([`move_ends`]): a tool with a pair such as `source_branch` and
 //!   `target_branch` (or `head` and `base`) takes the words after "from" and after "to" or
 //!   "into".
@@ -186,6 +191,9 @@ const PLACE_PREPOSITIONS: &[&str] = &["in", "on", "from", "into", "under", "with
 
 /// Quotes that open a quoted text.
 const QUOTES: &[char] = &['"', '\'', '`', '\u{2018}', '\u{201c}'];
+
+/// Closing quotes.
+const QUOTES_CLOSE: &[char] = &['"', '\'', '`', '\u{2019}', '\u{201d}'];
 
 /// The lowercase words of a parameter's name, split at `_`, `-`, `.`, camel case and where
 /// digits meet letters (`threadTs` → `thread`, `ts`; `atm_pressure` → `atm`, `pressure`;
@@ -1712,6 +1720,177 @@ pub fn container_item(params: &[&str], query: &str) -> Vec<(String, Vec<String>)
         return Vec::new();
     }
     sides(container, item, &pairs)
+}
+
+/// Parameter names of the image side of an image reference (`postgres:16`).
+const IMAGE_WORDS: &[&str] = &["image", "repository", "repo"];
+
+/// The two sides of the request's image references (`postgres:16` → `postgres`, `16`;
+/// `ghcr.io/acme/api:v1.2` → `ghcr.io/acme/api`, `v1.2`): a word with one `:` after its last
+/// `/`, whose left side has a letter and whose right side is a tag (letters, digits, `_`, `.`,
+/// `-`, at most 128); not a URL.
+fn image_refs(query: &str) -> Vec<(String, String)> {
+    let tag = |t: &str| {
+        !t.is_empty()
+            && t.len() <= 128
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+            && t.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+    };
+    tokens(query)
+        .into_iter()
+        .filter_map(|w| {
+            let word = query.get(w.body.clone())?.trim_end_matches('.');
+            if word.contains("://") || word.contains('@') {
+                return None;
+            }
+            let (image, t) = word.rsplit_once(':')?;
+            let ok = image.chars().any(char::is_alphabetic)
+                && image.chars().next().is_some_and(char::is_alphanumeric)
+                && image
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|last| !last.contains(':'));
+            (ok && tag(t) && !t.contains('/')).then(|| (image.to_string(), t.to_string()))
+        })
+        .collect()
+}
+
+/// For a tool with an image parameter (`image`, `repository`, `repo`, `image_name`) and a
+/// `tag` parameter, the values each side takes from the request's image references ("pull the
+/// postgres:16 image": `repository` → `postgres`, `tag` → `16`), the notation of container
+/// registries. Empty when the tool has no such pair or the request no such word.
+///
+/// ```
+/// use toolwright_local::cues::image_tag;
+/// let v = image_tag(&["repository", "tag"], "pull the postgres:16 image");
+/// assert_eq!(v, [("repository".to_string(), vec!["postgres".to_string()]),
+///                ("tag".to_string(), vec!["16".to_string()])]);
+/// assert!(image_tag(&["image"], "run postgres:16").is_empty());
+/// assert!(image_tag(&["image", "tag"], "pull https://example.com:8080").is_empty());
+/// ```
+pub fn image_tag(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
+    let side = |p: &str, set: &[&str]| match name_words(p).as_slice() {
+        [w] => set.contains(&w.as_str()),
+        [w, g] => set.contains(&w.as_str()) && GENERIC.contains(&g.as_str()),
+        _ => false,
+    };
+    let image = params.iter().find(|p| side(p, IMAGE_WORDS));
+    let tag = params.iter().find(|p| {
+        matches!(name_words(p).as_slice(), [t] if t == "tag")
+            || matches!(name_words(p).as_slice(), [i, t] if i == "image" && t == "tag")
+    });
+    let (Some(image), Some(tag)) = (image, tag) else {
+        return Vec::new();
+    };
+    let refs = image_refs(query);
+    if refs.is_empty() {
+        return Vec::new();
+    }
+    sides(image, tag, &refs)
+}
+
+/// For a tool with a parameter for a new name (`new_name`, `newTitle`: "new" and a last word)
+/// and one for the current name (the same last word without "new": `collection_name`, `name`,
+/// `old_name`; with several, the one that opens with "old" or "current"), the two ends of the
+/// request's "rename X to Y" (or "as Y"): the word, or the quoted text, before the first "to"
+/// after the verb for the current name, and after it for the new one ("rename the chroma
+/// collection faq to faq_v2": `collection_name` → `faq`, `new_name` → `faq_v2`). The verb is
+/// "re" and the names' last word ("rename", "retitle"). Empty otherwise.
+///
+/// ```
+/// use toolwright_local::cues::rename_ends;
+/// let v = rename_ends(&["collection_name", "new_name"], "rename the collection faq to faq_v2");
+/// assert_eq!(v, [("collection_name".to_string(), vec!["faq".to_string()]),
+///                ("new_name".to_string(), vec!["faq_v2".to_string()])]);
+/// let v = rename_ends(&["name", "newName"], "rename 'Q3 plan' to 'Q4 plan'");
+/// assert_eq!(v[1], ("newName".to_string(), vec!["Q4 plan".to_string()]));
+/// assert!(rename_ends(&["name", "title"], "rename faq to faq_v2").is_empty());
+/// ```
+pub fn rename_ends(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
+    let opens = |p: &str, w: &[&str]| {
+        name_words(p)
+            .first()
+            .is_some_and(|f| w.contains(&f.as_str()))
+    };
+    let Some(new) = params
+        .iter()
+        .find(|p| opens(p, &["new"]) && name_words(p).len() >= 2)
+    else {
+        return Vec::new();
+    };
+    let last = name_words(new).last().cloned().unwrap_or_default();
+    let olds: Vec<&&str> = params
+        .iter()
+        .filter(|p| *p != new && !opens(p, &["new"]))
+        .filter(|p| name_words(p).last() == Some(&last))
+        .collect();
+    let old = match olds.as_slice() {
+        [one] => **one,
+        many => match many.iter().find(|p| opens(p, &["old", "current"])) {
+            Some(p) => **p,
+            None => return Vec::new(),
+        },
+    };
+    match renamed_ends(query, &last) {
+        Some((a, b)) if a != b => vec![(old.to_string(), vec![a]), (new.to_string(), vec![b])],
+        _ => Vec::new(),
+    }
+}
+
+/// The two ends of "re`last` X to Y" in `query` (see [`rename_ends`]).
+fn renamed_ends(query: &str, last: &str) -> Option<(String, String)> {
+    let ws = tokens(query);
+    let text = |k: usize| {
+        ws.get(k)
+            .and_then(|w| query.get(w.body.clone()))
+            .unwrap_or("")
+    };
+    let raw = |k: usize| {
+        ws.get(k)
+            .and_then(|w| query.get(w.raw.clone()))
+            .unwrap_or("")
+            .trim_end_matches([',', '.', ';', ':', '!', '?'])
+    };
+    let verb = (0..ws.len()).find(|&i| {
+        text(i)
+            .to_lowercase()
+            .strip_prefix("re")
+            .is_some_and(|r| !last.is_empty() && r.starts_with(last))
+    })?;
+    let to =
+        (verb + 2..ws.len()).find(|&i| matches!(text(i).to_lowercase().as_str(), "to" | "as"))?;
+    // A quoted end runs from its opening quote to its closing one.
+    let quoted_before = || {
+        let close = to.checked_sub(1)?;
+        if !raw(close).ends_with(QUOTES_CLOSE) {
+            return None;
+        }
+        let open = (verb + 1..=close)
+            .rev()
+            .find(|&j| raw(j).starts_with(QUOTES))?;
+        query
+            .get(ws.get(open)?.body.start..ws.get(close)?.body.end)
+            .map(String::from)
+    };
+    let quoted_after = || {
+        let open = to + 1;
+        if !raw(open).starts_with(QUOTES) {
+            return None;
+        }
+        let close = (open..ws.len()).find(|&j| raw(j).ends_with(QUOTES_CLOSE))?;
+        query
+            .get(ws.get(open)?.body.start..ws.get(close)?.body.end)
+            .map(String::from)
+    };
+    let plain = |k: usize| {
+        let t = text(k);
+        (!t.is_empty() && !FUNCTION_WORDS.contains(&t.to_lowercase().as_str()))
+            .then(|| t.to_string())
+    };
+    let a = quoted_before().or_else(|| plain(to - 1))?;
+    let b = quoted_after().or_else(|| plain(to + 1))?;
+    Some((a, b))
 }
 
 /// Name words of a move's two ends (`source_branch`/`target_branch`, `head`/`base`).

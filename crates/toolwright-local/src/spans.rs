@@ -855,9 +855,10 @@ fn scheme_words(documented: &str, query: &str) -> Vec<String> {
 /// a parameter whose value the request points at ([`crate::cues::focus`]: its name word before
 /// a value, a path or URL written out; [`crate::cues::owner_name`]: the sides of `owner/name`;
 /// [`crate::cues::move_ends`]: "from X into Y"; [`crate::cues::container_item`]: the sides of
-/// `database.collection`; a word that the tool's own name or description uses, such as
-/// `context7` or `wikipedia`, is never a value: it is the service)
-/// is restricted to those values, and the request's one quoted text goes to the one required
+/// `database.collection`; [`crate::cues::image_tag`]: of `image:tag`;
+/// [`crate::cues::rename_ends`]: "rename X to Y"; a word that the tool's own name or
+/// description uses, such as `context7` or `wikipedia`, is never a value: it is the service) is
+/// restricted to those values, and the request's one quoted text goes to the one required
 /// parameter no cue pointed at ([`quoted_to_free`]).
 pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
     let mut report = Vec::new();
@@ -949,6 +950,8 @@ impl<'a> Grounding<'a> {
             let mut p = crate::cues::owner_name(&names, query);
             p.extend(crate::cues::move_ends(&names, query));
             p.extend(crate::cues::container_item(&names, query));
+            p.extend(crate::cues::image_tag(&names, query));
+            p.extend(crate::cues::rename_ends(&names, query));
             p
         } else {
             Vec::new()
@@ -1399,6 +1402,24 @@ mod tests {
             false,
         );
         assert!(allowed(&g, "token").len() > 1);
+    }
+
+    #[test]
+    fn an_image_reference_and_a_renaming_give_each_side_its_own_value() {
+        let pull = spec(json!({
+            "repository": {"type": "string"},
+            "tag": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": "latest"}
+        }));
+        let (g, _) = ground_strings(&pull, "pull the postgres:16 image", true);
+        assert_eq!(allowed(&g, "repository"), ["postgres"]);
+        assert_eq!(allowed(&g, "tag"), ["16"]);
+        let modify = spec(json!({
+            "collection_name": {"type": "string"},
+            "new_name": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}
+        }));
+        let (g, _) = ground_strings(&modify, "rename the chroma collection faq to faq_v2", true);
+        assert_eq!(allowed(&g, "collection_name"), ["faq"]);
+        assert_eq!(allowed(&g, "new_name"), ["faq_v2"]);
     }
 
     #[test]
