@@ -7,7 +7,9 @@
 //! text's ([`DenseIndex::similarities`]; vectors are unit length, so a dot product); the router
 //! re-ranks its best candidates by the better of the two ([`DenseIndex::headline_similarity`]),
 //! so a tool whose first sentence says exactly what the request asks is not drowned by a long
-//! description.
+//! description. A first sentence that several tools of the toolset share word for word
+//! ([`Boilerplate`]: "This is the public Twilio REST API") says nothing about its tool: such a
+//! tool has no headline of its own, and its full text stands in.
 //!
 //! ```
 //! use toolwright_catalog::dense::{DenseIndex, tool_text};
@@ -96,12 +98,19 @@ pub fn tool_text(spec: &ToolSpec) -> String {
 /// assert_eq!(headline_text(&spec), "git log: Shows the commit logs");
 /// ```
 pub fn headline_text(spec: &ToolSpec) -> String {
+    headline_text_in(spec, &Boilerplate::default())
+}
+
+/// [`headline_text`] within a toolset: a tool whose first sentence is `boilerplate` (shared
+/// word for word with other tools: "Twilio - Api: This is the public Twilio REST API") has no
+/// headline of its own, and its [`tool_text`] stands in (its headline similarity is then its
+/// full text's, so it is not re-ranked by a sentence that says nothing about it).
+pub fn headline_text_in(spec: &ToolSpec, boilerplate: &Boilerplate) -> String {
     let name = crate::text::words(&spec.name).join(" ");
-    let first = spec
-        .description
-        .split(['.', '\n'])
-        .map(str::trim)
-        .find(|s| s.chars().count() > 12);
+    let first = sentences(&spec.description).find(|s| s.chars().count() > 12);
+    if first.is_some_and(|s| boilerplate.holds(s)) {
+        return tool_text(spec);
+    }
     match first {
         Some(f) => {
             let f: String = f.chars().take(HEADLINE_CHARS).collect();
@@ -112,6 +121,79 @@ pub fn headline_text(spec: &ToolSpec) -> String {
         }
         None => name,
     }
+}
+
+/// The trimmed pieces of a description between periods and line breaks.
+fn sentences(description: &str) -> impl Iterator<Item = &str> {
+    description.split(['.', '\n']).map(str::trim)
+}
+
+/// Sentences that many tools of one toolset share word for word ("Twilio - Api: This is the
+/// public Twilio REST API", "Only works within allowed directories", "Supports pagination"):
+/// they tell those tools apart from nothing, so a tool whose first sentence is one gets no
+/// headline of its own ([`headline_text_in`]). A sentence is boilerplate when at least
+/// [`BOILERPLATE_TOOLS`] tools' descriptions hold it.
+///
+/// ```
+/// use toolwright_catalog::dense::{Boilerplate, headline_text_in, tool_text};
+/// use toolwright_core::ToolSpec;
+/// let schema = serde_json::json!({"type": "object"});
+/// let specs: Vec<ToolSpec> = ["Send a message", "Delete a call", "List recordings"]
+///     .iter()
+///     .map(|d| ToolSpec::new("t", format!("Acme - Api: This is the public Acme REST API. {d}."), schema.clone()))
+///     .collect();
+/// let b = Boilerplate::of(&specs);
+/// assert!(b.holds("Acme - Api:  This is the public Acme REST API"));
+/// assert_eq!(headline_text_in(&specs[0], &b), tool_text(&specs[0]));
+/// assert_eq!(headline_text_in(&specs[0], &Boilerplate::default()), "t: Acme - Api: This is the public Acme REST API");
+/// assert!(Boilerplate::of(&specs[..2]).is_empty());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Boilerplate {
+    shared: std::collections::HashSet<String>,
+}
+
+/// How many tools must share a sentence for it to be [`Boilerplate`].
+pub const BOILERPLATE_TOOLS: usize = 3;
+
+impl Boilerplate {
+    /// The sentences at least [`BOILERPLATE_TOOLS`] of `specs` share.
+    pub fn of(specs: &[ToolSpec]) -> Boilerplate {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for spec in specs {
+            let mut own: Vec<String> = sentences(&spec.description)
+                .map(normalized)
+                .filter(|s| s.chars().count() > 12)
+                .collect();
+            own.sort();
+            own.dedup();
+            for s in own {
+                *counts.entry(s).or_insert(0) += 1;
+            }
+        }
+        Boilerplate {
+            shared: counts
+                .into_iter()
+                .filter(|(_, n)| *n >= BOILERPLATE_TOOLS)
+                .map(|(s, _)| s)
+                .collect(),
+        }
+    }
+
+    /// Whether no sentence is boilerplate.
+    pub fn is_empty(&self) -> bool {
+        self.shared.is_empty()
+    }
+
+    /// Whether `sentence` is boilerplate.
+    pub fn holds(&self, sentence: &str) -> bool {
+        !self.shared.is_empty() && self.shared.contains(&normalized(sentence))
+    }
+}
+
+/// A sentence with its whitespace runs made single spaces.
+fn normalized(sentence: &str) -> String {
+    sentence.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// How many characters of the first sentence a headline keeps.
@@ -166,9 +248,10 @@ impl DenseIndex {
         let dim = embedder.dim();
         let model_id = embedder.model_id().to_string();
         // Text 2i is tool i's full text, text 2i+1 its headline.
+        let boilerplate = Boilerplate::of(specs);
         let texts: Vec<String> = specs
             .iter()
-            .flat_map(|s| [tool_text(s), headline_text(s)])
+            .flat_map(|s| [tool_text(s), headline_text_in(s, &boilerplate)])
             .collect();
         let keys: Vec<CacheKey> = texts.iter().map(|t| cache_key(&model_id, t)).collect();
         let stored = cache.map(|c| c.load(&model_id, dim)).unwrap_or_default();
@@ -496,6 +579,49 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_shared_first_sentence_makes_no_headline() {
+        let shared = |d: &str| {
+            ToolSpec::new(
+                format!("acme_{}", d.replace(' ', "_")),
+                format!("Acme API: the public Acme REST interface. {d} for an account."),
+                json!({"type": "object"}),
+            )
+        };
+        let mut set: Vec<ToolSpec> = ["send message", "delete call", "list recordings"]
+            .into_iter()
+            .map(shared)
+            .collect();
+        set.push(ToolSpec::new(
+            "git_log",
+            "Shows the commit logs. Use max_count to limit them.",
+            json!({"type": "object"}),
+        ));
+        let index = DenseIndex::build(&set, &Hashing(AtomicUsize::new(0)), None, &mut |_, _| {})
+            .unwrap_or_else(|e| panic!("{e}"));
+        let q = Hashing(AtomicUsize::new(0))
+            .embed(&["send a message"])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .remove(0);
+        let mut full = vec![0.0; set.len()];
+        index.similarities(&q, &mut full);
+        for (i, f) in full.iter().enumerate().take(3) {
+            assert_eq!(index.headline_similarity(&q, i), Some(*f), "tool {i}");
+        }
+        // Two tools sharing it are not enough; a sentence of its own keeps its headline.
+        let b = Boilerplate::of(&set[..2]);
+        assert_eq!(
+            headline_text_in(&set[0], &b),
+            "acme send message: Acme API: the public Acme REST interface"
+        );
+        let q = Hashing(AtomicUsize::new(0))
+            .embed(&["show the commit logs"])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .remove(0);
+        index.similarities(&q, &mut full);
+        assert!(index.headline_similarity(&q, 3) > full.get(3).copied());
     }
 
     #[test]
