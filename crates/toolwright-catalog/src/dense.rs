@@ -7,9 +7,11 @@
 //! text's ([`DenseIndex::similarities`]; vectors are unit length, so a dot product); the router
 //! re-ranks its best candidates by the better of the two ([`DenseIndex::headline_similarity`]),
 //! so a tool whose first sentence says exactly what the request asks is not drowned by a long
-//! description. A first sentence that several tools of the toolset share word for word
-//! ([`Boilerplate`]: "This is the public Twilio REST API") says nothing about its tool: such a
-//! tool has no headline of its own, and its full text stands in.
+//! description. Sentences that several tools of the toolset share word for word
+//! ([`Boilerplate`]: "This is the public Twilio REST API", "Only works within allowed
+//! directories") say nothing about any one of them: the full text leaves them out
+//! ([`tool_text_in`]), and a tool whose first sentence is one has its text as written for a
+//! headline ([`headline_text_in`]).
 //!
 //! ```
 //! use toolwright_catalog::dense::{DenseIndex, tool_text};
@@ -58,9 +60,15 @@ const CHUNK: usize = 64;
 /// `"<name words> (<server words>): …"` for a tool imported from an MCP server (its
 /// `meta.server`: requests often name the product, "in postgres", "on gitlab").
 pub fn tool_text(spec: &ToolSpec) -> String {
+    tool_text_in(spec, &Boilerplate::default())
+}
+
+/// [`tool_text`] within a toolset: the description without the sentences that `boilerplate`
+/// holds (shared word for word with other tools of the toolset).
+pub fn tool_text_in(spec: &ToolSpec, boilerplate: &Boilerplate) -> String {
     let name = crate::text::words(&spec.name).join(" ");
-    let desc: String = spec
-        .description
+    let desc: String = boilerplate
+        .strip(&spec.description)
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
@@ -101,10 +109,10 @@ pub fn headline_text(spec: &ToolSpec) -> String {
     headline_text_in(spec, &Boilerplate::default())
 }
 
-/// [`headline_text`] within a toolset: a tool whose first sentence is `boilerplate` (shared
+/// [`headline_text`] within a toolset. A tool whose first sentence is `boilerplate` (shared
 /// word for word with other tools: "Twilio - Api: This is the public Twilio REST API") has no
-/// headline of its own, and its [`tool_text`] stands in (its headline similarity is then its
-/// full text's, so it is not re-ranked by a sentence that says nothing about it).
+/// headline of its own: its second view is then its [`tool_text`] as written, shared sentences
+/// and all, beside the full text without them ([`tool_text_in`]).
 pub fn headline_text_in(spec: &ToolSpec, boilerplate: &Boilerplate) -> String {
     let name = crate::text::words(&spec.name).join(" ");
     let first = sentences(&spec.description).find(|s| s.chars().count() > 12);
@@ -130,12 +138,13 @@ fn sentences(description: &str) -> impl Iterator<Item = &str> {
 
 /// Sentences that many tools of one toolset share word for word ("Twilio - Api: This is the
 /// public Twilio REST API", "Only works within allowed directories", "Supports pagination"):
-/// they tell those tools apart from nothing, so a tool whose first sentence is one gets no
-/// headline of its own ([`headline_text_in`]). A sentence is boilerplate when at least
-/// [`BOILERPLATE_TOOLS`] tools' descriptions hold it.
+/// they tell those tools apart from nothing, so the embedded full text leaves them out
+/// ([`tool_text_in`]) and a tool whose first sentence is one gets no headline of its own
+/// ([`headline_text_in`]). A sentence is boilerplate when at least [`BOILERPLATE_TOOLS`]
+/// tools' descriptions hold it.
 ///
 /// ```
-/// use toolwright_catalog::dense::{Boilerplate, headline_text_in, tool_text};
+/// use toolwright_catalog::dense::{Boilerplate, headline_text_in, tool_text, tool_text_in};
 /// use toolwright_core::ToolSpec;
 /// let schema = serde_json::json!({"type": "object"});
 /// let specs: Vec<ToolSpec> = ["Send a message", "Delete a call", "List recordings"]
@@ -144,6 +153,7 @@ fn sentences(description: &str) -> impl Iterator<Item = &str> {
 ///     .collect();
 /// let b = Boilerplate::of(&specs);
 /// assert!(b.holds("Acme - Api:  This is the public Acme REST API"));
+/// assert_eq!(tool_text_in(&specs[0], &b), "t: Send a message.");
 /// assert_eq!(headline_text_in(&specs[0], &b), tool_text(&specs[0]));
 /// assert_eq!(headline_text_in(&specs[0], &Boilerplate::default()), "t: Acme - Api: This is the public Acme REST API");
 /// assert!(Boilerplate::of(&specs[..2]).is_empty());
@@ -183,6 +193,18 @@ impl Boilerplate {
     /// Whether no sentence is boilerplate.
     pub fn is_empty(&self) -> bool {
         self.shared.is_empty()
+    }
+
+    /// `description` without its boilerplate sentences (each kept with the period or line
+    /// break that ends it).
+    pub fn strip(&self, description: &str) -> String {
+        if self.shared.is_empty() {
+            return description.to_string();
+        }
+        description
+            .split_inclusive(['.', '\n'])
+            .filter(|piece| !self.holds(piece.trim_end_matches(['.', '\n']).trim()))
+            .collect()
     }
 
     /// Whether `sentence` is boilerplate.
@@ -251,7 +273,12 @@ impl DenseIndex {
         let boilerplate = Boilerplate::of(specs);
         let texts: Vec<String> = specs
             .iter()
-            .flat_map(|s| [tool_text(s), headline_text_in(s, &boilerplate)])
+            .flat_map(|s| {
+                [
+                    tool_text_in(s, &boilerplate),
+                    headline_text_in(s, &boilerplate),
+                ]
+            })
             .collect();
         let keys: Vec<CacheKey> = texts.iter().map(|t| cache_key(&model_id, t)).collect();
         let stored = cache.map(|c| c.load(&model_id, dim)).unwrap_or_default();
@@ -605,10 +632,21 @@ mod tests {
             .embed(&["send a message"])
             .unwrap_or_else(|e| panic!("{e}"))
             .remove(0);
+        let embed = |t: &str| {
+            Hashing(AtomicUsize::new(0))
+                .embed(&[t])
+                .unwrap_or_else(|e| panic!("{e}"))
+                .remove(0)
+        };
         let mut full = vec![0.0; set.len()];
         index.similarities(&q, &mut full);
-        for (i, f) in full.iter().enumerate().take(3) {
-            assert_eq!(index.headline_similarity(&q, i), Some(*f), "tool {i}");
+        for (i, spec) in set.iter().enumerate().take(3) {
+            // The full text leaves the shared sentence out; the headline is the text as written.
+            let own = embed(&tool_text_in(spec, &Boilerplate::of(&set)));
+            assert!(!tool_text_in(spec, &Boilerplate::of(&set)).contains("Acme API"));
+            assert_eq!(full.get(i).copied(), Some(crate::embed::dot(&q, &own)));
+            let written = crate::embed::dot(&q, &embed(&tool_text(spec)));
+            assert_eq!(index.headline_similarity(&q, i), Some(written), "tool {i}");
         }
         // Two tools sharing it are not enough; a sentence of its own keeps its headline.
         let b = Boilerplate::of(&set[..2]);
