@@ -401,7 +401,8 @@ const DATE_SIDES: &[&str] = &[
 const TIME_SIDES: &[&str] = &["start", "end", "since", "until"];
 
 /// How the parameter called `name`, described by `described` (its description, and its
-/// `format` when it has one), is written: [`written_as`] by the name, else a date
+/// `format` when it has one), is written: [`written_as`] by the name, else an e-mail address
+/// for `cc` and `bcc` and where the description says e-mail address, else a date
 /// ([`Written::Date`]) when the name is a date's (`due_date`, `expiry`), a range's side that the
 /// description calls a date (`start`: "Start date"), or the description writes out the date
 /// format (`YYYY-MM-DD`).
@@ -414,12 +415,23 @@ const TIME_SIDES: &[&str] = &["start", "end", "since", "until"];
 /// assert_eq!(written_as_described("end", ""), Some(Written::Date));
 /// assert_eq!(written_as_described("starting_after", "A cursor for pagination"), None);
 /// assert_eq!(written_as_described("checkin", "Check-in date (YYYY-MM-DD)"), Some(Written::Date));
+/// assert_eq!(written_as_described("to", "List of recipient email addresses"), Some(Written::Email));
+/// assert_eq!(written_as_described("bcc", ""), Some(Written::Email));
+/// assert_eq!(written_as_described("body", "Email body content"), None);
+/// assert_eq!(written_as_described("To", "The recipient's phone number"), None);
 /// ```
 pub fn written_as_described(name: &str, described: &str) -> Option<Written> {
     written_as(name).or_else(|| {
         let ws = name_words(name);
         let has = |set: &[&str]| ws.iter().any(|w| set.contains(&w.as_str()));
         let d = described.to_lowercase();
+        // Copies and addresses of a message, or a description that says e-mail address ("List
+        // of recipient email addresses" for `to`; not "Email body content").
+        let email = (d.contains("email") || d.contains("e-mail"))
+            && (d.contains("address") || has(&["to", "from", "recipient", "recipients"]));
+        if has(&["cc", "bcc"]) || email {
+            return Some(Written::Email);
+        }
         let says_date = d
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| matches!(w, "date" | "datetime" | "yyyy"));

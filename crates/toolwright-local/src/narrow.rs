@@ -76,16 +76,11 @@ fn keep_written(
     report: &mut Narrowing,
 ) {
     let form = |name: &str| {
-        let p = props.get(name);
-        let text = |k: &str| {
-            p.and_then(|p| p.get(k))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-        };
-        crate::cues::written_as_described(
-            name,
-            &format!("{} {}", text("description"), text("format")),
-        )
+        let d = props
+            .get(name)
+            .map(described_with_format)
+            .unwrap_or_default();
+        crate::cues::written_as_described(name, &d)
     };
     for (i, name) in props.keys().enumerate() {
         let Some(f) = form(name).filter(|_| !stays.get(i).copied().unwrap_or(true)) else {
@@ -926,6 +921,35 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
     out
 }
 
+/// A parameter's description and format, as [`crate::cues::written_as_described`] reads them.
+fn described_with_format(p: &Value) -> String {
+    let text = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("");
+    format!("{} {}", text("description"), text("format"))
+}
+
+/// Whether the number at chars `start..end` is a phone number written the international way:
+/// after a `+`, seven digits or more.
+fn phone_number(query: &str, start: usize, end: usize) -> bool {
+    start > 0 && query.chars().nth(start - 1) == Some('+') && end.saturating_sub(start) >= 7
+}
+
+/// Whether the char at `start` is inside a word written as an ISO date (`2024-03-15`,
+/// `2025-05-02T08:00:00Z`).
+fn in_date(query: &str, start: usize) -> bool {
+    let chars: Vec<char> = query.chars().collect();
+    let from = chars
+        .get(..start)
+        .and_then(|b| b.iter().rposition(|c| c.is_whitespace()))
+        .map_or(0, |p| p + 1);
+    let to = chars
+        .get(start..)
+        .and_then(|a| a.iter().position(|c| c.is_whitespace()))
+        .map_or(chars.len(), |p| start + p);
+    let word: String = chars.get(from..to).unwrap_or_default().iter().collect();
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+    crate::cues::Written::Date.fits(word)
+}
+
 /// Whether the number starting at char `start` follows a capitalised word that does not open
 /// the request: it is part of a name ("Sprint 14", "the Rust 2024 edition", "Windows 11"), not a
 /// count.
@@ -1654,8 +1678,17 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // unit pass places: it is no count for a unitless `limit`.
     // Nor is a number that is part of a name ("Sprint 14", "the Rust 2024 edition").
     let with_unit = crate::units::with_unit(query);
+    // Nor is a part of a date that a staying date parameter takes ("on 2024-03-15" is no
+    // `PageSize` 2024), nor a phone number written the international way (`+442071838750`).
+    let date_taken = props.iter().zip(&stays).any(|((name, p), s)| {
+        *s && crate::cues::written_as_described(name, &described_with_format(p))
+            == Some(crate::cues::Written::Date)
+    });
     let mut stated: Vec<Value> = Vec::new();
-    for (start, _, n) in numbers_at(query) {
+    for (start, end, n) in numbers_at(query) {
+        if (date_taken && in_date(query, start)) || phone_number(query, start, end) {
+            continue;
+        }
         let counted = !with_unit.iter().any(|u| n.as_f64() == Some(*u));
         if counted && !in_name(query, start) && !stated.iter().any(|s| s.as_f64() == n.as_f64()) {
             stated.push(n);
@@ -1887,6 +1920,35 @@ mod tests {
         // Without a cap word the number is not a cap.
         let (_, r) = narrow_for_query(&fetch, "open https://www.gov.uk/renew at 3000");
         assert!(r.promoted.is_empty());
+    }
+
+    #[test]
+    fn a_date_a_date_parameter_takes_states_no_count() {
+        let list = ToolSpec::new(
+            "list_messages",
+            "List messages.",
+            json!({"type": "object", "properties": {
+                "To": {"type": "string"},
+                "DateSent": {"type": "string", "description": "Filter by sent date, YYYY-MM-DD"},
+                "PageSize": {"type": "integer"}},
+              "required": ["To"]}),
+        );
+        let (_, r) = narrow_for_query(&list, "texts we sent to +442071838750 on 2024-03-15");
+        assert_eq!(r.promoted, ["DateSent"]);
+        assert_eq!(r.dropped, ["PageSize"]);
+        // Without a date parameter, the date's numbers are numbers the request states.
+        let plain = ToolSpec::new(
+            "list_messages",
+            "List messages.",
+            json!({"type": "object", "properties": {
+                "To": {"type": "string"}, "PageSize": {"type": "integer"}},
+              "required": ["To"]}),
+        );
+        let (_, r) = narrow_for_query(&plain, "texts we sent to +442071838750 on 2024-03-15");
+        assert_eq!(r.for_numbers, ["PageSize"]);
+        // Nor is a phone number a count.
+        let (_, r) = narrow_for_query(&plain, "texts we sent to +442071838750");
+        assert_eq!(r.dropped, ["PageSize"]);
     }
 
     #[test]

@@ -896,11 +896,13 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
             .flatten();
         let groundable = |s: &Value| free_string(s) || constrained_string(s);
         let restricted_to = match items {
-            Some(items) if groundable(items) => values(k, items).map(|fits| {
-                let mut a = p.as_object().cloned().unwrap_or_default();
-                a.insert("items".into(), restricted(items, fits));
-                Value::Object(a)
-            }),
+            Some(items) if groundable(items) => {
+                values(k, &described_items(k, p, items)).map(|fits| {
+                    let mut a = p.as_object().cloned().unwrap_or_default();
+                    a.insert("items".into(), restricted(items, fits));
+                    Value::Object(a)
+                })
+            }
             _ if groundable(p) => values(k, p).map(|fits| restricted(p, fits)),
             _ => None,
         };
@@ -920,6 +922,26 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         root.insert("properties".into(), Value::Object(grounded));
     }
     (out, report)
+}
+
+/// An array's item schema, with the array's description when that says how the items are
+/// written and the items have none of their own: a list of "recipient email addresses" holds
+/// e-mail addresses. (Only the written form: other rules read an array's description as its
+/// items' would change what lists of ids and patterns are offered.)
+fn described_items(name: &str, array: &Value, items: &Value) -> Value {
+    let mut items = items.clone();
+    let says = array
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|d| {
+            crate::cues::written_as_described(name, d) == Some(crate::cues::Written::Email)
+        });
+    if let (Some(o), Some(d)) = (items.as_object_mut(), says)
+        && !o.contains_key("description")
+    {
+        o.insert("description".into(), Value::String(d.to_string()));
+    }
+    items
 }
 
 /// What [`ground_strings`] reads once per request and tool, and what its cues found.
@@ -1402,6 +1424,24 @@ mod tests {
             false,
         );
         assert!(allowed(&g, "token").len() > 1);
+    }
+
+    #[test]
+    fn a_list_of_email_addresses_takes_the_addresses_written() {
+        let send = spec(json!({
+            "to": {"type": "array", "items": {"type": "string"},
+                   "description": "List of recipient email addresses"},
+            "subject": {"type": "string", "description": "Email subject"}
+        }));
+        let (g, _) = ground_strings(
+            &send,
+            "Email jordan.lee@acme.io with the subject \"Q3 budget\" and just say: see you",
+            true,
+        );
+        let to: Vec<String> =
+            serde_json::from_value(g.parameters["properties"]["to"]["items"]["enum"].clone())
+                .unwrap_or_default();
+        assert_eq!(to, ["jordan.lee@acme.io"]);
     }
 
     #[test]
