@@ -202,7 +202,12 @@ fn keep_cued(props: &Map<String, Value>, query: &str, stays: &mut [bool], report
 
 /// The values parameter `name` may take: its `enum` (or its `anyOf` consts), or, for a free
 /// string, the values its documentation lists as the only choices ([`crate::listed`]).
-fn choices(name: &str, p: &Value, tool_description: &str) -> Option<Vec<String>> {
+fn choices(
+    name: &str,
+    p: &Value,
+    tool_description: &str,
+    params: &Map<String, Value>,
+) -> Option<Vec<String>> {
     enum_values(p).or_else(|| {
         let o = p.as_object()?;
         let string = o.get("type").and_then(Value::as_str) == Some("string")
@@ -224,8 +229,26 @@ fn choices(name: &str, p: &Value, tool_description: &str) -> Option<Vec<String>>
             return None;
         }
         let text = crate::listed::documentation(name, p, tool_description);
-        crate::listed::listed_values(text)
+        // "You must provide an `area_code` or a `phone_number`" lists parameters, not values.
+        let values: Vec<String> = crate::listed::listed_values(text)?
+            .into_iter()
+            .filter(|v| !params.keys().any(|k| same_name(k, v)))
+            .collect();
+        (!values.is_empty()).then_some(values)
     })
+}
+
+/// Whether two names are one, written apart from case and separators (`area_code` and
+/// `AreaCode`).
+fn same_name(a: &str, b: &str) -> bool {
+    let flat = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let (a, b) = (flat(a), flat(b));
+    !a.is_empty() && a == b
 }
 
 /// Lowercase words of `text` (letters and digits).
@@ -1503,7 +1526,7 @@ fn restrict_enums(
     };
     let mut groups: Vec<(Vec<String>, Vec<String>)> = Vec::new();
     for (name, p) in kept.iter() {
-        if let Some(vals) = choices(name, p, &spec.description) {
+        if let Some(vals) = choices(name, p, &spec.description, props) {
             match groups.iter_mut().find(|(v, _)| *v == vals) {
                 Some((_, names)) => names.push(name.clone()),
                 None => groups.push((vals, vec![name.clone()])),
@@ -1606,7 +1629,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             stays.push(flag.is_some());
             continue;
         }
-        let values = choices(name, p, &spec.description);
+        let values = choices(name, p, &spec.description, props);
         // "rename" says the new name is given: the parameter must be set.
         let renames = renamed(&qw, name);
         if !is_required && renames {
@@ -1920,6 +1943,23 @@ mod tests {
         // Without a cap word the number is not a cap.
         let (_, r) = narrow_for_query(&fetch, "open https://www.gov.uk/renew at 3000");
         assert!(r.promoted.is_empty());
+    }
+
+    #[test]
+    fn parameters_a_description_lists_are_no_choices() {
+        let buy = ToolSpec::new(
+            "buy_number",
+            "Buy a phone number.",
+            json!({"type": "object", "properties": {
+                "AreaCode": {"type": "string", "description":
+                    "The desired area code. You must provide an `area_code` or a `phone_number`."},
+                "PhoneNumber": {"type": "string"}}}),
+        );
+        let (s, r) = narrow_for_query(&buy, "another local number in the 415 area code");
+        assert!(r.restricted.is_empty(), "{r:?}");
+        assert!(s.parameters["properties"]["AreaCode"].get("enum").is_none());
+        assert!(same_name("area_code", "AreaCode"));
+        assert!(!same_name("area", "AreaCode"));
     }
 
     #[test]
