@@ -75,7 +75,7 @@ pub fn missing_inputs(spec: &ToolSpec, query: &str) -> Vec<Missing> {
             let kind = identifier_kind(&spec.name, name, schema, &about)?;
             let given = match kind {
                 IdKind::Number => words.digits,
-                IdKind::Text => words.digits || words.value,
+                IdKind::Text => words.digits || words.value || long_cued(name, query),
             };
             (!given).then(|| Missing {
                 param: name.clone(),
@@ -115,6 +115,30 @@ pub fn stands_in(spec: &ToolSpec, query: &str) -> bool {
     };
     let said = terms(query);
     reads && pointed.iter().any(|w| said.contains(w)) && missing_inputs(spec, query).is_empty()
+}
+
+/// Whether the request writes a long token right after a word of the parameter's name
+/// ("project dnwkqzxhvtpmlrsobaey" for `project_id`): twelve letters or digits or more, as
+/// generated ids are written even in small letters only.
+fn long_cued(name: &str, query: &str) -> bool {
+    let heads: Vec<String> = crate::cues::name_words(name)
+        .into_iter()
+        .filter(|w| {
+            w.chars().count() > 2 && !matches!(w.as_str(), "ids" | "uuid" | "guid" | "identifier")
+        })
+        .collect();
+    let words: Vec<&str> = query
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    words.windows(2).any(|pair| {
+        let [head, token] = pair else { return false };
+        heads.iter().any(|h| head.eq_ignore_ascii_case(h))
+            && token.chars().count() >= 12
+            && token
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_'))
+    })
 }
 
 /// What a request writes that could be an identifier.
@@ -359,6 +383,29 @@ mod tests {
         ] {
             assert!(asked(&t, q).is_empty(), "{q}");
         }
+    }
+
+    #[test]
+    fn a_long_token_after_the_identifiers_name_is_given() {
+        let t = tool(
+            json!({"project_id": {"type": "string", "description": "The project ID"}}),
+            &["project_id"],
+        );
+        assert!(
+            asked(
+                &t,
+                "which functions have we deployed on project dnwkqzxhvtpmlrsobaey?"
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            asked(&t, "which functions have we deployed on my project?"),
+            ["project_id"]
+        );
+        assert_eq!(
+            asked(&t, "which functions does the project have?"),
+            ["project_id"]
+        );
     }
 
     #[test]
