@@ -1395,6 +1395,28 @@ fn ordered_range(
     attached
 }
 
+/// `words` (the request's, as [`words`] splits them) without the first when the request opens
+/// with a verb of an action not written in capitals: the words that may name a choice its
+/// description lists. "Get us another local number" names no `GET` of "Can be: `GET` or
+/// `POST`"; "GET https://…" still does. (A schema's `enum` keeps the verb: "close issue 42"
+/// names `closed`, "approve PR 318" `APPROVE`.)
+fn without_opening_verb(query: &str, words: &[String]) -> Vec<String> {
+    let opening = query
+        .split_whitespace()
+        .next()
+        .filter(|w| w.chars().any(char::is_lowercase))
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        });
+    let verb = opening.is_some_and(|w| {
+        !w.is_empty()
+            && words.first() == Some(&w)
+            && toolwright_catalog::text::action(std::slice::from_ref(&w)).is_some()
+    });
+    words.iter().skip(usize::from(verb)).cloned().collect()
+}
+
 /// The allowed string values of a property (its `enum`, or the consts/enums of its `anyOf`/`oneOf`).
 fn enum_values(schema: &Value) -> Option<Vec<String>> {
     if let Some(Value::Array(e)) = schema.get("enum") {
@@ -1516,7 +1538,7 @@ fn restrict_enums(
     spec: &ToolSpec,
     props: &Map<String, Value>,
     query: &str,
-    vw: &[String],
+    [vw, vw_listed]: [&[String]; 2],
     report: &mut Narrowing,
 ) {
     let documented = |name: &str| {
@@ -1535,18 +1557,18 @@ fn restrict_enums(
     }
     for (vals, names) in groups {
         let described = names.first().map_or("", |n| documented(n));
+        let listed = names
+            .first()
+            .and_then(|n| kept.get(n))
+            .is_some_and(|p| enum_values(p).is_none());
         let (mentioned, glossed) = mentioned_values(
-            vw,
+            if listed { vw_listed } else { vw },
             &vals,
             described,
             &spec.name,
             &spec.description,
             names.len(),
         );
-        let listed = names
-            .first()
-            .and_then(|n| kept.get(n))
-            .is_some_and(|p| enum_values(p).is_none());
         if mentioned.is_empty() || mentioned.len() < names.len() || mentioned.len() == vals.len() {
             continue;
         }
@@ -1611,6 +1633,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             query,
         ))
         .collect();
+    let vw_listed = without_opening_verb(query, &vw);
     let documented = |name: &str| {
         props.get(name).map_or("", |p| {
             crate::listed::documentation(name, p, &spec.description)
@@ -1638,8 +1661,13 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let name_mentioned = mentions(&unquoted_words, &name.replace('_', " "))
             || names_loosely(&unquoted_words, name)
             || renames;
+        let words = if enum_values(p).is_none() {
+            &vw_listed
+        } else {
+            &vw
+        };
         let value_mentioned = values.as_ref().is_some_and(|v| {
-            !mentioned_values(&vw, v, documented(name), &spec.name, &spec.description, 1)
+            !mentioned_values(words, v, documented(name), &spec.name, &spec.description, 1)
                 .0
                 .is_empty()
         });
@@ -1753,7 +1781,14 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             *p = Value::Object(m);
         }
     }
-    restrict_enums(&mut kept, spec, props, query, &vw, &mut report);
+    restrict_enums(
+        &mut kept,
+        spec,
+        props,
+        query,
+        [&vw, &vw_listed],
+        &mut report,
+    );
     let mut out = spec.clone();
     let mut root = Map::new();
     root.insert("type".into(), json!("object"));
@@ -1943,6 +1978,33 @@ mod tests {
         // Without a cap word the number is not a cap.
         let (_, r) = narrow_for_query(&fetch, "open https://www.gov.uk/renew at 3000");
         assert!(r.promoted.is_empty());
+    }
+
+    #[test]
+    fn the_opening_verb_names_no_listed_choice() {
+        let buy = ToolSpec::new(
+            "buy_number",
+            "Buy a phone number.",
+            json!({"type": "object", "properties": {
+                "AreaCode": {"type": "string"},
+                "SmsMethod": {"type": "string", "description":
+                    "The HTTP method to call `sms_url` with. Can be: `GET` or `POST`."}}}),
+        );
+        let (_, r) = narrow_for_query(&buy, "Get us another local number in the 415 area code");
+        assert!(r.dropped.contains(&"SmsMethod".to_string()), "{r:?}");
+        let (_, r) = narrow_for_query(&buy, "buy a number, sms method GET");
+        assert!(!r.dropped.contains(&"SmsMethod".to_string()), "{r:?}");
+        // A schema's enum keeps it: "close issue 42" names `closed`.
+        let update = ToolSpec::new(
+            "update_issue",
+            "Update an issue.",
+            json!({"type": "object", "properties": {
+                "issue_number": {"type": "integer"},
+                "state": {"type": "string", "enum": ["open", "closed"]}},
+              "required": ["issue_number"]}),
+        );
+        let (_, r) = narrow_for_query(&update, "close issue 42");
+        assert_eq!(r.promoted, ["state"]);
     }
 
     #[test]
