@@ -1668,6 +1668,16 @@ fn sides(first: &str, second: &str, pairs: &[(String, String)]) -> Vec<(String, 
     vec![(first.to_string(), a), (second.to_string(), b)]
 }
 
+/// Whether the parameter `p` is named as one side of a two-part word: one of `set`, alone or
+/// with a generic word after it (`database`, `db_name`, `image_name`).
+fn one_side(p: &str, set: &[&str]) -> bool {
+    match name_words(p).as_slice() {
+        [w] => set.contains(&w.as_str()),
+        [w, g] => set.contains(&w.as_str()) && GENERIC.contains(&g.as_str()),
+        _ => false,
+    }
+}
+
 /// Parameter names of the container side of a `container.item` word (`shop.orders`): the
 /// dotted notation of databases (MongoDB's `db.collection`, SQL's `schema.table`, BigQuery's
 /// `dataset.table`, Cassandra's `keyspace.table`).
@@ -1717,13 +1727,8 @@ fn dotted_words(query: &str) -> Vec<(String, String)> {
 /// assert!(container_item(&["path"], "read shop.orders").is_empty());
 /// ```
 pub fn container_item(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
-    let single = |p: &str, set: &[&str]| match name_words(p).as_slice() {
-        [w] => set.contains(&w.as_str()),
-        [w, g] => set.contains(&w.as_str()) && GENERIC.contains(&g.as_str()),
-        _ => false,
-    };
-    let container = params.iter().find(|p| single(p, CONTAINER_WORDS));
-    let item = params.iter().find(|p| single(p, ITEM_WORDS));
+    let container = params.iter().find(|p| one_side(p, CONTAINER_WORDS));
+    let item = params.iter().find(|p| one_side(p, ITEM_WORDS));
     let (Some(container), Some(item)) = (container, item) else {
         return Vec::new();
     };
@@ -1782,12 +1787,7 @@ fn image_refs(query: &str) -> Vec<(String, String)> {
 /// assert!(image_tag(&["image", "tag"], "pull https://example.com:8080").is_empty());
 /// ```
 pub fn image_tag(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
-    let side = |p: &str, set: &[&str]| match name_words(p).as_slice() {
-        [w] => set.contains(&w.as_str()),
-        [w, g] => set.contains(&w.as_str()) && GENERIC.contains(&g.as_str()),
-        _ => false,
-    };
-    let image = params.iter().find(|p| side(p, IMAGE_WORDS));
+    let image = params.iter().find(|p| one_side(p, IMAGE_WORDS));
     let tag = params.iter().find(|p| {
         matches!(name_words(p).as_slice(), [t] if t == "tag")
             || matches!(name_words(p).as_slice(), [i, t] if i == "image" && t == "tag")
