@@ -1646,15 +1646,15 @@ pub fn owner_name(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
         .into_iter()
         .filter(|(a, b)| !claimed.contains(&format!("{a}/{b}")))
         .collect();
-    if pairs.is_empty() {
-        return Vec::new();
-    }
     sides(owner, name, &pairs)
 }
 
 /// `first` with the distinct first sides of `pairs`, `second` with their distinct second sides,
-/// in the request's order.
+/// in the request's order; nothing when there are no pairs.
 fn sides(first: &str, second: &str, pairs: &[(String, String)]) -> Vec<(String, Vec<String>)> {
+    if pairs.is_empty() {
+        return Vec::new();
+    }
     let mut a: Vec<String> = Vec::new();
     let mut b: Vec<String> = Vec::new();
     for (x, y) in pairs {
@@ -1732,11 +1732,7 @@ pub fn container_item(params: &[&str], query: &str) -> Vec<(String, Vec<String>)
     let (Some(container), Some(item)) = (container, item) else {
         return Vec::new();
     };
-    let pairs = dotted_words(query);
-    if pairs.is_empty() {
-        return Vec::new();
-    }
-    sides(container, item, &pairs)
+    sides(container, item, &dotted_words(query))
 }
 
 /// Parameter names of the image side of an image reference (`postgres:16`).
@@ -1795,11 +1791,7 @@ pub fn image_tag(params: &[&str], query: &str) -> Vec<(String, Vec<String>)> {
     let (Some(image), Some(tag)) = (image, tag) else {
         return Vec::new();
     };
-    let refs = image_refs(query);
-    if refs.is_empty() {
-        return Vec::new();
-    }
-    sides(image, tag, &refs)
+    sides(image, tag, &image_refs(query))
 }
 
 /// For a tool with a parameter for a new name (`new_name`, `newTitle`: "new" and a last word)
