@@ -117,15 +117,16 @@ pub fn stands_in(spec: &ToolSpec, query: &str) -> bool {
     reads && pointed.iter().any(|w| said.contains(w)) && missing_inputs(spec, query).is_empty()
 }
 
+/// Name words that say a parameter holds an identifier.
+const ID_WORDS: &[&str] = &["id", "ids", "uuid", "uuids", "guid", "gid", "identifier"];
+
 /// Whether the request writes a long token right after a word of the parameter's name
 /// ("project dnwkqzxhvtpmlrsobaey" for `project_id`): twelve letters or digits or more, as
 /// generated ids are written even in small letters only.
 fn long_cued(name: &str, query: &str) -> bool {
     let heads: Vec<String> = crate::cues::name_words(name)
         .into_iter()
-        .filter(|w| {
-            w.chars().count() > 2 && !matches!(w.as_str(), "ids" | "uuid" | "guid" | "identifier")
-        })
+        .filter(|w| w.chars().count() > 2 && !ID_WORDS.contains(&w.as_str()))
         .collect();
     let words: Vec<&str> = query
         .split_whitespace()
@@ -213,12 +214,7 @@ fn identifier_kind(tool: &str, name: &str, schema: &Value, about: &str) -> Optio
                 object.contains(&toolwright_catalog::text::stem(first)) && words.len() > 1
             })
         });
-    let id_word = |w: &String| {
-        matches!(
-            w.as_str(),
-            "id" | "ids" | "uuid" | "uuids" | "guid" | "gid" | "identifier"
-        )
-    };
+    let id_word = |w: &String| ID_WORDS.contains(&w.as_str());
     // "The ID of the product": the description's first words call it one.
     let described = first_sentence(about)
         .split(|c: char| !c.is_alphanumeric())
