@@ -348,7 +348,8 @@ fn action_at(words: &[String]) -> Option<(Action, std::ops::Range<usize>)> {
 }
 
 /// What a request asks to do: the [`action`] of its first four words ("close issue 42" →
-/// update, "what is in …" → read). "new" counts only as the first word: later it is an
+/// update, "what is in …" → read), or read when they say no action and open a yes-or-no
+/// question ("is the build green?"). "new" counts only as the first word: later it is an
 /// adjective ("anything new on arXiv?", "the new release is broken").
 ///
 /// ```
@@ -356,17 +357,53 @@ fn action_at(words: &[String]) -> Option<(Action, std::ops::Range<usize>)> {
 /// assert_eq!(request_action("please delete the file"), Some(Action::Delete));
 /// assert_eq!(request_action("the weather in Oslo, then delete it"), None);
 /// assert_eq!(request_action("new branch called fix-login"), Some(Action::Create));
-/// assert_eq!(request_action("anything new on arXiv?"), None);
+/// assert_eq!(request_action("anything new on arXiv?"), Some(Action::Read));
+/// assert_eq!(request_action("is meili task 1423 done yet?"), Some(Action::Read));
+/// assert_eq!(request_action("have we ever written about sourdough?"), Some(Action::Read));
+/// assert_eq!(request_action("have the agent dig up the founders"), None);
+/// assert_eq!(request_action("is it possible to delete the file?"), None);
 /// ```
 pub fn request_action(query: &str) -> Option<Action> {
-    let first: Vec<String> = words(query)
+    let opening: Vec<String> = words(query)
         .into_iter()
-        .take(4)
+        .take(QUESTION_WORDS)
         .enumerate()
         .filter(|(i, w)| *i == 0 || w != "new")
         .map(|(_, w)| w)
         .collect();
-    action(&first)
+    let first = opening.get(..4).unwrap_or(&opening);
+    action(first).or_else(|| {
+        let later = opening.get(1..).and_then(action);
+        (asks_whether(first) && later.is_none_or(|a| a == Action::Read)).then_some(Action::Read)
+    })
+}
+
+/// How many of a request's first words a yes-or-no question is read from: a verb among them
+/// that does more than read says what the question is about ("is it possible to delete the
+/// file?").
+const QUESTION_WORDS: usize = 8;
+
+/// Words that open a yes-or-no question whatever follows them ("is the build green?", "any
+/// comments on task 7?"). No imperative starts with them.
+const QUESTION_OPENERS: &[&str] = &["is", "are", "was", "were", "any", "anything", "anyone"];
+
+/// Words that open a yes-or-no question when a subject follows ("have we written …", "did
+/// anyone …", "do we have …"), and an order otherwise ("have the agent dig up …", "do a dry
+/// run").
+const AUXILIARIES: &[&str] = &["have", "has", "had", "do", "does", "did"];
+
+/// Subjects that make an [`AUXILIARIES`] word open a question.
+const SUBJECTS: &[&str] = &[
+    "i", "we", "you", "they", "he", "she", "it", "anyone", "anybody", "someone", "somebody",
+    "there",
+];
+
+/// Whether `words` (a request's first words) open a yes-or-no question: such a request looks
+/// something up ("is task 1423 done yet?" reads a task) when no verb of its first words says
+/// otherwise.
+fn asks_whether(words: &[String]) -> bool {
+    let at = |i: usize| words.get(i).map(String::as_str).unwrap_or_default();
+    QUESTION_OPENERS.contains(&at(0)) || (AUXILIARIES.contains(&at(0)) && SUBJECTS.contains(&at(1)))
 }
 
 /// What a tool does, from the verb of its name (`update_issue` → update).
