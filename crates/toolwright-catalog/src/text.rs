@@ -350,7 +350,9 @@ fn action_at(words: &[String]) -> Option<(Action, std::ops::Range<usize>)> {
 /// What a request asks to do: the [`action`] of its first four words ("close issue 42" →
 /// update, "what is in …" → read), or read when they say no action and open a yes-or-no
 /// question ("is the build green?"). "new" counts only as the first word: later it is an
-/// adjective ("anything new on arXiv?", "the new release is broken").
+/// adjective ("anything new on arXiv?", "the new release is broken"). When the opening says
+/// neither, the first sentence or dash-set clause that does ("Incident 231 is fixed - close it
+/// out" → update).
 ///
 /// ```
 /// use toolwright_catalog::text::{Action, request_action};
@@ -362,9 +364,52 @@ fn action_at(words: &[String]) -> Option<(Action, std::ops::Range<usize>)> {
 /// assert_eq!(request_action("have we ever written about sourdough?"), Some(Action::Read));
 /// assert_eq!(request_action("have the agent dig up the founders"), None);
 /// assert_eq!(request_action("is it possible to delete the file?"), None);
+/// assert_eq!(request_action("Incident 231 is fixed - close it out"), Some(Action::Update));
+/// assert_eq!(request_action("I added tables. Can you check them?"), Some(Action::Read));
 /// ```
 pub fn request_action(query: &str) -> Option<Action> {
-    let opening: Vec<String> = words(query)
+    clauses(query).find_map(clause_action)
+}
+
+/// The [`request_action`] of the request's first words alone, whatever clause they are in:
+/// for evidence that must not read a later aside ("Bob no longer reports to Carol. Drop that
+/// link" opens with no action).
+///
+/// ```
+/// use toolwright_catalog::text::{Action, opening_action};
+/// assert_eq!(opening_action("close issue 42"), Some(Action::Update));
+/// assert_eq!(opening_action("Incident 231 is fixed - close it out"), None);
+/// ```
+pub fn opening_action(query: &str) -> Option<Action> {
+    clause_action(query)
+}
+
+/// The sentences of `query`, and the parts of each that a spaced dash sets apart.
+fn clauses(query: &str) -> impl Iterator<Item = &str> {
+    let mut cuts = vec![0];
+    let bytes = query.as_bytes();
+    for (i, c) in query.char_indices() {
+        let next_is_space = bytes
+            .get(i + c.len_utf8())
+            .is_none_or(|b| b.is_ascii_whitespace());
+        let prev_is_space = i > 0 && bytes.get(i - 1).is_some_and(u8::is_ascii_whitespace);
+        let ends_sentence = matches!(c, '.' | '!' | '?' | ';') && next_is_space;
+        let dash = matches!(c, '-' | '\u{2013}' | '\u{2014}') && prev_is_space && next_is_space;
+        if ends_sentence || dash {
+            cuts.push(i + c.len_utf8());
+        }
+    }
+    cuts.push(query.len());
+    cuts.dedup();
+    cuts.windows(2)
+        .filter_map(move |w| query.get(*w.first()?..*w.get(1)?))
+        .collect::<Vec<_>>()
+        .into_iter()
+}
+
+/// The [`request_action`] of one clause.
+fn clause_action(clause: &str) -> Option<Action> {
+    let opening: Vec<String> = words(clause)
         .into_iter()
         .take(QUESTION_WORDS)
         .enumerate()

@@ -89,8 +89,10 @@ pub fn missing_inputs(spec: &ToolSpec, query: &str) -> Vec<Missing> {
 /// every identifier it requires ([`missing_inputs`]), it only reads (its name's verb reads,
 /// [`toolwright_catalog::text::name_action`], or it says it reads, `readOnlyHint`), and the
 /// request says what it reads (a word of its name's object, or of its name when the name has
-/// no verb). A tool that writes is never called on this weaker evidence, nor one the request
-/// does not point at.
+/// no verb), and the request asks for nothing but reading
+/// ([`toolwright_catalog::text::request_action`] is read or says nothing). A tool that writes is
+/// never called on this weaker evidence, nor one the request does not point at, nor a tool
+/// that reads for a request that asks to change something: reading is not what was asked.
 ///
 /// ```
 /// use serde_json::json;
@@ -100,9 +102,13 @@ pub fn missing_inputs(spec: &ToolSpec, query: &str) -> Vec<Missing> {
 /// assert!(stands_in(&tool("list_projects"), "what projects do I have"));
 /// assert!(!stands_in(&tool("list_subscriptions"), "what projects do I have"));
 /// assert!(!stands_in(&tool("power_cycle_droplets"), "reboot my droplet"));
+/// assert!(!stands_in(&tool("list_alert_groups"), "resolve the alert group about disk space"));
 /// ```
 pub fn stands_in(spec: &ToolSpec, query: &str) -> bool {
-    use toolwright_catalog::text::{Action, name_object, stem, terms, words};
+    use toolwright_catalog::text::{Action, name_object, request_action, stem, terms, words};
+    if request_action(query).is_some_and(|a| a != Action::Read) {
+        return false;
+    }
     use toolwright_core::SideEffects;
     let object = name_object(&spec.name);
     let reads = matches!(

@@ -161,8 +161,8 @@ enum ActionFit {
 /// The objects of the candidates whose names have the request's create, update or delete verb
 /// (`None` when the request only looks something up or says no action).
 fn acting(ranking: &[Candidate], query: &str) -> Option<Vec<Vec<String>>> {
-    use toolwright_catalog::text::{Action, name_object, request_action};
-    let wanted = match request_action(query) {
+    use toolwright_catalog::text::{Action, name_object, opening_action};
+    let wanted = match opening_action(query) {
         None | Some(Action::Read) => return None,
         Some(a) => a,
     };
