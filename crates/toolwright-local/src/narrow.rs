@@ -675,8 +675,9 @@ fn one_edit(a: &str, b: &str) -> bool {
 /// Whether the query names a parameter by its distinctive words: each word of the name that is
 /// not [`GENERIC`] and has 3 characters or more is a query word, starts one (`atm` →
 /// "atmospheric"), or (5 characters or more) is one edit away from one ("acceleeration"), or
-/// shares a stem of five letters or more with one ("labeled" for `labels`).
-fn names_loosely(query_words: &[String], name: &str) -> bool {
+/// shares a stem of five letters or more with one ("labeled" for `labels`). A query word among
+/// `as_written` counts only when it is the name's word itself.
+fn names_loosely(query_words: &[String], name: &str, as_written: &[String]) -> bool {
     let parts: Vec<String> = name_words(name)
         .into_iter()
         .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
@@ -685,9 +686,10 @@ fn names_loosely(query_words: &[String], name: &str) -> bool {
         && parts.iter().all(|p| {
             query_words.iter().any(|w| {
                 w == p
-                    || w.starts_with(p.as_str())
-                    || (p.chars().count() >= 5 && w.chars().count() >= 5 && one_edit(p, w))
-                    || same_stem(p, w)
+                    || !as_written.contains(w)
+                        && (w.starts_with(p.as_str())
+                            || (p.chars().count() >= 5 && w.chars().count() >= 5 && one_edit(p, w))
+                            || same_stem(p, w))
             })
         })
 }
@@ -1084,7 +1086,7 @@ pub(crate) fn attached_numbers(
         return Vec::new();
     };
     let ws: Vec<String> = words.iter().map(|(_, w)| w.clone()).collect();
-    if !names_loosely(&ws, name) {
+    if !names_loosely(&ws, name, &[]) {
         return Vec::new();
     }
     let between = |a: usize, b: usize| words.iter().filter(|(s, _)| *s > a && *s < b).count();
@@ -1622,6 +1624,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // A parameter's name inside a quoted value names nothing: "Write release notes" is the
     // task's name, and says nothing of its `notes`.
     let unquoted_words = words(&toolwright_catalog::values::without_quoted(query));
+    // A word of the tool's own name says which tool: it names a parameter only as written
+    // ("new customer" names `create_customer`, not its `customData`).
+    let tool_words = words(&spec.name);
     // The words an allowed value may be named by: the request's, then the codes of the
     // currencies it names by name or sign, in its order ("250 pounds to yen" → `gbp`, `jpy`,
     // for an enum of ISO codes).
@@ -1659,7 +1664,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             report.promoted.push(name.clone());
         }
         let name_mentioned = mentions(&unquoted_words, &name.replace('_', " "))
-            || names_loosely(&unquoted_words, name)
+            || names_loosely(&unquoted_words, name, &tool_words)
             || renames;
         let words = if enum_values(p).is_none() {
             &vw_listed
@@ -2203,6 +2208,29 @@ mod tests {
         assert_eq!(r.dropped, vec!["units".to_string()]);
         let (s, _) = narrow_for_query(&weather, "Weather in Tokyo in fahrenheit");
         assert!(s.parameters["properties"].get("units").is_some());
+    }
+
+    #[test]
+    fn a_word_of_the_tool_name_names_a_parameter_only_as_written() {
+        let customer = ToolSpec::new(
+            "create_customer",
+            "Create a customer.",
+            json!({"type": "object", "properties": {
+                "email": {"type": "string"},
+                "customData": {"type": "object", "additionalProperties": {}}},
+              "required": ["email"]}),
+        );
+        let (_, r) = narrow_for_query(&customer, "New customer: Maria, maria@lumen.io");
+        assert_eq!(r.dropped, vec!["customData".to_string()]);
+        let (_, r) = narrow_for_query(&customer, "new customer maria@lumen.io, custom data x=1");
+        assert!(r.dropped.is_empty(), "{r:?}");
+        let node = ToolSpec::new(
+            "node_management",
+            "Cordon or drain a node.",
+            json!({"type": "object", "properties": {"nodeName": {"type": "string"}}}),
+        );
+        let (_, r) = narrow_for_query(&node, "cordon worker-node-2");
+        assert!(r.dropped.is_empty(), "{r:?}");
     }
 
     #[test]

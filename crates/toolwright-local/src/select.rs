@@ -199,11 +199,25 @@ fn action_fit(ranking: &[Candidate], query: &str) -> ActionFit {
     if objects
         .iter()
         .any(|o| o.is_empty() || o.iter().any(|w| said.contains(w)))
+        || !names_a_thing(query)
     {
         ActionFit::Fits
     } else {
         ActionFit::OtherObject
     }
+}
+
+/// Whether `query` names a thing in words: a word of it, outside quotes and values (a token with
+/// a digit or inner punctuation: `pro_01gsz…`, `sc-2210`), that is no stop word and no verb of an
+/// action. "rename pro_01gsz… to \"Team Plan\"" names nothing, so no candidate's object can be
+/// missing from it.
+fn names_a_thing(query: &str) -> bool {
+    use toolwright_catalog::text::{action, terms};
+    toolwright_catalog::values::without_quoted(query)
+        .split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|t| t.chars().all(char::is_alphabetic) && !t.is_empty())
+        .any(|t| action(&[t.to_lowercase()]).is_none() && !terms(t).is_empty())
 }
 
 /// Whether `spec` may be called for `query` on weaker evidence than the router's first choice (a
@@ -670,6 +684,9 @@ mod tests {
         let e = evidence(&r, "delete the Kitchen project in todoist", &[]).unwrap();
         assert!(e.object_missing && !e.action_missing);
         let e = evidence(&r, "remove the comments on task 7", &[]).unwrap();
+        assert!(!e.object_missing && !e.action_missing);
+        // A request that names no thing in words misses no object.
+        let e = evidence(&r, "delete pro_01gsz4t5 and sc-2210 \"Team Plan\"", &[]).unwrap();
         assert!(!e.object_missing && !e.action_missing);
         // A query language the request writes names it: the object is there.
         let r = [cand("write_neo4j_cypher", 1.0, Some(0.5))];
