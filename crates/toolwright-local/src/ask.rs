@@ -19,7 +19,7 @@
 //! ([`crate::cues::value_like`]: digits, `-` `_` `/` `.` `:` `#` `@` inside a word, capitals,
 //! `camelCase`), quotes a text, or writes a proper name that is not its first word and not a word
 //! of the tool's own name or description ("the Kitchen project"); for a number, when it writes
-//! a digit. The test is deliberately loose: any such word stops the question, because a wrong
+//! a number (`4821`, `#1423`, `sc-2210`: not the digits inside `pro_01gsz4t5…`). The test is deliberately loose: any such word stops the question, because a wrong
 //! question costs the user a turn while the server rejects a wrong identifier anyway.
 //!
 //! A tool's objects of named fields are read as its parameters ([`crate::wrapper`]).
@@ -74,7 +74,7 @@ pub fn missing_inputs(spec: &ToolSpec, query: &str) -> Vec<Missing> {
             let about = description(schema);
             let kind = identifier_kind(&spec.name, name, schema, &about)?;
             let given = match kind {
-                IdKind::Number => words.digits,
+                IdKind::Number => words.number,
                 IdKind::Text => words.digits || words.value || long_cued(name, query),
             };
             (!given).then(|| Missing {
@@ -152,6 +152,9 @@ fn long_cued(name: &str, query: &str) -> bool {
 struct Given {
     /// A word with a digit.
     digits: bool,
+    /// A number: a word, or a part of one between punctuation, of digits only (`4821`,
+    /// `#1423`, `sc-2210`; not `pro_01gsz4t5…`, whose digits are letters' neighbours).
+    number: bool,
     /// A word that looks like a value, a quoted text, or a proper name past the first word.
     value: bool,
 }
@@ -175,6 +178,10 @@ impl Given {
             .any(|w| crate::cues::proper(w) && !own_words.contains(w.to_lowercase().as_str()));
         Given {
             digits: words.iter().any(|w| w.chars().any(|c| c.is_ascii_digit())),
+            number: words.iter().any(|w| {
+                w.split(|c: char| !c.is_alphanumeric())
+                    .any(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
+            }),
             value: quoted || proper || words.iter().any(|w| crate::cues::value_like(w)),
         }
     }
@@ -383,6 +390,21 @@ mod tests {
             "show the issue Jordan filed",
             "show issue a1b2c3",
         ] {
+            assert!(asked(&t, q).is_empty(), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_numeric_identifier_needs_a_number() {
+        let t = tool(
+            json!({"epicPublicId": {"type": "integer"}}),
+            &["epicPublicId"],
+        );
+        assert_eq!(
+            asked(&t, "rename pro_01gsz4t5hdjse780 to 'Team Plan'"),
+            ["epicPublicId"]
+        );
+        for q in ["rename epic 902", "rename epic #902", "rename sc-902"] {
             assert!(asked(&t, q).is_empty(), "{q}");
         }
     }
