@@ -368,7 +368,7 @@ fn action_at(words: &[String]) -> Option<(Action, std::ops::Range<usize>)> {
 /// assert_eq!(request_action("I added tables. Can you check them?"), Some(Action::Read));
 /// ```
 pub fn request_action(query: &str) -> Option<Action> {
-    clauses(query).find_map(clause_action)
+    clauses(query).into_iter().find_map(clause_action)
 }
 
 /// The [`request_action`] of the request's first words alone, whatever clause they are in:
@@ -385,7 +385,7 @@ pub fn opening_action(query: &str) -> Option<Action> {
 }
 
 /// The sentences of `query`, and the parts of each that a spaced dash sets apart.
-fn clauses(query: &str) -> impl Iterator<Item = &str> {
+fn clauses(query: &str) -> Vec<&str> {
     let mut cuts = vec![0];
     let bytes = query.as_bytes();
     for (i, c) in query.char_indices() {
@@ -402,9 +402,8 @@ fn clauses(query: &str) -> impl Iterator<Item = &str> {
     cuts.push(query.len());
     cuts.dedup();
     cuts.windows(2)
-        .filter_map(move |w| query.get(*w.first()?..*w.get(1)?))
-        .collect::<Vec<_>>()
-        .into_iter()
+        .filter_map(|w| query.get(*w.first()?..*w.get(1)?))
+        .collect()
 }
 
 /// The [`request_action`] of one clause.

@@ -22,7 +22,7 @@ fn main() -> Result<(), String> {
     use serde_json::json;
     use std::io::Write;
     use toolwright_agent::Ranker;
-    use toolwright_catalog::text::{Action, name_object, request_action, terms};
+    use toolwright_catalog::text::{Action, name_object, opening_action, terms};
     use toolwright_local::select::evidence;
 
     let (mut out, sets) = common::out_and_sets("object_words")?;
@@ -39,7 +39,7 @@ fn main() -> Result<(), String> {
             if !e.object_missing {
                 continue;
             }
-            let wanted = request_action(&r.query);
+            let wanted = opening_action(&r.query);
             let objects: Vec<String> = ranked
                 .iter()
                 .filter_map(|c| name_object(&c.name))

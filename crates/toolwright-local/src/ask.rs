@@ -19,8 +19,9 @@
 //! ([`crate::cues::value_like`]: digits, `-` `_` `/` `.` `:` `#` `@` inside a word, capitals,
 //! `camelCase`), quotes a text, or writes a proper name that is not its first word and not a word
 //! of the tool's own name or description ("the Kitchen project"); for a number, when it writes
-//! a number (`4821`, `#1423`, `sc-2210`: not the digits inside `pro_01gsz4t5…`). The test is deliberately loose: any such word stops the question, because a wrong
-//! question costs the user a turn while the server rejects a wrong identifier anyway.
+//! a number (`4821`, `#1423`, `sc-2210`: not the digits inside `pro_01gsz4t5…`). The test is
+//! deliberately loose: any such word stops the question, because a wrong question costs the
+//! user a turn while the server rejects a wrong identifier anyway.
 //!
 //! A tool's objects of named fields are read as its parameters ([`crate::wrapper`]).
 //!
@@ -106,10 +107,10 @@ pub fn missing_inputs(spec: &ToolSpec, query: &str) -> Vec<Missing> {
 /// ```
 pub fn stands_in(spec: &ToolSpec, query: &str) -> bool {
     use toolwright_catalog::text::{Action, name_object, request_action, stem, terms, words};
+    use toolwright_core::SideEffects;
     if request_action(query).is_some_and(|a| a != Action::Read) {
         return false;
     }
-    use toolwright_core::SideEffects;
     let object = name_object(&spec.name);
     let reads = matches!(
         spec.meta.side_effects,
