@@ -233,6 +233,7 @@ const ACTIONS: &[(Action, &[&str])] = &[
             "uninstall",
             "unsubscribe",
             "terminate",
+            "kill",
         ],
     ),
     (
@@ -278,6 +279,8 @@ const ACTIONS: &[(Action, &[&str])] = &[
             "reset",
             "share",
             "transfer",
+            "acknowledge",
+            "ack",
         ],
     ),
     (
@@ -308,6 +311,10 @@ const PHRASES: &[(Action, &[&str])] = &[
     (Action::Create, &["set", "up"]),
     (Action::Create, &["spin", "up"]),
     (Action::Update, &["roll", "back"]),
+    // "get another number": obtain a new one, not look one up.
+    (Action::Create, &["get", "another"]),
+    (Action::Create, &["get", "us", "another"]),
+    (Action::Create, &["get", "me", "another"]),
 ];
 
 /// The action of the first of `words` (lowercase, unstemmed, as [`words`] gives them) that is
@@ -323,6 +330,8 @@ const PHRASES: &[(Action, &[&str])] = &[
 /// assert_eq!(action(&words("pause workflow 55")), Some(Action::Update));
 /// assert_eq!(action(&words("transfer_cycle_issues")), Some(Action::Update));
 /// assert_eq!(action(&words("upload handbook.pdf")), Some(Action::Create));
+/// assert_eq!(action(&words("get us another local number")), Some(Action::Create));
+/// assert_eq!(action(&words("ack alert group 7")), Some(Action::Update));
 /// assert_eq!(action(&words("sequentialthinking")), None);
 /// ```
 pub fn action(words: &[String]) -> Option<Action> {
