@@ -487,6 +487,57 @@ pub fn name_object(name: &str) -> Option<(Action, Vec<String>)> {
     Some((action, object.iter().map(|w| stem(w)).collect()))
 }
 
+/// Prepositions that open a phrase saying where the request's thing is ("in the payments
+/// namespace", "on record recD77", "from the Deals table").
+const PLACE_PREPOSITIONS: &[&str] = &[
+    "in", "inside", "within", "from", "on", "into", "onto", "under",
+];
+
+/// Words that end a place phrase.
+const PLACE_ENDS: &[&str] = &[
+    "and", "or", "but", "so", "where", "that", "which", "who", "whose", "with", "to", "for", "by",
+    "about", "saying", "called", "named", "if", "when", "then", "while", "because", "as",
+];
+
+/// How many words a place phrase reads after its preposition.
+const PLACE_WORDS: usize = 4;
+
+/// The stemmed words of `query` ([`terms`]) split in two: those of its place phrases ("in
+/// airtable base appX1", "on record recD77"), and the rest. A phrase runs from a place preposition to the
+/// next punctuation, conjunction or preposition, or [`PLACE_WORDS`] words.
+///
+/// ```
+/// use toolwright_catalog::text::place_terms;
+/// let (place, rest) = place_terms("what tables are in airtable base 7, please?");
+/// assert_eq!(place, ["airtable", "base", "7"]);
+/// assert_eq!(rest, ["table"]);
+/// ```
+pub fn place_terms(query: &str) -> (Vec<String>, Vec<String>) {
+    let (mut place, mut rest) = (Vec::new(), Vec::new());
+    let mut left = 0usize;
+    for raw in query.split_whitespace() {
+        let word = raw.trim_start_matches(['(', '"', '\'', '[']);
+        let ends =
+            word.ends_with([',', '.', ';', ':', '!', '?', ')', '"', ']']) || raw.starts_with('(');
+        let bare = word.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'', ']']);
+        let lower = bare.to_lowercase();
+        if raw.starts_with('(') && left > 0 {
+            left = 0;
+        }
+        if PLACE_PREPOSITIONS.contains(&lower.as_str()) {
+            left = if ends { 0 } else { PLACE_WORDS };
+            continue;
+        }
+        if PLACE_ENDS.contains(&lower.as_str()) {
+            left = 0;
+        }
+        let into = if left > 0 { &mut place } else { &mut rest };
+        into.extend(terms(bare));
+        left = if ends { 0 } else { left.saturating_sub(1) };
+    }
+    (place, rest)
+}
+
 /// Words of `text` for indexing or querying: split, stop words dropped, stemmed.
 ///
 /// ```
@@ -534,6 +585,26 @@ mod tests {
         assert_eq!(stem("quickly"), "quick");
         assert_eq!(stem("bed"), "bed");
         assert_eq!(stem("ébène"), "ébène");
+    }
+
+    #[test]
+    fn place_phrases_end_at_punctuation_conjunctions_and_length() {
+        let place = |q: &str| place_terms(q).0;
+        assert_eq!(
+            place_terms("leave a note on record r77 in Deals (crm)"),
+            (
+                vec!["record".to_string(), "r".into(), "77".into(), "deal".into()],
+                vec!["leave".to_string(), "note".into(), "crm".into()]
+            )
+        );
+        assert_eq!(place("comment on the story saying it shipped"), ["story"]);
+        assert_eq!(
+            place("rows from the orders table, newest first"),
+            ["order", "table"]
+        );
+        assert_eq!(place("files in a b c d e f"), ["b", "c", "d"]);
+        assert_eq!(place("log in."), Vec::<String>::new());
+        assert!(place_terms("").0.is_empty());
     }
 
     #[test]
