@@ -461,7 +461,7 @@ fn asks_whether(words: &[String]) -> bool {
 
 /// What a tool does, from the verb of its name (`update_issue` → update).
 pub fn name_action(name: &str) -> Option<Action> {
-    action(&words(name))
+    name_object(name).map(|(a, _)| a)
 }
 
 /// What a tool does and to what, from its name: the [`name_action`] and the stemmed words of
@@ -474,6 +474,8 @@ pub fn name_action(name: &str) -> Option<Action> {
 /// assert_eq!(name_object("hubspot-batch-update-objects"), Some((Action::Update, vec!["object".to_string()])));
 /// assert_eq!(name_object("browser_resize"), Some((Action::Update, vec!["browser".to_string()])));
 /// assert_eq!(name_object("sequentialthinking"), None);
+/// assert_eq!(name_object("resolve-library-id").map(|(a, _)| a), Some(Action::Read));
+/// assert_eq!(name_object("resolve_incident").map(|(a, _)| a), Some(Action::Update));
 /// ```
 pub fn name_object(name: &str) -> Option<(Action, Vec<String>)> {
     let words = words(name);
@@ -484,8 +486,33 @@ pub fn name_object(name: &str) -> Option<(Action, Vec<String>)> {
     } else {
         after
     };
-    Some((action, object.iter().map(|w| stem(w)).collect()))
+    let object: Vec<String> = object.iter().map(|w| stem(w)).collect();
+    // Resolving a name to an identifier looks it up (`resolve-library-id`, `resolve_hostname`);
+    // resolving an incident or a thread changes it.
+    let looks_up = words.get(at.clone()).is_some_and(|v| v == ["resolve"])
+        && object
+            .last()
+            .is_some_and(|o| RESOLVED_NAMES.contains(&o.as_str()));
+    Some((if looks_up { Action::Read } else { action }, object))
 }
+
+/// Objects of "resolve" in a tool's name that make it a look-up: what a name resolves to.
+const RESOLVED_NAMES: &[&str] = &[
+    "id",
+    "identifier",
+    "uuid",
+    "name",
+    "hostname",
+    "host",
+    "address",
+    "url",
+    "uri",
+    "path",
+    "alias",
+    "symbol",
+    "reference",
+    "ref",
+];
 
 /// Prepositions that open a phrase saying where the request's thing is ("in the payments
 /// namespace", "on record recD77", "from the Deals table").
