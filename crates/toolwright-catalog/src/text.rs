@@ -234,6 +234,7 @@ const ACTIONS: &[(Action, &[&str])] = &[
             "unsubscribe",
             "terminate",
             "kill",
+            "abort",
         ],
     ),
     (
@@ -281,6 +282,12 @@ const ACTIONS: &[(Action, &[&str])] = &[
             "transfer",
             "acknowledge",
             "ack",
+            "ban",
+            "unban",
+            "mute",
+            "unmute",
+            "upvote",
+            "downvote",
         ],
     ),
     (
@@ -288,7 +295,7 @@ const ACTIONS: &[(Action, &[&str])] = &[
         &[
             "create", "add", "new", "make", "post", "send", "write", "insert", "generate",
             "upload", "submit", "publish", "buy", "purchase", "invite", "schedule", "reply",
-            "compose", "fork", "pay",
+            "compose", "fork", "pay", "register", "refund",
         ],
     ),
     (
@@ -332,6 +339,8 @@ const PHRASES: &[(Action, &[&str])] = &[
 /// assert_eq!(action(&words("upload handbook.pdf")), Some(Action::Create));
 /// assert_eq!(action(&words("get us another local number")), Some(Action::Create));
 /// assert_eq!(action(&words("ack alert group 7")), Some(Action::Update));
+/// assert_eq!(action(&words("abort build 88")), Some(Action::Delete));
+/// assert_eq!(action(&words("refund order 5512")), Some(Action::Create));
 /// assert_eq!(action(&words("sequentialthinking")), None);
 /// ```
 pub fn action(words: &[String]) -> Option<Action> {
