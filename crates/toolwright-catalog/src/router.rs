@@ -1231,30 +1231,30 @@ mod tests {
         assert_eq!(r.rank("what time is it in Tokyo", 1)[0].name, "get_time");
     }
 
-    #[test]
-    fn the_request_verb_breaks_ties_between_tools_of_one_object() {
-        let specs = vec![
-            ToolSpec::new(
-                "get_issue",
-                "An issue of the tracker.",
-                json!({"type": "object"}),
-            ),
-            ToolSpec::new(
-                "update_issue",
-                "An issue of the tracker.",
-                json!({"type": "object"}),
-            ),
-        ];
+    /// Two tools of one description, named `a` and `b`, and a hybrid router over them with a
+    /// given action bonus; the specs are returned for a BM25 router too.
+    fn twins(a: &str, b: &str, description: &str) -> (Vec<ToolSpec>, impl Fn(f32) -> Router) {
+        let specs: Vec<ToolSpec> = [a, b]
+            .iter()
+            .map(|n| ToolSpec::new(*n, description, json!({"type": "object"})))
+            .collect();
         let e: Arc<dyn Embedder> = Arc::new(Synonyms);
         let index = Arc::new(DenseIndex::build(&specs, e.as_ref(), None, &mut |_, _| {}).unwrap());
-        let router = |bonus: f32| {
-            Router::new(&specs)
+        let owned = specs.clone();
+        let router = move |bonus: f32| {
+            Router::new(&owned)
                 .with_dense(
                     DenseScorer::new(index.clone(), e.clone()),
                     ScorerKind::Hybrid,
                 )
                 .with_action_bonus(bonus)
         };
+        (specs, router)
+    }
+
+    #[test]
+    fn the_request_verb_breaks_ties_between_tools_of_one_object() {
+        let (specs, router) = twins("get_issue", "update_issue", "An issue of the tracker.");
         let on = router(DEFAULT_ACTION_BONUS);
         assert_eq!(on.rank("change the issue title", 1)[0].name, "update_issue");
         assert_eq!(on.rank("what does the issue say", 1)[0].name, "get_issue");
@@ -1278,28 +1278,7 @@ mod tests {
 
     #[test]
     fn a_tool_whose_object_is_only_the_place_ranks_lower() {
-        let specs = vec![
-            ToolSpec::new(
-                "list_bases",
-                "Bases of the tracker.",
-                json!({"type": "object"}),
-            ),
-            ToolSpec::new(
-                "list_tables",
-                "Bases of the tracker.",
-                json!({"type": "object"}),
-            ),
-        ];
-        let e: Arc<dyn Embedder> = Arc::new(Synonyms);
-        let index = Arc::new(DenseIndex::build(&specs, e.as_ref(), None, &mut |_, _| {}).unwrap());
-        let router = |bonus: f32| {
-            Router::new(&specs)
-                .with_dense(
-                    DenseScorer::new(index.clone(), e.clone()),
-                    ScorerKind::Hybrid,
-                )
-                .with_action_bonus(bonus)
-        };
+        let (_, router) = twins("list_bases", "list_tables", "Bases of the tracker.");
         let gap = |r: &Router, q: &str| {
             let s = r.scores(q).fused;
             s[1] - s[0]
