@@ -539,8 +539,9 @@ const PLACE_ENDS: &[&str] = &[
 const PLACE_WORDS: usize = 4;
 
 /// The stemmed words of `query` ([`terms`]) split in two: those of its place phrases ("in
-/// airtable base appX1", "on record recD77"), and the rest. A phrase runs from a place preposition to the
-/// next punctuation, conjunction or preposition, or [`PLACE_WORDS`] words.
+/// airtable base appX1", "on record recD77"), and the rest. A phrase runs from a place
+/// preposition to the next punctuation or opening parenthesis, a conjunction or another
+/// preposition ("and", "where", "with", "to", "for", …), or four words.
 ///
 /// ```
 /// use toolwright_catalog::text::place_terms;
@@ -553,8 +554,7 @@ pub fn place_terms(query: &str) -> (Vec<String>, Vec<String>) {
     let mut left = 0usize;
     for raw in query.split_whitespace() {
         let word = raw.trim_start_matches(['(', '"', '\'', '[']);
-        let ends =
-            word.ends_with([',', '.', ';', ':', '!', '?', ')', '"', ']']) || raw.starts_with('(');
+        let ends = word.ends_with([',', '.', ';', ':', '!', '?', ')', '"', ']']);
         let bare = word.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'', ']']);
         let lower = bare.to_lowercase();
         if raw.starts_with('(') && left > 0 {
