@@ -727,7 +727,7 @@ impl Router {
 
     /// Adds [`Router::with_action_bonus`] to the tools whose action is the request's, and takes
     /// it from those that would create, update or delete when the request asks another action
-    /// (never below the smallest positive score: every tool stays rankable).
+    /// ([`Router::take_bonus`]).
     fn add_action_bonus(&self, fused: &mut [f32], query: &str) {
         if self.action_bonus == 0.0 {
             return;
@@ -742,7 +742,7 @@ impl Router {
             match &n.action {
                 Some(a) if *a == wanted => *f += self.action_bonus,
                 Some(text::Action::Read) | None => {}
-                Some(_) => *f = (*f - self.action_bonus).max(f32::MIN_POSITIVE),
+                Some(_) => self.take_bonus(f),
             }
         }
     }
@@ -766,9 +766,15 @@ impl Router {
                 && n.object.iter().all(|w| place.contains(w))
                 && !n.object.iter().any(|w| rest.contains(w))
             {
-                *f = (*f - self.action_bonus).max(f32::MIN_POSITIVE);
+                self.take_bonus(f);
             }
         }
+    }
+
+    /// Takes [`Router::with_action_bonus`] from a positive fused score, never below the smallest
+    /// positive score: every tool stays rankable.
+    fn take_bonus(&self, f: &mut f32) {
+        *f = (*f - self.action_bonus).max(f32::MIN_POSITIVE);
     }
 
     /// The fused score of a dense or hybrid router, from lexical scores and similarities.
