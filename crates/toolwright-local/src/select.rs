@@ -159,19 +159,34 @@ enum ActionFit {
 }
 
 /// The objects of the candidates whose names have the request's create, update or delete verb
-/// (`None` when the request only looks something up or says no action).
+/// (`None` when the request only looks something up or says no action). An object that is only
+/// the name's first word, when another candidate's name opens with that word too, is a
+/// namespace and says no object: `kubectl_delete` beside `kubectl_get` deletes any kind of
+/// thing, so "get rid of the legacy-api service" does not miss a "kubectl".
 fn acting(ranking: &[Candidate], query: &str) -> Option<Vec<Vec<String>>> {
-    use toolwright_catalog::text::{Action, name_object, opening_action};
+    use toolwright_catalog::text::{Action, name_object, opening_action, stem, words};
     let wanted = match opening_action(query) {
         None | Some(Action::Read) => return None,
         Some(a) => a,
     };
+    let lead = |name: &str| words(name).into_iter().next();
+    let namespace = |name: &str, object: &[String]| {
+        let first = lead(name);
+        matches!(object, [o] if first.as_deref().map(stem).as_ref() == Some(o))
+            && ranking.iter().filter(|c| lead(&c.name) == first).count() >= 2
+    };
     Some(
         ranking
             .iter()
-            .filter_map(|c| name_object(&c.name))
-            .filter(|(a, _)| *a == wanted)
-            .map(|(_, object)| object)
+            .filter_map(|c| name_object(&c.name).map(|o| (&c.name, o)))
+            .filter(|(_, (a, _))| *a == wanted)
+            .map(|(name, (_, object))| {
+                if namespace(name, &object) {
+                    Vec::new()
+                } else {
+                    object
+                }
+            })
             .collect(),
     )
 }
@@ -195,16 +210,31 @@ fn action_fit(ranking: &[Candidate], query: &str) -> ActionFit {
             typed.push_str(k.words());
         }
     }
-    let said: std::collections::HashSet<String> = words(&typed).iter().map(|w| stem(w)).collect();
-    if objects
-        .iter()
-        .any(|o| o.is_empty() || o.iter().any(|w| said.contains(w)))
-        || !names_a_thing(query)
+    let written = words(&typed);
+    let said: std::collections::HashSet<String> = written.iter().map(|w| stem(w)).collect();
+    if objects.iter().any(|o| {
+        o.is_empty()
+            || o.iter()
+                .any(|w| said.contains(w) || written.iter().any(|r| clipped(r, w)))
+    }) || !names_a_thing(query)
     {
         ActionFit::Fits
     } else {
         ActionFit::OtherObject
     }
+}
+
+/// Whether the request's word `word` is a clipped form of the object word `object`: three or
+/// more letters that open or close it, and no stop word or verb of an action ("app" for
+/// `application`, "repo" for `repository`, "mail" for `email`).
+fn clipped(word: &str, object: &str) -> bool {
+    use toolwright_catalog::text::{action, is_stop_word};
+    word.len() >= 3
+        && word.len() < object.len()
+        && word.chars().all(|c| c.is_ascii_alphabetic())
+        && (object.starts_with(word) || object.ends_with(word))
+        && !is_stop_word(word)
+        && action(&[word.to_string()]).is_none()
 }
 
 /// Whether `query` names a thing in words: a word of it, outside quotes and values (a token with
@@ -709,6 +739,40 @@ mod tests {
                 .unwrap()
                 .action_missing
         );
+    }
+
+    #[test]
+    fn clipped_words_and_namespaces_name_an_object() {
+        // "app" is a clipped "application", "mail" the end of "email".
+        let apps = [cand("delete_application", 1.0, Some(0.5))];
+        assert!(
+            !evidence(&apps, "get rid of argo app tmp-preview", &[])
+                .unwrap()
+                .object_missing
+        );
+        let mail = [cand("send_email", 1.0, Some(0.5))];
+        assert!(
+            !evidence(&mail, "send a mail to the team", &[])
+                .unwrap()
+                .object_missing
+        );
+        // A verb or a stop word is no clipped form ("add" opens "address").
+        let addr = [cand("delete_address", 1.0, Some(0.5))];
+        assert!(
+            evidence(&addr, "remove the add banner", &[])
+                .unwrap()
+                .object_missing
+        );
+        // `kubectl_delete` beside `kubectl_get` deletes anything: no "kubectl" to miss.
+        let kube = [
+            cand("kubectl_delete", 1.0, Some(0.5)),
+            cand("kubectl_get", 0.9, Some(0.4)),
+        ];
+        let q = "get rid of the legacy-api service";
+        assert!(!evidence(&kube, q, &[]).unwrap().object_missing);
+        // Alone, its first word is its object.
+        let alone = [cand("kubectl_delete", 1.0, Some(0.5))];
+        assert!(evidence(&alone, q, &[]).unwrap().object_missing);
     }
 
     /// Words as vectors: the words of one group point the same way, other words nowhere (zero).
