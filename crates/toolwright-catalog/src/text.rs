@@ -460,6 +460,40 @@ const SUBJECTS: &[&str] = &[
     "there",
 ];
 
+/// The things a request asks to see all of, when it is a question of which ones exist: "what
+/// trello boards do I have?" → `boards`, "which labels have I made in todoist" → `labels`,
+/// "what collections do we have in Outline?" → `collections`. The plural noun as written, right
+/// before an auxiliary and its subject, within the question's first eight words.
+///
+/// ```
+/// use toolwright_catalog::text::asked_to_list;
+/// assert_eq!(asked_to_list("what trello boards do I have?").as_deref(), Some("boards"));
+/// assert_eq!(asked_to_list("Which serverless functions have we deployed?").as_deref(), Some("functions"));
+/// assert_eq!(asked_to_list("which labels have I made in todoist").as_deref(), Some("labels"));
+/// assert_eq!(asked_to_list("what is the status of build 42?"), None);
+/// assert_eq!(asked_to_list("delete the boards we have"), None);
+/// ```
+pub fn asked_to_list(query: &str) -> Option<String> {
+    let w = words(query);
+    let opening = w.first()?;
+    if !matches!(opening.as_str(), "what" | "which") {
+        return None;
+    }
+    let head = w.get(..QUESTION_WORDS).unwrap_or(&w);
+    head.windows(3).skip(1).find_map(|t| match t {
+        [noun, aux, subject]
+            if noun.len() > 3
+                && noun.ends_with('s')
+                && !noun.ends_with("ss")
+                && matches!(aux.as_str(), "do" | "does" | "have" | "has" | "are")
+                && matches!(subject.as_str(), "i" | "we" | "you" | "there") =>
+        {
+            Some(noun.clone())
+        }
+        _ => None,
+    })
+}
+
 /// Whether `words` (a request's first words) open a yes-or-no question: such a request looks
 /// something up ("is task 1423 done yet?" reads a task) when no verb of its first words says
 /// otherwise.
