@@ -475,13 +475,15 @@ pub struct Router {
     names: Vec<NameParts>,
 }
 
-/// What a tool's name says it does ([`text::name_object`]), kept per tool so that a query
-/// reads it without re-splitting names.
+/// What a tool's name says it does ([`text::name_object`]) and the kinds of values its
+/// parameters take, kept per tool so that a query reads them without re-splitting names.
 #[derive(Debug, Clone, Default)]
 struct NameParts {
     action: Option<text::Action>,
     /// The stemmed words of the name's object, stop words left out ("in" of `list_files_in_dir`).
     object: Vec<String>,
+    /// The kinds of values some parameter takes ([`crate::values::takes_kind`]).
+    takes: Vec<crate::values::ValueKind>,
 }
 
 impl std::fmt::Debug for Router {
@@ -634,6 +636,7 @@ impl Router {
 
     /// Every tool's scores for `query` (see [`Scores`]).
     pub fn scores(&self, query: &str) -> Scores {
+        let kinds = crate::values::value_kinds(query);
         let typed;
         let query = if self.value_words {
             typed = crate::values::with_value_words(query);
@@ -670,6 +673,7 @@ impl Router {
                 self.rerank_by_headline(&mut fused, &lexical, &similarity, d.index(), q);
                 self.add_action_bonus(&mut fused, query);
                 self.add_list_bonus(&mut fused, query);
+                self.add_kind_bonus(&mut fused, &kinds);
                 self.take_place_bonus(&mut fused, query);
                 fused
             }
@@ -764,6 +768,21 @@ impl Router {
                 && n.action == Some(text::Action::Read)
                 && text::words(&spec.name).contains(&plural)
             {
+                *f += self.action_bonus;
+            }
+        }
+    }
+
+    /// Adds [`Router::with_action_bonus`] to the tools with a parameter that takes a kind of
+    /// value the request holds ([`crate::values::value_kinds`], [`crate::values::takes_kind`]):
+    /// "if it's 14:00 in New York, what time is it in London?" favours `convert_time` (its
+    /// `time`) over `get_current_time`, "read https://… and summarize it" a tool that takes a URL.
+    fn add_kind_bonus(&self, fused: &mut [f32], kinds: &[crate::values::ValueKind]) {
+        if self.action_bonus == 0.0 || kinds.is_empty() {
+            return;
+        }
+        for (f, n) in fused.iter_mut().zip(&self.names) {
+            if *f > 0.0 && n.takes.iter().any(|k| kinds.contains(k)) {
                 *f += self.action_bonus;
             }
         }
@@ -874,17 +893,41 @@ impl Router {
 pub const DEFAULT_ACTION_BONUS: f32 = 0.03;
 
 fn tool_names(specs: &[ToolSpec]) -> Vec<NameParts> {
+    use crate::values::{ValueKind, takes_kind};
+    const KINDS: [ValueKind; 8] = [
+        ValueKind::Url,
+        ValueKind::Path,
+        ValueKind::Email,
+        ValueKind::Time,
+        ValueKind::Date,
+        ValueKind::Arithmetic,
+        ValueKind::Sql,
+        ValueKind::Cypher,
+    ];
     specs
         .iter()
-        .map(|s| match text::name_object(&s.name) {
-            Some((action, object)) => NameParts {
-                action: Some(action),
-                object: object
-                    .into_iter()
-                    .filter(|w| !text::is_stop_word(w))
-                    .collect(),
-            },
-            None => NameParts::default(),
+        .map(|s| {
+            let mut params = Vec::new();
+            collect_params(&s.parameters, 0, &mut params);
+            let takes = KINDS
+                .into_iter()
+                .filter(|k| params.iter().any(|(n, schema)| takes_kind(n, schema, *k)))
+                .collect();
+            let (action, object) = match text::name_object(&s.name) {
+                Some((action, object)) => (
+                    Some(action),
+                    object
+                        .into_iter()
+                        .filter(|w| !text::is_stop_word(w))
+                        .collect(),
+                ),
+                None => (None, Vec::new()),
+            };
+            NameParts {
+                action,
+                object,
+                takes,
+            }
         })
         .collect()
 }

@@ -53,6 +53,47 @@ impl ValueKind {
     }
 }
 
+/// Whether a parameter, by its name's words or its schema's `format`, takes a value of `kind`:
+/// `url`, `uri`, `link`, `href` or format `uri` a URL; `path`, `file`, `filename`, `dir`,
+/// `directory`, `folder` a path; `email` or format `email` an e-mail address; `time` or format
+/// `time` / `date-time` a clock time; `date` or format `date` / `date-time` a date; `sql` a SQL
+/// statement; `expression` arithmetic; `cypher` a Cypher pattern.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_catalog::values::{ValueKind, takes_kind};
+/// assert!(takes_kind("time", &json!({"type": "string"}), ValueKind::Time));
+/// assert!(takes_kind("target", &json!({"type": "string", "format": "uri"}), ValueKind::Url));
+/// assert!(takes_kind("repo_path", &json!({"type": "string"}), ValueKind::Path));
+/// assert!(!takes_kind("timezone", &json!({"type": "string"}), ValueKind::Time));
+/// ```
+pub fn takes_kind(name: &str, schema: &serde_json::Value, kind: ValueKind) -> bool {
+    let words = crate::text::words(name);
+    let has = |xs: &[&str]| words.iter().any(|w| xs.contains(&w.as_str()));
+    let format = schema
+        .get("format")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    match kind {
+        ValueKind::Url => has(&["url", "uri", "link", "href"]) || matches!(format, "uri" | "url"),
+        ValueKind::Path => has(&[
+            "path",
+            "file",
+            "filename",
+            "filepath",
+            "dir",
+            "directory",
+            "folder",
+        ]),
+        ValueKind::Email => has(&["email"]) || format == "email",
+        ValueKind::Time => has(&["time"]) || matches!(format, "time" | "date-time"),
+        ValueKind::Date => has(&["date"]) || matches!(format, "date" | "date-time"),
+        ValueKind::Sql => has(&["sql"]),
+        ValueKind::Arithmetic => has(&["expression"]),
+        ValueKind::Cypher => has(&["cypher"]),
+    }
+}
+
 /// Endings that make `name.ext` a domain name rather than a file.
 const DOMAIN_ENDINGS: &[&str] = &[
     "com", "org", "net", "io", "dev", "ai", "app", "co", "edu", "gov", "de", "uk", "fr",
