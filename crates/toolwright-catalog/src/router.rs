@@ -1381,6 +1381,42 @@ mod tests {
     }
 
     #[test]
+    fn a_value_in_the_request_favours_the_tools_that_take_its_kind() {
+        let specs = vec![
+            ToolSpec::new(
+                "get_current_time",
+                "Time in a zone.",
+                json!({"type": "object", "properties": {"timezone": {"type": "string"}}}),
+            ),
+            ToolSpec::new(
+                "convert_time",
+                "Time in a zone.",
+                json!({"type": "object", "properties": {"time": {"type": "string"}}}),
+            ),
+        ];
+        let e: Arc<dyn Embedder> = Arc::new(Synonyms);
+        let index = Arc::new(DenseIndex::build(&specs, e.as_ref(), None, &mut |_, _| {}).unwrap());
+        let router = |bonus: f32| {
+            Router::new(&specs)
+                .with_dense(
+                    DenseScorer::new(index.clone(), e.clone()),
+                    ScorerKind::Hybrid,
+                )
+                .with_action_bonus(bonus)
+        };
+        let gap = |r: &Router, q: &str| {
+            let s = r.scores(q).fused;
+            s[1] - s[0]
+        };
+        let (on, off) = (router(DEFAULT_ACTION_BONUS), router(0.0));
+        // Neither request says an action, so only the kind bonus moves the gap.
+        let q = "the time in Lima when it is 14:00 in the zone of Oslo";
+        assert!((gap(&on, q) - gap(&off, q) - DEFAULT_ACTION_BONUS).abs() < 1e-6);
+        let q = "the time in the zone of Oslo";
+        assert!((gap(&on, q) - gap(&off, q)).abs() < 1e-6);
+    }
+
+    #[test]
     fn a_tool_that_gets_all_of_something_is_found_by_list() {
         let spec = |name: &str, description: &str| {
             ToolSpec::new(
