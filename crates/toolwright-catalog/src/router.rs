@@ -773,10 +773,11 @@ impl Router {
         }
     }
 
-    /// Adds [`Router::with_action_bonus`] to the tools with a parameter that takes a kind of
-    /// value the request holds ([`crate::values::value_kinds`], [`crate::values::takes_kind`]):
-    /// "if it's 14:00 in New York, what time is it in London?" favours `convert_time` (its
-    /// `time`) over `get_current_time`, "read https://… and summarize it" a tool that takes a URL.
+    /// Adds [`Router::with_action_bonus`] to the tools with a parameter that takes a URL or a
+    /// clock time when the request holds one ([`crate::values::value_kinds`],
+    /// [`crate::values::takes_kind`]): "if it's 14:00 in New York, what time is it in London?"
+    /// favours `convert_time` (its `time`) over `get_current_time`, "read https://… and
+    /// summarize it" a tool that takes a URL.
     fn add_kind_bonus(&self, fused: &mut [f32], kinds: &[crate::values::ValueKind]) {
         if self.action_bonus == 0.0 || kinds.is_empty() {
             return;
@@ -894,16 +895,9 @@ pub const DEFAULT_ACTION_BONUS: f32 = 0.03;
 
 fn tool_names(specs: &[ToolSpec]) -> Vec<NameParts> {
     use crate::values::{ValueKind, takes_kind};
-    const KINDS: [ValueKind; 8] = [
-        ValueKind::Url,
-        ValueKind::Path,
-        ValueKind::Email,
-        ValueKind::Time,
-        ValueKind::Date,
-        ValueKind::Arithmetic,
-        ValueKind::Sql,
-        ValueKind::Cypher,
-    ];
+    // The kinds whose bonus held on more than one set or lost nowhere (session 53): a path, an
+    // e-mail address or a date is as often a filter or a place as the value a tool takes.
+    const KINDS: [ValueKind; 2] = [ValueKind::Url, ValueKind::Time];
     specs
         .iter()
         .map(|s| {
