@@ -1305,18 +1305,30 @@ mod tests {
             .iter()
             .map(|n| ToolSpec::new(*n, description, json!({"type": "object"})))
             .collect();
+        (specs.clone(), pair(specs))
+    }
+
+    /// A hybrid router over `specs` (dense side [`Synonyms`]) for a given action bonus.
+    fn pair(specs: Vec<ToolSpec>) -> impl Fn(f32) -> Router {
         let e: Arc<dyn Embedder> = Arc::new(Synonyms);
         let index = Arc::new(DenseIndex::build(&specs, e.as_ref(), None, &mut |_, _| {}).unwrap());
-        let owned = specs.clone();
-        let router = move |bonus: f32| {
-            Router::new(&owned)
+        move |bonus: f32| {
+            Router::new(&specs)
                 .with_dense(
                     DenseScorer::new(index.clone(), e.clone()),
                     ScorerKind::Hybrid,
                 )
                 .with_action_bonus(bonus)
+        }
+    }
+
+    /// How much the default bonus moves the second tool's lead over the first for `q`.
+    fn moved(router: &impl Fn(f32) -> Router, q: &str) -> f32 {
+        let gap = |r: Router| {
+            let s = r.scores(q).fused;
+            s[1] - s[0]
         };
-        (specs, router)
+        gap(router(DEFAULT_ACTION_BONUS)) - gap(router(0.0))
     }
 
     #[test]
@@ -1346,68 +1358,40 @@ mod tests {
     #[test]
     fn a_tool_whose_object_is_only_the_place_ranks_lower() {
         let (_, router) = twins("list_bases", "list_tables", "Bases of the tracker.");
-        let gap = |r: &Router, q: &str| {
-            let s = r.scores(q).fused;
-            s[1] - s[0]
-        };
-        let (on, off) = (router(DEFAULT_ACTION_BONUS), router(0.0));
         // "base" is only where the tables are: `list_bases` loses the bonus.
         let q = "what tables are in tracker base app1?";
-        assert!((gap(&on, q) - gap(&off, q) - DEFAULT_ACTION_BONUS).abs() < 1e-6);
+        assert!((moved(&router, q) - DEFAULT_ACTION_BONUS).abs() < 1e-6);
         // Named outside the place phrase too, the base may be what is asked about.
         let q = "which bases hold tables in tracker base app1?";
-        assert!((gap(&on, q) - gap(&off, q)).abs() < 1e-6);
+        assert!(moved(&router, q).abs() < 1e-6);
     }
 
     #[test]
     fn a_question_of_which_things_exist_favours_the_tool_named_for_all_of_them() {
         let (_, router) = twins("get_project", "get_projects", "Projects of the tracker.");
-        let gap = |r: &Router, q: &str| {
-            let s = r.scores(q).fused;
-            s[1] - s[0]
-        };
-        let (on, off) = (router(DEFAULT_ACTION_BONUS), router(0.0));
         let q = "what projects do I have in the tracker?";
-        assert!((gap(&on, q) - gap(&off, q) - DEFAULT_ACTION_BONUS).abs() < 1e-6);
+        assert!((moved(&router, q) - DEFAULT_ACTION_BONUS).abs() < 1e-6);
         // A question about one project favours neither by its plural.
-        let q = "what is in the tracker project 42?";
-        assert!((gap(&on, q) - gap(&off, q)).abs() < 1e-6);
+        assert!(moved(&router, "what is in the tracker project 42?").abs() < 1e-6);
     }
 
     #[test]
     fn a_value_in_the_request_favours_the_tools_that_take_its_kind() {
-        let specs = vec![
+        let tool = |name: &str, param: &str| {
             ToolSpec::new(
-                "get_current_time",
+                name,
                 "Time in a zone.",
-                json!({"type": "object", "properties": {"timezone": {"type": "string"}}}),
-            ),
-            ToolSpec::new(
-                "convert_time",
-                "Time in a zone.",
-                json!({"type": "object", "properties": {"time": {"type": "string"}}}),
-            ),
-        ];
-        let e: Arc<dyn Embedder> = Arc::new(Synonyms);
-        let index = Arc::new(DenseIndex::build(&specs, e.as_ref(), None, &mut |_, _| {}).unwrap());
-        let router = |bonus: f32| {
-            Router::new(&specs)
-                .with_dense(
-                    DenseScorer::new(index.clone(), e.clone()),
-                    ScorerKind::Hybrid,
-                )
-                .with_action_bonus(bonus)
+                json!({"type": "object", "properties": {param: {"type": "string"}}}),
+            )
         };
-        let gap = |r: &Router, q: &str| {
-            let s = r.scores(q).fused;
-            s[1] - s[0]
-        };
-        let (on, off) = (router(DEFAULT_ACTION_BONUS), router(0.0));
+        let router = pair(vec![
+            tool("get_current_time", "timezone"),
+            tool("convert_time", "time"),
+        ]);
         // Neither request says an action, so only the kind bonus moves the gap.
         let q = "the time in Lima when it is 14:00 in the zone of Oslo";
-        assert!((gap(&on, q) - gap(&off, q) - DEFAULT_ACTION_BONUS).abs() < 1e-6);
-        let q = "the time in the zone of Oslo";
-        assert!((gap(&on, q) - gap(&off, q)).abs() < 1e-6);
+        assert!((moved(&router, q) - DEFAULT_ACTION_BONUS).abs() < 1e-6);
+        assert!(moved(&router, "the time in the zone of Oslo").abs() < 1e-6);
     }
 
     #[test]
