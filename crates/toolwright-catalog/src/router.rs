@@ -484,6 +484,8 @@ struct NameParts {
     object: Vec<String>,
     /// The kinds of values some parameter takes ([`crate::values::takes_kind`]).
     takes: Vec<crate::values::ValueKind>,
+    /// The name's words as written, lower-cased ([`text::words`]).
+    words: Vec<String>,
 }
 
 impl std::fmt::Debug for Router {
@@ -636,7 +638,7 @@ impl Router {
 
     /// Every tool's scores for `query` (see [`Scores`]).
     pub fn scores(&self, query: &str) -> Scores {
-        let kinds = crate::values::value_kinds(query);
+        let written = query;
         let typed;
         let query = if self.value_words {
             typed = crate::values::with_value_words(query);
@@ -673,7 +675,7 @@ impl Router {
                 self.rerank_by_headline(&mut fused, &lexical, &similarity, d.index(), q);
                 self.add_action_bonus(&mut fused, query);
                 self.add_list_bonus(&mut fused, query);
-                self.add_kind_bonus(&mut fused, &kinds);
+                self.add_kind_bonus(&mut fused, written);
                 self.take_place_bonus(&mut fused, query);
                 fused
             }
@@ -763,11 +765,8 @@ impl Router {
         let Some(plural) = text::asked_to_list(query) else {
             return;
         };
-        for ((f, n), spec) in fused.iter_mut().zip(&self.names).zip(&self.specs) {
-            if *f > 0.0
-                && n.action == Some(text::Action::Read)
-                && text::words(&spec.name).contains(&plural)
-            {
+        for (f, n) in fused.iter_mut().zip(&self.names) {
+            if *f > 0.0 && n.action == Some(text::Action::Read) && n.words.contains(&plural) {
                 *f += self.action_bonus;
             }
         }
@@ -778,8 +777,12 @@ impl Router {
     /// [`crate::values::takes_kind`]): "if it's 14:00 in New York, what time is it in London?"
     /// favours `convert_time` (its `time`) over `get_current_time`, "read https://… and
     /// summarize it" a tool that takes a URL.
-    fn add_kind_bonus(&self, fused: &mut [f32], kinds: &[crate::values::ValueKind]) {
-        if self.action_bonus == 0.0 || kinds.is_empty() {
+    fn add_kind_bonus(&self, fused: &mut [f32], query: &str) {
+        if self.action_bonus == 0.0 {
+            return;
+        }
+        let kinds = crate::values::value_kinds(query);
+        if kinds.is_empty() {
             return;
         }
         for (f, n) in fused.iter_mut().zip(&self.names) {
@@ -921,6 +924,7 @@ fn tool_names(specs: &[ToolSpec]) -> Vec<NameParts> {
                 action,
                 object,
                 takes,
+                words: text::words(&s.name),
             }
         })
         .collect()
