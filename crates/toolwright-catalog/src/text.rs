@@ -460,6 +460,31 @@ const SUBJECTS: &[&str] = &[
     "there",
 ];
 
+/// Words with which a request takes back something done before: "undo the confirm on AY…",
+/// "pull it back to draft", "stop alerting me about …", "we don't need it anymore", "no longer".
+/// Negation alone is not one ("create the namespace if it isn't there").
+const UNDO_CUES: &[&str] = &[
+    "undo", "revert", "reverse", "back", "stop", "anymore", "longer",
+];
+
+/// Whether `query` asks to take back something done before ([`UNDO_CUES`]), or names the
+/// undoing verb `un_word` itself (an `unschedule_campaign` for "unschedule c9d0"). The router
+/// reads it to choose between a tool and its undoing twin (`confirmIssue`, `unconfirmIssue`).
+///
+/// ```
+/// use toolwright_catalog::text::asks_to_undo;
+/// assert!(asks_to_undo("undo the confirm on AYx3k9Zq2bF1mN0pQr9V", "unconfirm"));
+/// assert!(asks_to_undo("bring the page back out of the archive", "unarchive"));
+/// assert!(asks_to_undo("unpin the old rota post", "unpin"));
+/// assert!(!asks_to_undo("confirm issue AYx3k9Zq2bF1mN0pQr9V", "unconfirm"));
+/// assert!(!asks_to_undo("create the namespace if it isn't there", "uninstall"));
+/// ```
+pub fn asks_to_undo(query: &str, un_word: &str) -> bool {
+    words(query)
+        .iter()
+        .any(|w| w == un_word || UNDO_CUES.contains(&w.as_str()))
+}
+
 /// The things a request asks to see all of, when it is a question of which ones exist: "what
 /// trello boards do I have?" → `boards`, "which labels have I made in todoist" → `labels`,
 /// "what collections do we have in Outline?" → `collections`. The plural noun as written, right
