@@ -460,6 +460,70 @@ const SUBJECTS: &[&str] = &[
     "there",
 ];
 
+/// Shorthand that requests use for what tools spell out ("approve PR 318", "the staging db"),
+/// each with its one meaning. Shorthand with two meanings is left out: "docs" (documentation or
+/// documents), "org" (an organization or a code host's namespace), "desc" (a description or a
+/// descending order).
+const SHORTHAND: &[(&str, &str)] = &[
+    ("pr", "pull request"),
+    ("prs", "pull requests"),
+    ("mr", "merge request"),
+    ("mrs", "merge requests"),
+    ("repo", "repository"),
+    ("repos", "repositories"),
+    ("db", "database"),
+    ("dbs", "databases"),
+    ("k8s", "kubernetes"),
+    ("env", "environment"),
+    ("envs", "environments"),
+    ("msg", "message"),
+    ("msgs", "messages"),
+    ("dm", "direct message"),
+    ("dms", "direct messages"),
+    ("pic", "picture"),
+    ("pics", "pictures"),
+    ("img", "image"),
+    ("imgs", "images"),
+    ("config", "configuration"),
+    ("configs", "configurations"),
+    ("info", "information"),
+    ("txt", "text"),
+    ("acct", "account"),
+    ("dir", "directory"),
+    ("dirs", "directories"),
+];
+
+/// What the shorthand words of `query` ([`SHORTHAND`]) stand for, in the order they come, each
+/// once: the router adds them to the request it ranks by, since a tool's name and description
+/// spell them out (`create_pull_request_review` for "approve PR 318"). Only a whole word counts,
+/// not a piece of one ("MongoDB", "mongodb://db.internal", ".env"), and quoted text is a value
+/// left alone.
+///
+/// ```
+/// use toolwright_catalog::text::spelled_out;
+/// assert_eq!(spelled_out("approve PR 318 in the api repo"), ["pull request", "repository"]);
+/// assert_eq!(spelled_out("rename the branch 'pr-fix'"), Vec::<&str>::new());
+/// assert_eq!(spelled_out("sort by date desc"), Vec::<&str>::new());
+/// assert_eq!(spelled_out("overwrite /srv/app/.env, then check MongoDB"), Vec::<&str>::new());
+/// assert_eq!(spelled_out("(k8s) pods of the prod env."), ["kubernetes", "environment"]);
+/// ```
+pub fn spelled_out(query: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for token in crate::values::without_quoted(query).split_whitespace() {
+        let w = token
+            .trim_start_matches(['(', '['])
+            .trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']']);
+        if let Some((_, long)) = SHORTHAND
+            .iter()
+            .find(|(short, _)| w.eq_ignore_ascii_case(short))
+            && !out.contains(long)
+        {
+            out.push(*long);
+        }
+    }
+    out
+}
+
 /// Words with which a request takes back something done before: "undo the confirm on AY…",
 /// "pull it back to draft", "stop alerting me about …", "we don't need it anymore", "no longer".
 /// Negation alone is not one ("create the namespace if it isn't there").
