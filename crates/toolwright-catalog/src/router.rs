@@ -682,6 +682,7 @@ impl Router {
                 self.add_list_bonus(&mut fused, query);
                 self.add_kind_bonus(&mut fused, written);
                 self.take_place_bonus(&mut fused, query);
+                self.take_identified_bonus(&mut fused, query);
                 self.promote_undoing(&mut fused, query);
                 fused
             }
@@ -816,6 +817,34 @@ impl Router {
                 && !n.object.is_empty()
                 && n.object.iter().all(|w| place.contains(w))
                 && !n.object.iter().any(|w| rest.contains(w))
+            {
+                self.take_bonus(f);
+            }
+        }
+    }
+
+    /// Takes [`Router::with_action_bonus`] from the tools that create, or list all of, a thing
+    /// the request names by its identifier ([`text::identified`]): "open todoist project
+    /// 2203306141" is no `add_project`, "the timeline of incident 9d1e6b02" no `list_incidents`.
+    /// Every word of the tool's name object must be so named, and the name must hold no
+    /// preposition (`reply_to_conversation` creates a reply, `add_tag_to_task` a link); a list
+    /// tool is one that reads and whose name ends in a plural ([`text::is_plural`]).
+    fn take_identified_bonus(&self, fused: &mut [f32], query: &str) {
+        if self.action_bonus == 0.0 {
+            return;
+        }
+        let named = text::identified(query);
+        if named.is_empty() {
+            return;
+        }
+        for (f, n) in fused.iter_mut().zip(&self.names) {
+            let lists = n.action == Some(text::Action::Read)
+                && n.words.last().is_some_and(|w| text::is_plural(w));
+            if *f > 0.0
+                && (n.action == Some(text::Action::Create) || lists)
+                && !n.object.is_empty()
+                && n.object.iter().all(|w| named.contains(w))
+                && !n.words.iter().any(|w| text::is_stop_word(w))
             {
                 self.take_bonus(f);
             }
@@ -1429,11 +1458,32 @@ mod tests {
     fn a_tool_whose_object_is_only_the_place_ranks_lower() {
         let (_, router) = twins("list_bases", "list_tables", "Bases of the tracker.");
         // "base" is only where the tables are: `list_bases` loses the bonus.
-        let q = "what tables are in tracker base app1?";
+        let q = "what tables are in tracker base Apollo?";
         assert!((moved(&router, q) - DEFAULT_ACTION_BONUS).abs() < 1e-6);
         // Named outside the place phrase too, the base may be what is asked about.
-        let q = "which bases hold tables in tracker base app1?";
+        let q = "which bases hold tables in tracker base Apollo?";
         assert!(moved(&router, q).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_thing_named_by_its_identifier_is_not_created_or_listed() {
+        let (_, router) = twins("add_project", "get_project", "Projects of the tracker.");
+        assert!(
+            (moved(&router, "open tracker project 2203306141") - DEFAULT_ACTION_BONUS).abs() < 1e-6
+        );
+        assert!(moved(&router, "open tracker project Apollo").abs() < 1e-6);
+        let (_, router) = twins(
+            "list_incidents",
+            "get_incident",
+            "Incidents of the tracker.",
+        );
+        assert!(
+            (moved(&router, "timeline of tracker incident 9d1e-4c") - DEFAULT_ACTION_BONUS).abs()
+                < 1e-6
+        );
+        // A name with a preposition creates something else: a link, a reply.
+        let (_, router) = twins("add_tag_to_task", "get_task", "Tasks of the tracker.");
+        assert!(moved(&router, "tracker tag 880, task 1206").abs() < 1e-6);
     }
 
     #[test]

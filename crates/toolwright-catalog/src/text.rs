@@ -571,9 +571,7 @@ pub fn asked_to_list(query: &str) -> Option<String> {
     let head = w.get(..QUESTION_WORDS).unwrap_or(&w);
     head.windows(3).skip(1).find_map(|t| match t {
         [noun, aux, subject]
-            if noun.len() > 3
-                && noun.ends_with('s')
-                && !noun.ends_with("ss")
+            if is_plural(noun)
                 && matches!(aux.as_str(), "do" | "does" | "have" | "has" | "are")
                 && matches!(subject.as_str(), "i" | "we" | "you" | "there") =>
         {
@@ -581,6 +579,57 @@ pub fn asked_to_list(query: &str) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// Whether a lower-case word reads as an English plural: longer than three letters, ending in
+/// "s" but not "ss" (`boards`, `projects`; not `class`, `bus`).
+///
+/// ```
+/// use toolwright_catalog::text::is_plural;
+/// assert!(is_plural("projects"));
+/// assert!(!is_plural("project") && !is_plural("class") && !is_plural("bus"));
+/// ```
+pub fn is_plural(word: &str) -> bool {
+    word.len() > 3 && word.ends_with('s') && !word.ends_with("ss")
+}
+
+/// The stemmed words that a request follows with an identifier, one existing thing each:
+/// "open todoist project 2203306141" → `project`, "details of label 2156154810" → `label`,
+/// "what's the timeline of incident 9d1e6b02-4c" → `incident`. An identifier is a token of three
+/// or more letters, digits, `-` and `_` with a digit among them; the word before it counts when
+/// it is no stop word.
+///
+/// ```
+/// use toolwright_catalog::text::identified;
+/// assert_eq!(identified("open todoist project 2203306141"), ["project"]);
+/// assert_eq!(identified("notes on incident 9d1e6b02-4c, and task A-17"), ["incident", "task"]);
+/// assert!(identified("create a project called Apollo").is_empty());
+/// assert!(identified("the last 20 messages").is_empty());
+/// ```
+pub fn identified(query: &str) -> Vec<String> {
+    let tokens: Vec<&str> = query.split_whitespace().collect();
+    let is_id = |t: &str| {
+        let t = t.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+        t.len() >= 3
+            && t.chars().any(|c| c.is_ascii_digit())
+            && t.chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    };
+    let mut out: Vec<String> = Vec::new();
+    for pair in tokens.windows(2) {
+        if let [before, id] = pair
+            && is_id(id)
+            && let [word] = words(before).as_slice()
+            && !is_stop_word(word)
+            && !word.chars().any(|c| c.is_ascii_digit())
+        {
+            let w = stem(word);
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
 }
 
 /// Whether `words` (a request's first words) open a yes-or-no question: such a request looks
