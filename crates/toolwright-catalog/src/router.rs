@@ -823,9 +823,11 @@ impl Router {
         }
     }
 
-    /// Takes [`Router::with_action_bonus`] from the tools that create, or list all of, a thing
+    /// Takes [`Router::with_action_bonus`] from the tools that make, or list all of, a thing
     /// the request names by its identifier ([`text::identified`]): "open todoist project
     /// 2203306141" is no `add_project`, "the timeline of incident 9d1e6b02" no `list_incidents`.
+    /// A making tool's name has one of [`MAKING_VERBS`]: other creating verbs act on a thing that
+    /// exists ("fire off campaign b7c8d9e0f1" is `send_campaign`).
     /// Every word of the tool's name object must be so named, and the name must hold no
     /// preposition (`reply_to_conversation` creates a reply, `add_tag_to_task` a link); a list
     /// tool is one that reads and whose name ends in a plural ([`text::is_plural`]).
@@ -840,8 +842,9 @@ impl Router {
         for (f, n) in fused.iter_mut().zip(&self.names) {
             let lists = n.action == Some(text::Action::Read)
                 && n.words.last().is_some_and(|w| text::is_plural(w));
+            let makes = n.words.iter().any(|w| MAKING_VERBS.contains(&w.as_str()));
             if *f > 0.0
-                && (n.action == Some(text::Action::Create) || lists)
+                && (makes || lists)
                 && !n.object.is_empty()
                 && n.object.iter().all(|w| named.contains(w))
                 && !n.words.iter().any(|w| text::is_stop_word(w))
@@ -957,6 +960,10 @@ impl Router {
 /// for all of the things a question asks which exist ("what trello boards do I have?",
 /// [`text::asked_to_list`]): +5 requests at recall@1 over nine sets, none lost.
 pub const DEFAULT_ACTION_BONUS: f32 = 0.03;
+
+/// The verbs of a tool name that bring a new thing into being, which a thing named by its
+/// identifier already is (see [`text::identified`]).
+const MAKING_VERBS: &[&str] = &["create", "add", "new", "make", "insert", "generate"];
 
 /// How many of a query's first candidates [`Router`] looks through for a tool that undoes
 /// another when the request asks to take something back: as deep as the candidates a model is
@@ -1472,6 +1479,9 @@ mod tests {
             (moved(&router, "open tracker project 2203306141") - DEFAULT_ACTION_BONUS).abs() < 1e-6
         );
         assert!(moved(&router, "open tracker project Apollo").abs() < 1e-6);
+        // Sending, publishing or scheduling acts on a thing that exists.
+        let (_, router) = twins("send_campaign", "get_campaign", "Campaigns of the tracker.");
+        assert!(moved(&router, "tracker campaign b7c8d9e0f1 now").abs() < 1e-6);
         let (_, router) = twins(
             "list_incidents",
             "get_incident",
