@@ -490,6 +490,10 @@ struct NameParts {
     /// `confirmIssue`): the word is "un" and a word of three or more letters, and the toolset has a
     /// tool whose name is this one's with that word in its place.
     un_word: Option<String>,
+    /// Whether the tool is made for many things at once: its name says so (`batch`, `bulk`,
+    /// `multiple`, `many`, `multi`), or it changes something and its name ends in a plural
+    /// (`create-events`, `set_email_tags`).
+    many: bool,
 }
 
 impl std::fmt::Debug for Router {
@@ -683,6 +687,7 @@ impl Router {
                 self.add_kind_bonus(&mut fused, written);
                 self.take_place_bonus(&mut fused, query);
                 self.take_identified_bonus(&mut fused, query);
+                self.add_many_bonus(&mut fused, query);
                 self.promote_undoing(&mut fused, query);
                 fused
             }
@@ -854,6 +859,22 @@ impl Router {
         }
     }
 
+    /// Adds twice [`Router::with_action_bonus`] to the tools made for many things at once
+    /// ([`NameParts::many`]) when the request asks to act on several ([`text::asks_for_many`]):
+    /// "move hubspot deals 101, 102 and 103 to closed won" favours `hubspot-batch-update-objects`,
+    /// "bulk create the 12 sprint review meetings" `create-events`. A list of identifiers says
+    /// more than a verb does, hence twice the bonus.
+    fn add_many_bonus(&self, fused: &mut [f32], query: &str) {
+        if self.action_bonus == 0.0 || !text::asks_for_many(query) {
+            return;
+        }
+        for (f, n) in fused.iter_mut().zip(&self.names) {
+            if *f > 0.0 && n.many {
+                *f += 2.0 * self.action_bonus;
+            }
+        }
+    }
+
     /// Ranks first the best of the first [`UNDO_DEPTH`] candidates that undoes another tool
     /// (`unconfirmIssue` beside `confirmIssue`, `unschedule_campaign`, `unwatch_topic`) when the
     /// request asks to take something back ([`text::asks_to_undo`]): "undo the confirm on AY…",
@@ -999,6 +1020,7 @@ fn tool_names(specs: &[ToolSpec]) -> Vec<NameParts> {
                 action,
                 object,
                 takes,
+                many: made_for_many(action, &text::words(&s.name)),
                 words: text::words(&s.name),
                 un_word: None,
             }
@@ -1006,6 +1028,14 @@ fn tool_names(specs: &[ToolSpec]) -> Vec<NameParts> {
         .collect();
     mark_undoing(&mut names);
     names
+}
+
+/// Whether a tool with name `words` and `action` is made for many things ([`NameParts::many`]).
+fn made_for_many(action: Option<text::Action>, words: &[String]) -> bool {
+    const SAYS_MANY: &[&str] = &["batch", "bulk", "multiple", "many", "multi"];
+    words.iter().any(|w| SAYS_MANY.contains(&w.as_str()))
+        || (action.is_some_and(|a| a != text::Action::Read)
+            && words.last().is_some_and(|w| text::is_plural(w)))
 }
 
 /// Sets [`NameParts::un_word`] where a tool's name is another's with one word prefixed by "un".
@@ -1494,6 +1524,18 @@ mod tests {
         // A name with a preposition creates something else: a link, a reply.
         let (_, router) = twins("add_tag_to_task", "get_task", "Tasks of the tracker.");
         assert!(moved(&router, "tracker tag 880, task 1206").abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_request_for_several_things_favours_the_tool_made_for_many() {
+        let (_, router) = twins("update_task", "batch_update_tasks", "Tasks of the tracker.");
+        let q = "tracker tasks 701, 702 and 705 due on friday";
+        assert!((moved(&router, q) - 2.0 * DEFAULT_ACTION_BONUS).abs() < 1e-6);
+        assert!(moved(&router, "tracker task 701 due on friday").abs() < 1e-6);
+        // A changing tool whose name ends in a plural is made for many too.
+        let (_, router) = twins("create-event", "create-events", "Events of the calendar.");
+        let q = "calendar: dentist tue 3pm, gym wed 7am, all in one go";
+        assert!((moved(&router, q) - 2.0 * DEFAULT_ACTION_BONUS).abs() < 1e-6);
     }
 
     #[test]

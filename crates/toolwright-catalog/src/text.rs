@@ -608,17 +608,10 @@ pub fn is_plural(word: &str) -> bool {
 /// ```
 pub fn identified(query: &str) -> Vec<String> {
     let tokens: Vec<&str> = query.split_whitespace().collect();
-    let is_id = |t: &str| {
-        let t = t.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
-        t.len() >= 3
-            && t.chars().any(|c| c.is_ascii_digit())
-            && t.chars()
-                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
-    };
     let mut out: Vec<String> = Vec::new();
     for pair in tokens.windows(2) {
         if let [before, id] = pair
-            && is_id(id)
+            && is_identifier(id)
             && let [word] = words(before).as_slice()
             && !is_stop_word(word)
             && !word.chars().any(|c| c.is_ascii_digit())
@@ -630,6 +623,51 @@ pub fn identified(query: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Words with which a request asks to act on several things at once: "these three", "both",
+/// "bulk create …", "in one go".
+const MANY_CUES: &[&str] = &["these", "both", "bulk", "batch", "multiple", "several"];
+
+/// Whether `token` (one whitespace-separated piece of a request) is an identifier: three or
+/// more letters, digits, `-` and `_`, with a digit among them, before closing punctuation.
+fn is_identifier(token: &str) -> bool {
+    let t = token.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    t.len() >= 3
+        && t.chars().any(|c| c.is_ascii_digit())
+        && t.chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Whether `query` asks to act on several things at once: it lists identifiers ("deals 101, 102
+/// and 103", "recT1 and recT2"), or says so ([`MANY_CUES`], "at once", "in one go"). The router
+/// then favours tools made for many things (`batch_update_tasks`, `create-events`).
+///
+/// ```
+/// use toolwright_catalog::text::asks_for_many;
+/// assert!(asks_for_many("move hubspot deals 101, 102 and 103 to closed won"));
+/// assert!(asks_for_many("mark recT1 and recT2 as done"));
+/// assert!(asks_for_many("add these three to my calendar in one go"));
+/// assert!(!asks_for_many("move task 7025543210 into my Errands project (id 2203311000)"));
+/// assert!(!asks_for_many("close issue 42"));
+/// ```
+pub fn asks_for_many(query: &str) -> bool {
+    let lower = query.to_lowercase();
+    if lower.contains("at once") || lower.contains("in one go") {
+        return true;
+    }
+    if words(query).iter().any(|w| MANY_CUES.contains(&w.as_str())) {
+        return true;
+    }
+    let tokens: Vec<&str> = query.split_whitespace().collect();
+    let joined = |t: &str| t.eq_ignore_ascii_case("and") || t == "&";
+    tokens.iter().enumerate().any(|(i, a)| {
+        let (next, linked) = match tokens.get(i + 1) {
+            Some(t) if joined(t) => (tokens.get(i + 2), true),
+            t => (t, a.ends_with(',')),
+        };
+        linked && is_identifier(a) && next.is_some_and(|b| is_identifier(b))
+    })
 }
 
 /// Whether `words` (a request's first words) open a yes-or-no question: such a request looks
