@@ -833,9 +833,10 @@ impl Router {
     /// 2203306141" is no `add_project`, "the timeline of incident 9d1e6b02" no `list_incidents`.
     /// A making tool's name has one of [`MAKING_VERBS`]: other creating verbs act on a thing that
     /// exists ("fire off campaign b7c8d9e0f1" is `send_campaign`).
-    /// Every word of the tool's name object must be so named, and the name must hold no
-    /// preposition (`reply_to_conversation` creates a reply, `add_tag_to_task` a link); a list
-    /// tool is one that reads and whose name ends in a plural ([`text::is_plural`]).
+    /// A making tool's name object must be so named word for word; a list tool is one that reads
+    /// and whose name ends in the plural ([`text::is_plural`]) of a word so named
+    /// (`get_all_queue_items` for "status of queue item 5521"). The name must hold no preposition
+    /// (`reply_to_conversation` creates a reply, `add_tag_to_task` a link).
     fn take_identified_bonus(&self, fused: &mut [f32], query: &str) {
         if self.action_bonus == 0.0 {
             return;
@@ -846,14 +847,13 @@ impl Router {
         }
         for (f, n) in fused.iter_mut().zip(&self.names) {
             let lists = n.action == Some(text::Action::Read)
-                && n.words.last().is_some_and(|w| text::is_plural(w));
-            let makes = n.words.iter().any(|w| MAKING_VERBS.contains(&w.as_str()));
-            if *f > 0.0
-                && (makes || lists)
+                && n.words
+                    .last()
+                    .is_some_and(|w| text::is_plural(w) && named.contains(&text::stem(w)));
+            let makes = n.words.iter().any(|w| MAKING_VERBS.contains(&w.as_str()))
                 && !n.object.is_empty()
-                && n.object.iter().all(|w| named.contains(w))
-                && !n.words.iter().any(|w| text::is_stop_word(w))
-            {
+                && n.object.iter().all(|w| named.contains(w));
+            if *f > 0.0 && (makes || lists) && !n.words.iter().any(|w| text::is_stop_word(w)) {
                 self.take_bonus(f);
             }
         }
