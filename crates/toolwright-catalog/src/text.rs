@@ -464,7 +464,7 @@ const SUBJECTS: &[&str] = &[
 /// each with its one meaning. Shorthand with two meanings is left out: "docs" (documentation or
 /// documents), "org" (an organization or a code host's namespace), "desc" (a description or a
 /// descending order).
-const SHORTHAND: &[(&str, &str)] = &[
+pub const SHORTHAND: &[(&str, &str)] = &[
     ("pr", "pull request"),
     ("prs", "pull requests"),
     ("mr", "merge request"),
@@ -527,7 +527,7 @@ pub fn spelled_out(query: &str) -> Vec<&'static str> {
 /// Words with which a request takes back something done before: "undo the confirm on AY…",
 /// "pull it back to draft", "stop alerting me about …", "we don't need it anymore", "no longer".
 /// Negation alone is not one ("create the namespace if it isn't there").
-const UNDO_CUES: &[&str] = &[
+pub const UNDO_CUES: &[&str] = &[
     "undo", "revert", "reverse", "back", "stop", "anymore", "longer",
 ];
 
@@ -627,7 +627,7 @@ pub fn identified(query: &str) -> Vec<String> {
 
 /// Words with which a request asks to act on several things at once: "these three", "both",
 /// "bulk create …", "in one go".
-const MANY_CUES: &[&str] = &["these", "both", "bulk", "batch", "multiple", "several"];
+pub const MANY_CUES: &[&str] = &["these", "both", "bulk", "batch", "multiple", "several"];
 
 /// Whether `token` (one whitespace-separated piece of a request) is an identifier: three or
 /// more letters, digits, `-` and `_`, with a digit among them, before closing punctuation.
