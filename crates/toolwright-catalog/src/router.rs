@@ -831,12 +831,12 @@ impl Router {
     /// Takes [`Router::with_action_bonus`] from the tools that make, or list all of, a thing
     /// the request names by its identifier ([`text::identified`]): "open todoist project
     /// 2203306141" is no `add_project`, "the timeline of incident 9d1e6b02" no `list_incidents`.
-    /// A making tool's name has one of [`MAKING_VERBS`]: other creating verbs act on a thing that
-    /// exists ("fire off campaign b7c8d9e0f1" is `send_campaign`).
-    /// A making tool's name object must be so named word for word; a list tool is one that reads
-    /// and whose name ends in the plural ([`text::is_plural`]) of a word so named
-    /// (`get_all_queue_items` for "status of queue item 5521"). The name must hold no preposition
-    /// (`reply_to_conversation` creates a reply, `add_tag_to_task` a link).
+    ///
+    /// A making tool's name has one of [`MAKING_VERBS`] (other creating verbs act on a thing that
+    /// exists: "fire off campaign b7c8d9e0f1" is `send_campaign`), and every word of its object
+    /// is so named. A list tool reads, and its name ends in the plural ([`text::is_plural`]) of a
+    /// word so named (`get_all_queue_items` for "status of queue item 5521"). Neither name may
+    /// hold a preposition: `reply_to_conversation` creates a reply, `add_tag_to_task` a link.
     fn take_identified_bonus(&self, fused: &mut [f32], query: &str) {
         if self.action_bonus == 0.0 {
             return;
@@ -1617,7 +1617,7 @@ mod tests {
             off.rank("undo the confirm on tracker issue AY12", 1)[0].name,
             "confirmIssue"
         );
-        // "un" and a word no other tool has is no twin: `unzip_file` undoes nothing here.
+        // "un" and a word no other tool has is no twin: `unzip_archive` undoes nothing here.
         let lone = pair(vec![tool("zip_file"), tool("unzip_archive")])(DEFAULT_ACTION_BONUS);
         assert!(lone.names.iter().all(|n| n.un_word.is_none()));
     }
