@@ -1019,8 +1019,9 @@ impl Router {
 /// 54, taken from tools that make or list all of a thing the request names by its identifier
 /// ([`text::identified`]: +5 over ten sets, none lost) and given twice to tools made for many
 /// things when a request asks for several ([`text::asks_for_many`]: +11 and one lost at twice
-/// the bonus, +5 and one lost at once, +14 and two lost at three times, on the router's dumped
-/// candidates of ten sets).
+/// the bonus, measured; on the router's dumped candidates of ten sets +5 and one lost at once,
+/// +14 and two lost at three times), and twice to the reading tools named for all of what a
+/// question of which things exist asks (+2 more, none lost).
 pub const DEFAULT_ACTION_BONUS: f32 = 0.03;
 
 /// The verbs of a tool name that bring a new thing into being, which a thing named by its
