@@ -494,6 +494,43 @@ struct NameParts {
     /// `multiple`, `many`, `multi`), or it changes something and its name ends in a plural
     /// (`create-events`, `set_email_tags`).
     many: bool,
+    /// Whether the name holds a stop word, as a preposition that links two things does
+    /// (`add_tag_to_task`, `reply_to_conversation`).
+    linking: bool,
+}
+
+/// What the router reads off one request for its bonuses, read once per query.
+struct Asked {
+    /// The request's action ([`text::request_action`]).
+    action: Option<text::Action>,
+    /// The plural a question of which things exist asks for ([`text::asked_to_list`]).
+    list: Option<String>,
+    /// The kinds of values the request as written holds ([`crate::values::value_kinds`]).
+    kinds: Vec<crate::values::ValueKind>,
+    /// The words naming only the place of the request's thing, and the rest
+    /// ([`text::place_terms`]).
+    place: (Vec<String>, Vec<String>),
+    /// The things the request names by an identifier ([`text::identified`]).
+    named: Vec<String>,
+    /// Whether the request asks to act on several things ([`text::asks_for_many`]).
+    many: bool,
+    /// The request's words ([`text::words`]), for the undoing cue ([`text::asks_to_undo`]).
+    words: Vec<String>,
+}
+
+impl Asked {
+    /// Reads `query` (the request with its value words) and the request as `written`.
+    fn read(query: &str, written: &str) -> Asked {
+        Asked {
+            action: text::request_action(query),
+            list: text::asked_to_list(query),
+            kinds: crate::values::value_kinds(written),
+            place: text::place_terms(query),
+            named: text::identified(query),
+            many: text::asks_for_many(query),
+            words: text::words(query),
+        }
+    }
 }
 
 impl std::fmt::Debug for Router {
@@ -682,14 +719,17 @@ impl Router {
             Some((d, q)) if !similarity.is_empty() => {
                 let mut fused = self.fuse_kind(&lexical, &similarity);
                 self.rerank_by_headline(&mut fused, &lexical, &similarity, d.index(), q);
-                self.add_action_bonus(&mut fused, query);
-                self.add_list_bonus(&mut fused, query);
-                self.add_kind_bonus(&mut fused, written);
-                self.take_place_bonus(&mut fused, query);
-                self.take_identified_bonus(&mut fused, query);
-                self.add_many_bonus(&mut fused, query);
-                self.promote_asked_sibling(&mut fused, query);
-                self.promote_undoing(&mut fused, query);
+                if self.action_bonus != 0.0 {
+                    let asked = Asked::read(query, written);
+                    self.add_action_bonus(&mut fused, &asked);
+                    self.add_list_bonus(&mut fused, &asked);
+                    self.add_kind_bonus(&mut fused, &asked);
+                    self.take_place_bonus(&mut fused, &asked);
+                    self.take_identified_bonus(&mut fused, &asked);
+                    self.add_many_bonus(&mut fused, &asked);
+                    self.promote_asked_sibling(&mut fused, &asked);
+                    self.promote_undoing(&mut fused, &asked);
+                }
                 fused
             }
             _ => lexical.clone(),
@@ -748,11 +788,8 @@ impl Router {
     /// Adds [`Router::with_action_bonus`] to the tools whose action is the request's, and takes
     /// it from those that would create, update or delete when the request asks another action
     /// ([`Router::take_bonus`]).
-    fn add_action_bonus(&self, fused: &mut [f32], query: &str) {
-        if self.action_bonus == 0.0 {
-            return;
-        }
-        let Some(wanted) = text::request_action(query) else {
+    fn add_action_bonus(&self, fused: &mut [f32], asked: &Asked) {
+        let Some(wanted) = asked.action else {
             return;
         };
         for (f, n) in fused.iter_mut().zip(&self.names) {
@@ -772,15 +809,12 @@ impl Router {
     /// boards do I have?" favours `list_my_boards` over `get_board_cards`, "what projects do I
     /// have" `get_projects` over `get_project`. A question of which things exist says as much as
     /// a list of identifiers does ([`Router::add_many_bonus`]), hence the same twice.
-    fn add_list_bonus(&self, fused: &mut [f32], query: &str) {
-        if self.action_bonus == 0.0 {
-            return;
-        }
-        let Some(plural) = text::asked_to_list(query) else {
+    fn add_list_bonus(&self, fused: &mut [f32], asked: &Asked) {
+        let Some(plural) = &asked.list else {
             return;
         };
         for (f, n) in fused.iter_mut().zip(&self.names) {
-            if *f > 0.0 && n.action == Some(text::Action::Read) && n.words.contains(&plural) {
+            if *f > 0.0 && n.action == Some(text::Action::Read) && n.words.contains(plural) {
                 *f += 2.0 * self.action_bonus;
             }
         }
@@ -791,16 +825,12 @@ impl Router {
     /// [`crate::values::takes_kind`]): "if it's 14:00 in New York, what time is it in London?"
     /// favours `convert_time` (its `time`) over `get_current_time`, "read https://… and
     /// summarize it" a tool that takes a URL.
-    fn add_kind_bonus(&self, fused: &mut [f32], query: &str) {
-        if self.action_bonus == 0.0 {
-            return;
-        }
-        let kinds = crate::values::value_kinds(query);
-        if kinds.is_empty() {
+    fn add_kind_bonus(&self, fused: &mut [f32], asked: &Asked) {
+        if asked.kinds.is_empty() {
             return;
         }
         for (f, n) in fused.iter_mut().zip(&self.names) {
-            if *f > 0.0 && n.takes.iter().any(|k| kinds.contains(k)) {
+            if *f > 0.0 && n.takes.iter().any(|k| asked.kinds.contains(k)) {
                 *f += self.action_bonus;
             }
         }
@@ -811,11 +841,8 @@ impl Router {
     /// not bases, so `list_bases` ranks lower; "leave a note on record recD77" does not create
     /// a record. A tool whose object the request also names outside its place phrases keeps
     /// its score ([`text::place_terms`]).
-    fn take_place_bonus(&self, fused: &mut [f32], query: &str) {
-        if self.action_bonus == 0.0 {
-            return;
-        }
-        let (place, rest) = text::place_terms(query);
+    fn take_place_bonus(&self, fused: &mut [f32], asked: &Asked) {
+        let (place, rest) = &asked.place;
         if place.is_empty() {
             return;
         }
@@ -839,11 +866,8 @@ impl Router {
     /// is so named. A list tool reads, and its name ends in the plural ([`text::is_plural`]) of a
     /// word so named (`get_all_queue_items` for "status of queue item 5521"). Neither name may
     /// hold a preposition: `reply_to_conversation` creates a reply, `add_tag_to_task` a link.
-    fn take_identified_bonus(&self, fused: &mut [f32], query: &str) {
-        if self.action_bonus == 0.0 {
-            return;
-        }
-        let named = text::identified(query);
+    fn take_identified_bonus(&self, fused: &mut [f32], asked: &Asked) {
+        let named = &asked.named;
         if named.is_empty() {
             return;
         }
@@ -855,7 +879,7 @@ impl Router {
             let makes = n.words.iter().any(|w| MAKING_VERBS.contains(&w.as_str()))
                 && !n.object.is_empty()
                 && n.object.iter().all(|w| named.contains(w));
-            if *f > 0.0 && (makes || lists) && !n.words.iter().any(|w| text::is_stop_word(w)) {
+            if *f > 0.0 && (makes || lists) && !n.linking {
                 self.take_bonus(f);
             }
         }
@@ -866,8 +890,8 @@ impl Router {
     /// "move hubspot deals 101, 102 and 103 to closed won" favours `hubspot-batch-update-objects`,
     /// "bulk create the 12 sprint review meetings" `create-events`. A list of identifiers says
     /// more than a verb does, hence twice the bonus.
-    fn add_many_bonus(&self, fused: &mut [f32], query: &str) {
-        if self.action_bonus == 0.0 || !text::asks_for_many(query) {
+    fn add_many_bonus(&self, fused: &mut [f32], asked: &Asked) {
+        if !asked.many {
             return;
         }
         for (f, n) in fused.iter_mut().zip(&self.names) {
@@ -882,11 +906,8 @@ impl Router {
     /// something else to it: "take down page 65f1…" is `delete_page`, not `update_page`; "get rid
     /// of argo app tmp-preview" `delete_application`, not `get_application`. Its score becomes the
     /// first's plus [`Router::with_action_bonus`].
-    fn promote_asked_sibling(&self, fused: &mut [f32], query: &str) {
-        if self.action_bonus == 0.0 {
-            return;
-        }
-        let Some(wanted) = text::request_action(query) else {
+    fn promote_asked_sibling(&self, fused: &mut [f32], asked: &Asked) {
+        let Some(wanted) = asked.action else {
             return;
         };
         let top = top_k(fused, PROMOTE_DEPTH);
@@ -916,8 +937,8 @@ impl Router {
     /// request asks to take something back ([`text::asks_to_undo`]): "undo the confirm on AY…",
     /// "pull it back to draft", "stop alerting me about …". Its score becomes the first's plus
     /// [`Router::with_action_bonus`].
-    fn promote_undoing(&self, fused: &mut [f32], query: &str) {
-        if self.action_bonus == 0.0 || self.names.iter().all(|n| n.un_word.is_none()) {
+    fn promote_undoing(&self, fused: &mut [f32], asked: &Asked) {
+        if self.names.iter().all(|n| n.un_word.is_none()) {
             return;
         }
         let top = top_k(fused, PROMOTE_DEPTH);
@@ -928,7 +949,7 @@ impl Router {
             self.names
                 .get(*i)
                 .and_then(|n| n.un_word.as_deref())
-                .is_some_and(|w| text::asks_to_undo(query, w))
+                .is_some_and(|w| text::undo_in(&asked.words, w))
         });
         if let Some((i, score)) = undoing
             && *score < first
@@ -1059,12 +1080,14 @@ fn tool_names(specs: &[ToolSpec]) -> Vec<NameParts> {
                 ),
                 None => (None, Vec::new()),
             };
+            let words = text::words(&s.name);
             NameParts {
                 action,
                 object,
                 takes,
-                many: made_for_many(action, &text::words(&s.name)),
-                words: text::words(&s.name),
+                many: made_for_many(action, &words),
+                linking: words.iter().any(|w| text::is_stop_word(w)),
+                words,
                 un_word: None,
             }
         })

@@ -544,7 +544,12 @@ pub const UNDO_CUES: &[&str] = &[
 /// assert!(!asks_to_undo("create the namespace if it isn't there", "uninstall"));
 /// ```
 pub fn asks_to_undo(query: &str, un_word: &str) -> bool {
-    words(query)
+    undo_in(&words(query), un_word)
+}
+
+/// [`asks_to_undo`] on a request's [`words`], read once.
+pub(crate) fn undo_in(words: &[String], un_word: &str) -> bool {
+    words
         .iter()
         .any(|w| w == un_word || UNDO_CUES.contains(&w.as_str()))
 }
