@@ -36,7 +36,7 @@ if [ -z "${TOOLWRIGHT_SKIP_MODEL:-}" ]; then
   echo "== toolwright model fetch (PATH without python3)"
   cargo build -q -p toolwright-cli "$(scripts/features.sh toolwright-cli)"
   bin="$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug/toolwright"
-  env PATH=/nonexistent "$bin" model fetch
+  env PATH=/nonexistent "$bin" model fetch --embedder mpnet
 fi
 
 echo "== cargo test (workspace, all features but the GPU backends)"

