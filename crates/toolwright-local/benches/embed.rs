@@ -4,6 +4,8 @@
 //!
 //! Needs the fetched model (`toolwright model fetch`, or `TOOLWRIGHT_EMBEDDER`):
 //! `cargo bench -p toolwright-local --no-default-features --features embed --bench embed`.
+//! all-mpnet-base-v2, the optional second embedder, is measured the same way (one thread) when it
+//! is installed (`toolwright model fetch --embedder mpnet`); the bench says so when it is not.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use criterion::{Criterion, Throughput};
@@ -181,8 +183,55 @@ fn benches(c: &mut Criterion) {
     );
 }
 
+/// all-mpnet-base-v2 on one thread: load, memory, a query and 64 tools.
+fn mpnet_benches(c: &mut Criterion) {
+    let Some(dir) = embed::find_source(&embed::MPNET) else {
+        eprintln!(
+            "all-mpnet-base-v2 is not installed ({}): not measured; run `{} --embedder mpnet`",
+            embed::source_dir(&embed::MPNET).display(),
+            embed::FETCH_COMMAND
+        );
+        return;
+    };
+    let before = status_kb("VmRSS:");
+    let t0 = Instant::now();
+    let e = LocalEmbedder::load(&dir)
+        .and_then(|e| e.with_threads(1))
+        .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "mpnet load: {:.0} ms; RSS +{} MB after loading",
+        t0.elapsed().as_secs_f64() * 1e3,
+        status_kb("VmRSS:").saturating_sub(before) / 1024
+    );
+    let tools = tool_texts();
+    let refs: Vec<&str> = tools.iter().map(String::as_str).collect();
+    let query = "what's the weather in Paris tomorrow?";
+    let (qw, qc) = per_call(50, || {
+        black_box(e.embed(&[query]).unwrap());
+    });
+    let (bw, _) = per_call(2, || {
+        black_box(e.embed(&refs).unwrap());
+    });
+    eprintln!(
+        "mpnet 1 thread: query {qw:.1} ms wall / {qc:.1} ms CPU; 64 tools {bw:.0} ms wall = {:.0} tools/s",
+        64e3 / bw
+    );
+    let mut g = c.benchmark_group("embed-mpnet");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("query/1-thread", |b| {
+        b.iter(|| e.embed(black_box(&[query])).unwrap())
+    });
+    g.throughput(Throughput::Elements(refs.len() as u64));
+    g.bench_function("64-tools/1-thread", |b| {
+        b.iter(|| e.embed(black_box(&refs)).unwrap())
+    });
+    g.finish();
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     benches(&mut c);
+    mpnet_benches(&mut c);
     c.final_summary();
 }
