@@ -1,7 +1,7 @@
 //! Code a request writes for a code parameter.
 //!
 //! A code runner's `code` parameter, offered every span of "execute the javascript
-//! console.log([1,2,3].length)", was given `execute`. People write the code itself inline, as
+//! console.log(\[1,2,3\].length)", was given `execute`. People write the code itself inline, as
 //! code: [`written`] finds the spans that read as code (a call, an assignment, a block: `(`,
 //! `{`, `=` or `;` in a word), each taken from its first word to where its brackets and quotes
 //! close, so `console.log([1, 2, 3].length)` stays whole with its spaces. [`takes_code`] says

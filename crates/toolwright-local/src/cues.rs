@@ -1097,7 +1097,7 @@ const NAME_JOINERS: &[&str] = &[
 ];
 
 /// The proper names a request writes: runs of capitalised words, joined by at most two of
-/// [`NAME_JOINERS`] between capitals ("Treaty of Westphalia"), ended by punctuation after a
+/// `NAME_JOINERS` between capitals ("Treaty of Westphalia"), ended by punctuation after a
 /// word.
 /// - A bracketed gloss of at most four plain words right after a name is part of it ("Python
 ///   (programming language)").
@@ -1477,7 +1477,7 @@ fn file_like(word: &str) -> bool {
 
 /// The request's bare file names placed in a directory, as (file, directory) pairs: a file name,
 /// or a list of them joined by "and", "or" or commas, followed by one preposition of
-/// [`PLACING`] and a directory or more ("save todo.md in /home/ana"; "package.json and
+/// `PLACING` and a directory or more ("save todo.md in /home/ana"; "package.json and
 /// package-lock.json in /srv/web"; "report.pdf from /home/ana/Downloads into
 /// /home/ana/Documents": both directories).
 pub fn placed_files(query: &str) -> Vec<(String, String)> {
@@ -1910,14 +1910,14 @@ const ENDS: &[(&str, &str)] = &[
     ("after", "before"),
 ];
 
-/// The pair of `params` that names a move's two ends ([`ENDS`]): names that differ only there
+/// The pair of `params` that names a move's two ends (`ENDS`): names that differ only there
 /// (`source_branch` and `target_branch`, `source_timezone` and `target_timezone`, `head` and
 /// `base`), source first.
 pub fn ends_pair(params: &[&str]) -> Option<(String, String)> {
     name_pair(params, ENDS)
 }
 
-/// For a tool with a string pair that names a move's two ends ([`ENDS`]: names that differ
+/// For a tool with a string pair that names a move's two ends (`ENDS`: names that differ
 /// only there, such as `source_branch` and `target_branch`), the words after the request's
 /// "from" (or "off of") for the first and after its "to", "into" or "onto" for the second: one
 /// word, or a name in capitals of up to four ("a merge request from fix/leak into main", "from

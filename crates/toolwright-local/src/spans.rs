@@ -859,7 +859,7 @@ fn scheme_words(documented: &str, query: &str) -> Vec<String> {
 /// [`crate::cues::rename_ends`]: "rename X to Y"; a word that the tool's own name or
 /// description uses, such as `context7` or `wikipedia`, is never a value: it is the service) is
 /// restricted to those values, and the request's one quoted text goes to the one required
-/// parameter no cue pointed at ([`quoted_to_free`]).
+/// parameter no cue pointed at (`quoted_to_free`).
 pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Vec<String>) {
     let mut report = Vec::new();
     let Some(props) = spec.parameters.get("properties").and_then(Value::as_object) else {
