@@ -62,6 +62,7 @@ struct Wheels {
 /// Whose a known wheel is.
 #[derive(Clone, Copy)]
 enum Owner {
+    #[cfg(feature = "local")]
     Llm,
     MiniLm,
     MpNet(usize),
@@ -84,6 +85,7 @@ fn sort_wheels(wheels: &[PathBuf]) -> Result<Wheels, String> {
     for w in wheels {
         let sha = embed::sha256_file(w).map_err(|e| e.to_string())?;
         match known.iter().find(|(_, h, _)| *h == sha).map(|k| k.2) {
+            #[cfg(feature = "local")]
             Some(Owner::Llm) => out.llm = Some(w.clone()),
             Some(Owner::MiniLm) => out.minilm = Some(w.clone()),
             Some(Owner::MpNet(i)) => {

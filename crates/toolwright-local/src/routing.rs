@@ -121,14 +121,32 @@ pub fn build_router(
         }
         Err(e) if kind.is_none() => {
             tracing::debug!("no embedder: {e}");
+            // The default embedder missing has its own hint; anything else (a bad
+            // TOOLWRIGHT_EMBEDDERS, all-mpnet-base-v2 chosen but missing) says what it is.
+            let hint = match EmbedderChoice::from_env() {
+                Ok(EmbedderChoice::MiniLm) => NO_EMBEDDER_HINT.to_string(),
+                _ => format!("routing with BM25 only: {e}"),
+            };
             Ok(RouterSetup {
                 router: Router::from_specs(specs),
-                hint: Some(NO_EMBEDDER_HINT.to_string()),
+                hint: Some(hint),
                 stats: None,
             })
         }
         Err(e) => Err(e),
     }
+}
+
+/// Loads the embedder `choice` names from the models folder, afresh (not the process's shared
+/// one): for a library that wants the blend without setting [`ENV_EMBEDDERS`].
+///
+/// # Errors
+/// A model it needs is not installed or does not load (the message says what to fetch), or
+/// this build has no `embed` feature.
+pub fn load_embedder(
+    choice: EmbedderChoice,
+) -> Result<Arc<dyn toolwright_catalog::Embedder>, String> {
+    dense::load_choice(choice)
 }
 
 /// The process's embedder, loaded on first use (`Err` says why there is none).
@@ -150,17 +168,21 @@ mod dense {
     pub(super) fn embedder() -> Result<Arc<dyn Embedder>, String> {
         static LOADED: OnceLock<Result<Arc<dyn Embedder>, String>> = OnceLock::new();
         LOADED
-            .get_or_init(|| match EmbedderChoice::from_env()? {
-                EmbedderChoice::MiniLm => minilm(),
-                EmbedderChoice::MpNet => mpnet(),
-                EmbedderChoice::Blend => {
-                    let parts = vec![(minilm()?, 1.0), (mpnet()?, 1.0)];
-                    toolwright_catalog::embed::Blend::new(parts)
-                        .map(|b| Arc::new(b) as Arc<dyn Embedder>)
-                        .map_err(|e| e.to_string())
-                }
-            })
+            .get_or_init(|| load_choice(EmbedderChoice::from_env()?))
             .clone()
+    }
+
+    pub(super) fn load_choice(choice: EmbedderChoice) -> Result<Arc<dyn Embedder>, String> {
+        match choice {
+            EmbedderChoice::MiniLm => minilm(),
+            EmbedderChoice::MpNet => mpnet(),
+            EmbedderChoice::Blend => {
+                let parts = vec![(minilm()?, 1.0), (mpnet()?, 1.0)];
+                toolwright_catalog::embed::Blend::new(parts)
+                    .map(|b| Arc::new(b) as Arc<dyn Embedder>)
+                    .map_err(|e| e.to_string())
+            }
+        }
     }
 
     fn minilm() -> Result<Arc<dyn Embedder>, String> {
@@ -211,6 +233,12 @@ mod dense {
 
     pub(super) fn embedder() -> Result<Arc<dyn toolwright_catalog::Embedder>, String> {
         Err("this build of toolwright has no local embedder (feature `embed`)".to_string())
+    }
+
+    pub(super) fn load_choice(
+        _choice: EmbedderChoice,
+    ) -> Result<Arc<dyn toolwright_catalog::Embedder>, String> {
+        embedder()
     }
 
     pub(super) fn attach(

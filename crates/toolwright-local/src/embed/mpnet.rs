@@ -4,7 +4,9 @@
 //! scores. It reads the Hugging Face `config.json` and the weight names of `MPNetModel`
 //! (`embeddings.*`, `encoder.layer.N.attention.attn.{q,k,v,o}`, `encoder.relative_attention_bias`).
 
-use super::bert::{Act, Heads, Layer, fused, layer_norm, linear};
+use super::bert::{
+    Act, AttentionNames, Heads, Layer, LayerShape, load_embeddings, load_layers, under_prefix,
+};
 use candle_core::{Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, VarBuilder};
 use serde::Deserialize;
@@ -41,6 +43,15 @@ fn default_pad() -> u32 {
     1
 }
 
+/// MPNet's attention weight names (`MPNetAttention`: `attn.{q,k,v,o}`, then the norm).
+const MPNET_NAMES: AttentionNames = AttentionNames {
+    q: "attention.attn.q",
+    k: "attention.attn.k",
+    v: "attention.attn.v",
+    out: "attention.attn.o",
+    norm: "attention.LayerNorm",
+};
+
 /// The largest distance the relative position buckets tell apart (`MPNetEncoder`'s fixed 128).
 const MAX_DISTANCE: f64 = 128.0;
 
@@ -63,11 +74,7 @@ impl MpNet {
     /// Builds the encoder from `config` and the weights in `vb` (names without an `mpnet.`
     /// prefix; one is tried as a fallback).
     pub(crate) fn load(vb: VarBuilder<'_>, config: &Config) -> candle_core::Result<Self> {
-        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") {
-            vb
-        } else {
-            vb.pp("mpnet")
-        };
+        let vb = under_prefix(vb, "mpnet");
         let h = config.hidden_size;
         let heads = config.num_attention_heads;
         if heads == 0 || !h.is_multiple_of(heads) || config.relative_attention_num_buckets < 4 {
@@ -77,32 +84,14 @@ impl MpNet {
             )));
         }
         let emb = vb.pp("embeddings");
-        let word = Embedding::new(
-            emb.get((config.vocab_size, h), "word_embeddings.weight")?,
-            h,
-        );
-        let position = emb.get(
-            (config.max_position_embeddings, h),
-            "position_embeddings.weight",
-        )?;
-        let norm = layer_norm(&emb, "LayerNorm", h, config.layer_norm_eps)?;
-        let mut layers = Vec::with_capacity(config.num_hidden_layers);
-        for i in 0..config.num_hidden_layers {
-            let l = vb.pp(format!("encoder.layer.{i}"));
-            let (eps, inter) = (config.layer_norm_eps, config.intermediate_size);
-            layers.push(Layer {
-                qkv: fused(&[
-                    linear(&l, "attention.attn.q", h, h)?,
-                    linear(&l, "attention.attn.k", h, h)?,
-                    linear(&l, "attention.attn.v", h, h)?,
-                ])?,
-                attn_out: linear(&l, "attention.attn.o", h, h)?,
-                attn_norm: layer_norm(&l, "attention.LayerNorm", h, eps)?,
-                intermediate: linear(&l, "intermediate.dense", h, inter)?,
-                out: linear(&l, "output.dense", inter, h)?,
-                out_norm: layer_norm(&l, "output.LayerNorm", h, eps)?,
-            });
-        }
+        let (eps, positions) = (config.layer_norm_eps, config.max_position_embeddings);
+        let (word, position, norm) = load_embeddings(&emb, config.vocab_size, positions, h, eps)?;
+        let shape = LayerShape {
+            hidden: h,
+            intermediate: config.intermediate_size,
+            eps,
+        };
+        let layers = load_layers(&vb, &MPNET_NAMES, config.num_hidden_layers, shape)?;
         let buckets = config.relative_attention_num_buckets;
         let relative = vb.get((buckets, heads), "encoder.relative_attention_bias.weight")?;
         Ok(MpNet {
