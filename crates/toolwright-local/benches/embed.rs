@@ -4,15 +4,16 @@
 //!
 //! Needs the fetched model (`toolwright model fetch`, or `TOOLWRIGHT_EMBEDDER`):
 //! `cargo bench -p toolwright-local --no-default-features --features embed --bench embed`.
-//! all-mpnet-base-v2, the optional second embedder, is measured the same way (one thread) when it
-//! is installed (`toolwright model fetch --embedder mpnet`); the bench says so when it is not.
+//! all-mpnet-base-v2, the optional second embedder, is measured the same way when it is installed
+//! (`toolwright model fetch --embedder mpnet`), in f32 and with 8-bit layers
+//! ([`Precision::Q8`], how the router holds it); the bench says so when it is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use criterion::{Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Instant;
 use toolwright_catalog::Embedder;
-use toolwright_local::embed::{self, LocalEmbedder};
+use toolwright_local::embed::{self, LocalEmbedder, Precision};
 
 /// A `/proc/self/status` field in kB (0 where there is none).
 fn status_kb(field: &str) -> u64 {
@@ -193,13 +194,23 @@ fn mpnet_benches(c: &mut Criterion) {
         );
         return;
     };
+    for precision in [Precision::F32, Precision::Q8] {
+        mpnet_bench(c, &dir, precision);
+    }
+}
+
+/// all-mpnet-base-v2 in `precision`: load time and memory, a query and 64 tool texts. Its f32
+/// products run on the embedder's one thread; its 8-bit ones on candle's own pool
+/// (`CANDLE_NUM_THREADS`, by default the machine's physical cores).
+fn mpnet_bench(c: &mut Criterion, dir: &std::path::Path, precision: Precision) {
+    let label = precision.as_str();
     let before = status_kb("VmRSS:");
     let t0 = Instant::now();
-    let e = LocalEmbedder::load(&dir)
+    let e = LocalEmbedder::load_with(dir, precision)
         .and_then(|e| e.with_threads(1))
         .unwrap_or_else(|e| panic!("{e}"));
     eprintln!(
-        "mpnet load: {:.0} ms; RSS +{} MB after loading",
+        "mpnet {label} load: {:.0} ms; RSS +{} MB after loading",
         t0.elapsed().as_secs_f64() * 1e3,
         status_kb("VmRSS:").saturating_sub(before) / 1024
     );
@@ -213,17 +224,15 @@ fn mpnet_benches(c: &mut Criterion) {
         black_box(e.embed(&refs).unwrap());
     });
     eprintln!(
-        "mpnet 1 thread: query {qw:.1} ms wall / {qc:.1} ms CPU; 64 tools {bw:.0} ms wall = {:.0} tools/s",
+        "mpnet {label}: query {qw:.1} ms wall / {qc:.1} ms CPU; 64 tools {bw:.0} ms wall = {:.0} tools/s",
         64e3 / bw
     );
-    let mut g = c.benchmark_group("embed-mpnet");
+    let mut g = c.benchmark_group(format!("embed-mpnet-{label}"));
     g.sample_size(10);
     g.throughput(Throughput::Elements(1));
-    g.bench_function("query/1-thread", |b| {
-        b.iter(|| e.embed(black_box(&[query])).unwrap())
-    });
+    g.bench_function("query", |b| b.iter(|| e.embed(black_box(&[query])).unwrap()));
     g.throughput(Throughput::Elements(refs.len() as u64));
-    g.bench_function("64-tools/1-thread", |b| {
+    g.bench_function("64-tools", |b| {
         b.iter(|| e.embed(black_box(&refs)).unwrap())
     });
     g.finish();

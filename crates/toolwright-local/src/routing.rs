@@ -30,6 +30,15 @@ pub const NO_EMBEDDER_HINT: &str = "routing with BM25 only: run `toolwright mode
 /// add 438 MB: a choice for quality, not the default.
 pub const ENV_EMBEDDERS: &str = "TOOLWRIGHT_EMBEDDERS";
 
+/// The environment variable that sets how all-mpnet-base-v2's weights are held when
+/// [`ENV_EMBEDDERS`] names it: `q8` (the default, [`MPNET_PRECISION`]) or `f32`.
+pub const ENV_MPNET_PRECISION: &str = "TOOLWRIGHT_MPNET_PRECISION";
+
+/// How all-mpnet-base-v2's weights are held unless [`ENV_MPNET_PRECISION`] says otherwise:
+/// 8-bit ([`crate::embed::Precision::Q8`]); see [`ENV_EMBEDDERS`] for what was measured.
+#[cfg(feature = "embed")]
+pub const MPNET_PRECISION: crate::embed::Precision = crate::embed::Precision::Q8;
+
 /// The embedders [`ENV_EMBEDDERS`] names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EmbedderChoice {
@@ -160,7 +169,7 @@ pub fn shared_embedder() -> Result<Arc<dyn toolwright_catalog::Embedder>, String
 #[cfg(feature = "embed")]
 mod dense {
     use super::*;
-    use crate::embed::{self, LocalEmbedder};
+    use crate::embed::{self, LocalEmbedder, Precision};
     use std::sync::OnceLock;
     use toolwright_catalog::dense::{DenseIndex, EmbeddingCache, default_cache_dir};
     use toolwright_catalog::{DenseScorer, Embedder};
@@ -202,11 +211,20 @@ mod dense {
                 embed::FETCH_COMMAND
             )
         })?;
-        load(&dir)
+        let precision = match std::env::var(ENV_MPNET_PRECISION) {
+            Ok(v) if !v.trim().is_empty() => Precision::parse(&v)
+                .ok_or_else(|| format!("{ENV_MPNET_PRECISION}={v:?}: expected `q8` or `f32`"))?,
+            _ => MPNET_PRECISION,
+        };
+        load_with(&dir, precision)
     }
 
     fn load(dir: &std::path::Path) -> Result<Arc<dyn Embedder>, String> {
-        LocalEmbedder::load(dir)
+        load_with(dir, Precision::F32)
+    }
+
+    fn load_with(dir: &std::path::Path, precision: Precision) -> Result<Arc<dyn Embedder>, String> {
+        LocalEmbedder::load_with(dir, precision)
             .map(|e| Arc::new(e) as Arc<dyn Embedder>)
             .map_err(|e| e.to_string())
     }

@@ -31,7 +31,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use toolwright_catalog::Embedder;
 use toolwright_catalog::embed::dot;
-use toolwright_local::embed::{self, LocalEmbedder};
+use toolwright_local::embed::{self, LocalEmbedder, Precision};
 
 #[derive(serde::Deserialize)]
 struct Reference {
@@ -60,6 +60,11 @@ fn reference_in(file: &str) -> Reference {
 /// `e` gives `r`'s token counts and vectors, for the texts all in one padded batch (so masking
 /// matters) and one by one (no padding).
 fn assert_matches(e: &LocalEmbedder, r: &Reference) {
+    assert_close(e, r, |_| 0.999);
+}
+
+/// [`assert_matches`], with each vector's cosine to the reference at least `floor(text)`.
+fn assert_close(e: &LocalEmbedder, r: &Reference, floor: impl Fn(&str) -> f32) {
     assert_eq!(e.max_tokens(), r.max_seq_length);
     let texts: Vec<&str> = r.items.iter().map(|i| i.text.as_str()).collect();
     let batched = e.embed(&texts).unwrap();
@@ -70,13 +75,14 @@ fn assert_matches(e: &LocalEmbedder, r: &Reference) {
             "token count of {:?}",
             item.text
         );
+        let floor = floor(&item.text);
         let cos = dot(got, &item.embedding);
-        assert!(cos >= 0.999, "batched: cosine {cos} for {:?}", item.text);
+        assert!(cos >= floor, "batched: cosine {cos} for {:?}", item.text);
         let norm = dot(got, got).sqrt();
         assert!((norm - 1.0).abs() < 1e-4, "norm {norm}");
         let single = e.embed(&[item.text.as_str()]).unwrap();
         let cos = dot(&single[0], &item.embedding);
-        assert!(cos >= 0.999, "single: cosine {cos} for {:?}", item.text);
+        assert!(cos >= floor, "single: cosine {cos} for {:?}", item.text);
     }
 }
 
@@ -165,16 +171,19 @@ fn fetch_the_embedder() {
 /// positions), fetched by `toolwright model fetch --embedder mpnet`.
 fn mpnet() -> &'static LocalEmbedder {
     static E: OnceLock<LocalEmbedder> = OnceLock::new();
-    E.get_or_init(|| {
-        let dir = embed::find_source(&embed::MPNET).unwrap_or_else(|| {
-            panic!(
-                "all-mpnet-base-v2 is not installed in {}: run `{} --embedder mpnet`",
-                embed::source_dir(&embed::MPNET).display(),
-                embed::FETCH_COMMAND
-            )
-        });
-        LocalEmbedder::load(&dir).unwrap_or_else(|e| panic!("loading {}: {e}", dir.display()))
-    })
+    E.get_or_init(|| load_mpnet(Precision::F32))
+}
+
+fn load_mpnet(precision: Precision) -> LocalEmbedder {
+    let dir = embed::find_source(&embed::MPNET).unwrap_or_else(|| {
+        panic!(
+            "all-mpnet-base-v2 is not installed in {}: run `{} --embedder mpnet`",
+            embed::source_dir(&embed::MPNET).display(),
+            embed::FETCH_COMMAND
+        )
+    });
+    LocalEmbedder::load_with(&dir, precision)
+        .unwrap_or_else(|e| panic!("loading {}: {e}", dir.display()))
 }
 
 /// `tests/fixtures/mpnet_reference.json` was made like the MiniLM one (sentence-transformers
@@ -186,4 +195,17 @@ fn mpnet_matches_sentence_transformers() {
     assert_eq!(e.dim(), 768);
     assert_eq!(e.model_id(), "all-mpnet-base-v2@78c0197b6159");
     assert_matches(e, &reference_in("mpnet_reference.json"));
+}
+
+/// With its layers' weights in 8-bit blocks (how the router holds it), all-mpnet-base-v2 stays
+/// within a cosine of 0.995 of sentence-transformers on every reference text with words (0.9985
+/// to 0.9996 here; 0.9965 was the lowest of 192 requests and tool texts compared with the f32
+/// encoder, mean 0.999). The empty text, two special tokens pooled, moves most (0.987). Its
+/// model id says so, so cached tool vectors are not shared with f32's.
+#[test]
+fn mpnet_in_eight_bits_stays_close() {
+    let e = load_mpnet(Precision::Q8);
+    assert_eq!(e.model_id(), "all-mpnet-base-v2@78c0197b6159-q8");
+    let floor = |text: &str| if text.is_empty() { 0.98 } else { 0.995 };
+    assert_close(&e, &reference_in("mpnet_reference.json"), floor);
 }

@@ -5,6 +5,8 @@
 //! Written by hand (about 150 lines) instead of pulling `candle-transformers`, whose hundred-odd
 //! model files add build time that this one architecture does not need.
 
+use super::Precision;
+use candle_core::quantized::{GgmlDType, QMatMul, QTensor};
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, VarBuilder};
 use serde::Deserialize;
@@ -96,21 +98,45 @@ pub(crate) fn erf(x: f32) -> f32 {
     p / q
 }
 
-/// A dense layer whose weight is stored transposed (`[in, out]`, contiguous), so the product
-/// reads it row-major: for the few rows of a short query, this halves the time of the product
-/// compared with `candle_nn::Linear`'s strided `[out, in]` view.
-pub(super) struct Dense {
-    weight_t: Tensor,
-    bias: Tensor,
+/// A dense layer, in one of two forms ([`Precision`]).
+pub(super) enum Dense {
+    /// The f32 weight stored transposed (`[in, out]`, contiguous), so the product reads it
+    /// row-major: for the few rows of a short query, this halves the time of the product
+    /// compared with `candle_nn::Linear`'s strided `[out, in]` view.
+    Full { weight_t: Tensor, bias: Tensor },
+    /// The weight (`[out, in]`) in 8-bit blocks (GGML's `Q8_0`: 32 weights and one f16 scale
+    /// per block, a quarter of the bytes), multiplied by candle's quantized kernels, which round
+    /// the input rows to 8 bits the same way (AVX512-VNNI or AVX2 where the CPU has them).
+    Q8 { weight: QMatMul, bias: Tensor },
 }
 
 impl Dense {
+    /// The layer of `weight` (`[out, in]`, as checkpoints store it) and `bias` (`[out]`), in
+    /// `precision`. `Q8` needs `in` to be a multiple of 32, as every BERT and MPNet width is;
+    /// any other width stays f32.
+    fn new(weight: Tensor, bias: Tensor, precision: Precision) -> candle_core::Result<Self> {
+        let (_, inputs) = weight.dims2()?;
+        if precision == Precision::Q8 && inputs.is_multiple_of(GgmlDType::Q8_0.block_size()) {
+            let q = QTensor::quantize(&weight.contiguous()?, GgmlDType::Q8_0)?;
+            return Ok(Dense::Q8 {
+                weight: QMatMul::from_qtensor(q)?,
+                bias,
+            });
+        }
+        Ok(Dense::Full {
+            weight_t: weight.t()?.contiguous()?,
+            bias,
+        })
+    }
+
     fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         let (b, t, i) = x.dims3()?;
-        x.reshape((b * t, i))?
-            .matmul(&self.weight_t)?
-            .reshape((b, t, ()))?
-            .broadcast_add(&self.bias)
+        let rows = x.reshape((b * t, i))?;
+        let (y, bias) = match self {
+            Dense::Full { weight_t, bias } => (rows.matmul(weight_t)?, bias),
+            Dense::Q8 { weight, bias } => (weight.forward(&rows)?, bias),
+        };
+        y.reshape((b, t, ()))?.broadcast_add(bias)
     }
 }
 
@@ -153,12 +179,13 @@ const BERT_NAMES: AttentionNames = AttentionNames {
     norm: "attention.output.LayerNorm",
 };
 
-/// The sizes every layer of an encoder shares.
+/// What every layer of an encoder shares: its sizes, and the precision of its dense weights.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LayerShape {
     pub(super) hidden: usize,
     pub(super) intermediate: usize,
     pub(super) eps: f64,
+    pub(super) precision: Precision,
 }
 
 /// Loads `count` layers from `vb`'s `encoder.layer.N`.
@@ -169,19 +196,20 @@ pub(super) fn load_layers(
     shape: LayerShape,
 ) -> candle_core::Result<Vec<Layer>> {
     let (h, inter, eps) = (shape.hidden, shape.intermediate, shape.eps);
+    let dense = |(weight, bias)| Dense::new(weight, bias, shape.precision);
     (0..count)
         .map(|i| {
             let l = vb.pp(format!("encoder.layer.{i}"));
             Ok(Layer {
-                qkv: fused(&[
+                qkv: dense(fused(&[
                     linear(&l, names.q, h, h)?,
                     linear(&l, names.k, h, h)?,
                     linear(&l, names.v, h, h)?,
-                ])?,
-                attn_out: linear(&l, names.out, h, h)?,
+                ])?)?,
+                attn_out: dense(linear(&l, names.out, h, h)?)?,
                 attn_norm: layer_norm(&l, names.norm, h, eps)?,
-                intermediate: linear(&l, "intermediate.dense", h, inter)?,
-                out: linear(&l, "output.dense", inter, h)?,
+                intermediate: dense(linear(&l, "intermediate.dense", h, inter)?)?,
+                out: dense(linear(&l, "output.dense", inter, h)?)?,
                 out_norm: layer_norm(&l, "output.LayerNorm", h, eps)?,
             })
         })
@@ -249,22 +277,22 @@ pub(crate) struct Bert {
     device: Device,
 }
 
-fn linear(vb: &VarBuilder<'_>, name: &str, i: usize, o: usize) -> candle_core::Result<Dense> {
+/// The weight (`[out, in]`) and bias of the dense layer `name`.
+fn linear(
+    vb: &VarBuilder<'_>,
+    name: &str,
+    i: usize,
+    o: usize,
+) -> candle_core::Result<(Tensor, Tensor)> {
     let vb = vb.pp(name);
-    Ok(Dense {
-        weight_t: vb.get((o, i), "weight")?.t()?.contiguous()?,
-        bias: vb.get(o, "bias")?,
-    })
+    Ok((vb.get((o, i), "weight")?, vb.get(o, "bias")?))
 }
 
 /// Dense layers over the same input as one: their outputs side by side.
-fn fused(parts: &[Dense]) -> candle_core::Result<Dense> {
-    let weights: Vec<&Tensor> = parts.iter().map(|d| &d.weight_t).collect();
-    let biases: Vec<&Tensor> = parts.iter().map(|d| &d.bias).collect();
-    Ok(Dense {
-        weight_t: Tensor::cat(&weights, 1)?,
-        bias: Tensor::cat(&biases, 0)?,
-    })
+fn fused(parts: &[(Tensor, Tensor)]) -> candle_core::Result<(Tensor, Tensor)> {
+    let weights: Vec<&Tensor> = parts.iter().map(|(w, _)| w).collect();
+    let biases: Vec<&Tensor> = parts.iter().map(|(_, b)| b).collect();
+    Ok((Tensor::cat(&weights, 0)?, Tensor::cat(&biases, 0)?))
 }
 
 fn layer_norm(
@@ -293,8 +321,12 @@ pub(super) fn under_prefix<'a>(vb: VarBuilder<'a>, prefix: &str) -> VarBuilder<'
 
 impl Bert {
     /// Builds the encoder from `config` and the weights in `vb` (names without a `bert.` prefix;
-    /// one is tried as a fallback).
-    pub(crate) fn load(vb: VarBuilder<'_>, config: &Config) -> candle_core::Result<Self> {
+    /// one is tried as a fallback), its layers' dense weights in `precision`.
+    pub(crate) fn load(
+        vb: VarBuilder<'_>,
+        config: &Config,
+        precision: Precision,
+    ) -> candle_core::Result<Self> {
         let vb = under_prefix(vb, "bert");
         let h = config.hidden_size;
         if config.num_attention_heads == 0 || !h.is_multiple_of(config.num_attention_heads) {
@@ -314,6 +346,7 @@ impl Bert {
             hidden: h,
             intermediate: config.intermediate_size,
             eps,
+            precision,
         };
         let layers = load_layers(&vb, &BERT_NAMES, config.num_hidden_layers, shape)?;
         Ok(Bert {
@@ -376,7 +409,37 @@ pub(crate) fn var_builder(bytes: &[u8]) -> candle_core::Result<VarBuilder<'stati
 
 #[cfg(test)]
 mod tests {
+    use super::{Dense, Precision};
     use candle_core::{Device, Tensor};
+
+    #[test]
+    fn an_eight_bit_layer_computes_what_the_f32_one_does() -> candle_core::Result<()> {
+        let dev = Device::Cpu;
+        // A 64 → 48 layer (two blocks of 32 per row) over 3 rows of 2 batches.
+        let w = Tensor::randn(0f32, 0.05, (48, 64), &dev)?;
+        let b = Tensor::randn(0f32, 0.1, 48, &dev)?;
+        let x = Tensor::randn(0f32, 1.0, (2, 3, 64), &dev)?;
+        let full = Dense::new(w.clone(), b.clone(), Precision::F32)?;
+        let q8 = Dense::new(w.clone(), b.clone(), Precision::Q8)?;
+        assert!(matches!(full, Dense::Full { .. }) && matches!(q8, Dense::Q8 { .. }));
+        let (y, yq) = (full.forward(&x)?, q8.forward(&x)?);
+        assert_eq!(yq.dims(), &[2, 3, 48]);
+        let expected = x.reshape((6, 64))?.matmul(&w.t()?)?.broadcast_add(&b)?;
+        let diff = |a: &Tensor| -> candle_core::Result<f32> {
+            (a.reshape((6, 48))? - &expected)?
+                .abs()?
+                .flatten_all()?
+                .max(0)?
+                .to_scalar::<f32>()
+        };
+        assert!(diff(&y)? < 1e-5, "f32 differs by {}", diff(&y)?);
+        // Both the weights and the input rows are rounded to 8 bits: about 1% of a unit output.
+        assert!(diff(&yq)? < 0.03, "q8 differs by {}", diff(&yq)?);
+        // A width that is not a multiple of 32 stays f32.
+        let odd = Dense::new(w.narrow(1, 0, 40)?, b, Precision::Q8)?;
+        assert!(matches!(odd, Dense::Full { .. }));
+        Ok(())
+    }
 
     #[test]
     fn the_fast_gelu_matches_candles_libm_one() -> candle_core::Result<()> {

@@ -45,6 +45,48 @@ pub const DEFAULT_BATCH_SIZE: usize = 32;
 /// The token limit used when the folder has no `sentence_bert_config.json`.
 pub const DEFAULT_MAX_TOKENS: usize = 256;
 
+/// How the encoder's dense weights are held in memory: the transformer layers' products, which
+/// are nearly all of a query's time (each short query reads every weight once, so the time is
+/// the bytes read). Embeddings, layer norms and the attention itself stay f32.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// As the checkpoint stores them (the default; what `tests/embed.rs` checks against
+    /// sentence-transformers at cosine ≥ 0.999).
+    #[default]
+    F32,
+    /// 8-bit blocks (GGML's `Q8_0`: 32 weights share one scale), a quarter of the bytes. The
+    /// vectors move by a cosine of about 0.001 (see `tests/embed.rs`), so the model id says
+    /// `q8` and cached tool vectors are not shared with f32's. Worth it where the weights
+    /// outgrow the caches: all-mpnet-base-v2 (see [`crate::routing::ENV_EMBEDDERS`]), not
+    /// all-MiniLM-L6-v2, whose f32 products are as fast.
+    Q8,
+}
+
+impl Precision {
+    /// `f32` or `q8`, as [`Precision::parse`] reads them and model ids write them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::Q8 => "q8",
+        }
+    }
+
+    /// Parses `f32` or `q8` (case-insensitive).
+    ///
+    /// ```
+    /// use toolwright_local::embed::Precision;
+    /// assert_eq!(Precision::parse(" Q8 "), Some(Precision::Q8));
+    /// assert_eq!(Precision::parse("f16"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<Precision> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "f32" => Some(Precision::F32),
+            "q8" => Some(Precision::Q8),
+            _ => None,
+        }
+    }
+}
+
 /// Why the embedder could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -183,10 +225,14 @@ impl ModelConfig {
         }
     }
 
-    fn encoder(&self, vb: candle_nn::VarBuilder<'_>) -> candle_core::Result<Encoder> {
+    fn encoder(
+        &self,
+        vb: candle_nn::VarBuilder<'_>,
+        precision: Precision,
+    ) -> candle_core::Result<Encoder> {
         Ok(match self {
-            ModelConfig::Bert(c) => Encoder::Bert(bert::Bert::load(vb, c)?),
-            ModelConfig::MpNet(c) => Encoder::MpNet(mpnet::MpNet::load(vb, c)?),
+            ModelConfig::Bert(c) => Encoder::Bert(bert::Bert::load(vb, c, precision)?),
+            ModelConfig::MpNet(c) => Encoder::MpNet(mpnet::MpNet::load(vb, c, precision)?),
         })
     }
 }
@@ -230,6 +276,15 @@ impl LocalEmbedder {
     /// # Errors
     /// A file is missing or malformed, or the weights do not fit the config.
     pub fn load(dir: &Path) -> Result<Self, LoadError> {
+        LocalEmbedder::load_with(dir, Precision::F32)
+    }
+
+    /// [`LocalEmbedder::load`], with the layers' dense weights held in `precision`. The model
+    /// id of [`Precision::Q8`] ends in `-q8`.
+    ///
+    /// # Errors
+    /// As [`LocalEmbedder::load`].
+    pub fn load_with(dir: &Path, precision: Precision) -> Result<Self, LoadError> {
         let config_path = dir.join("config.json");
         let config = ModelConfig::read(&config_path)?;
         let sbert = dir.join("sentence_bert_config.json");
@@ -272,11 +327,14 @@ impl LocalEmbedder {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "bert".to_string())
         };
-        let model_id = format!("{name}@{}", digest.get(..12).unwrap_or(&digest));
+        let mut model_id = format!("{name}@{}", digest.get(..12).unwrap_or(&digest));
+        if precision != Precision::F32 {
+            model_id = format!("{model_id}-{}", precision.as_str());
+        }
         let vb = bert::var_builder(&weights).map_err(|e| LoadError::Model(e.to_string()))?;
         drop(weights);
         let model = config
-            .encoder(vb)
+            .encoder(vb, precision)
             .map_err(|e| LoadError::Model(e.to_string()))?;
         let threads = default_threads();
         Ok(LocalEmbedder {

@@ -72,8 +72,12 @@ pub(crate) struct MpNet {
 
 impl MpNet {
     /// Builds the encoder from `config` and the weights in `vb` (names without an `mpnet.`
-    /// prefix; one is tried as a fallback).
-    pub(crate) fn load(vb: VarBuilder<'_>, config: &Config) -> candle_core::Result<Self> {
+    /// prefix; one is tried as a fallback), its layers' dense weights in `precision`.
+    pub(crate) fn load(
+        vb: VarBuilder<'_>,
+        config: &Config,
+        precision: super::Precision,
+    ) -> candle_core::Result<Self> {
         let vb = under_prefix(vb, "mpnet");
         let h = config.hidden_size;
         let heads = config.num_attention_heads;
@@ -90,6 +94,7 @@ impl MpNet {
             hidden: h,
             intermediate: config.intermediate_size,
             eps,
+            precision,
         };
         let layers = load_layers(&vb, &MPNET_NAMES, config.num_hidden_layers, shape)?;
         let buckets = config.relative_attention_num_buckets;
