@@ -54,11 +54,14 @@ pub enum Precision {
     /// sentence-transformers at cosine ≥ 0.999).
     #[default]
     F32,
-    /// 8-bit blocks (GGML's `Q8_0`: 32 weights share one scale), a quarter of the bytes. The
-    /// vectors move by a cosine of about 0.001 (see `tests/embed.rs`), so the model id says
-    /// `q8` and cached tool vectors are not shared with f32's. Worth it where the weights
-    /// outgrow the caches: all-mpnet-base-v2 (see [`crate::routing::ENV_EMBEDDERS`]), not
-    /// all-MiniLM-L6-v2, whose f32 products are as fast.
+    /// 8-bit blocks (GGML's `Q8_0`: 32 weights share one scale), a quarter of the bytes, run
+    /// by candle's quantized kernels on candle's own thread pool (`CANDLE_NUM_THREADS`, by
+    /// default the physical cores), not on [`LocalEmbedder::with_threads`]' one. The vectors
+    /// move by a cosine of about 0.001 (see `tests/embed.rs`), so the model id says `q8` and
+    /// cached tool vectors are not shared with f32's. Worth it where the weights outgrow the
+    /// caches: all-mpnet-base-v2 (a query 75 → 14 ms, 28 ms on one thread; +510 → +270 MB), not
+    /// all-MiniLM-L6-v2 (8.1 → 9.0 ms a query, twice the time for a batch; measured
+    /// 2026-12-07).
     Q8,
 }
 
