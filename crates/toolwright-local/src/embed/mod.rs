@@ -330,10 +330,11 @@ impl LocalEmbedder {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "bert".to_string())
         };
-        let mut model_id = format!("{name}@{}", digest.get(..12).unwrap_or(&digest));
-        if precision != Precision::F32 {
-            model_id = format!("{model_id}-{}", precision.as_str());
-        }
+        let held = match precision {
+            Precision::F32 => String::new(),
+            other => format!("-{}", other.as_str()),
+        };
+        let model_id = format!("{name}@{}{held}", digest.get(..12).unwrap_or(&digest));
         let vb = bert::var_builder(&weights).map_err(|e| LoadError::Model(e.to_string()))?;
         drop(weights);
         let model = config
