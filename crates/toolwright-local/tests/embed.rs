@@ -205,7 +205,7 @@ fn mpnet_matches_sentence_transformers() {
 #[test]
 fn mpnet_in_eight_bits_stays_close() {
     let e = load_mpnet(Precision::Q8);
-    assert_eq!(e.model_id(), "all-mpnet-base-v2@78c0197b6159-q8");
+    assert_eq!(e.model_id(), "all-mpnet-base-v2@78c0197b6159-q8w16");
     let floor = |text: &str| if text.is_empty() { 0.98 } else { 0.995 };
     assert_close(&e, &reference_in("mpnet_reference.json"), floor);
 }

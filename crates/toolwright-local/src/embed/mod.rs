@@ -47,7 +47,7 @@ pub const DEFAULT_MAX_TOKENS: usize = 256;
 
 /// How the encoder's dense weights are held in memory: the transformer layers' products, which
 /// are nearly all of a query's time (each short query reads every weight once, so the time is
-/// the bytes read). Embeddings, layer norms and the attention itself stay f32.
+/// the bytes read). Layer norms, positions and the attention itself stay f32.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Precision {
     /// As the checkpoint stores them (the default; what `tests/embed.rs` checks against
@@ -56,9 +56,10 @@ pub enum Precision {
     F32,
     /// 8-bit blocks (GGML's `Q8_0`: 32 weights share one scale), a quarter of the bytes, run
     /// by candle's quantized kernels on candle's own thread pool (`CANDLE_NUM_THREADS`, by
-    /// default the physical cores), not on [`LocalEmbedder::with_threads`]' one. The vectors
-    /// move by a cosine of about 0.001 (see `tests/embed.rs`), so the model id says `q8` and
-    /// cached tool vectors are not shared with f32's. Worth it where the weights outgrow the
+    /// default the physical cores), not on [`LocalEmbedder::with_threads`]' one, and the word
+    /// embedding table in f16. The vectors move by a cosine of about 0.001 (see
+    /// `tests/embed.rs`), so the model id says so ([`Precision::id_suffix`]) and cached tool
+    /// vectors are not shared with f32's. Worth it where the weights outgrow the
     /// caches: all-mpnet-base-v2 (a query 75 → 14 ms, 28 ms on one thread; +510 → +270 MB), not
     /// all-MiniLM-L6-v2 (8.1 → 9.0 ms a query, twice the time for a batch; measured
     /// 2026-12-07).
@@ -66,11 +67,21 @@ pub enum Precision {
 }
 
 impl Precision {
-    /// `f32` or `q8`, as [`Precision::parse`] reads them and model ids write them.
+    /// `f32` or `q8`, as [`Precision::parse`] reads them.
     pub fn as_str(self) -> &'static str {
         match self {
             Precision::F32 => "f32",
             Precision::Q8 => "q8",
+        }
+    }
+
+    /// What a model id held in this precision ends in: nothing for f32, `-q8w16` for 8-bit
+    /// layers beside a 16-bit word table (the vectors differ from f32's, so cached ones are
+    /// kept apart; the suffix changes whenever the way of holding them does).
+    pub fn id_suffix(self) -> &'static str {
+        match self {
+            Precision::F32 => "",
+            Precision::Q8 => "-q8w16",
         }
     }
 
@@ -283,7 +294,7 @@ impl LocalEmbedder {
     }
 
     /// [`LocalEmbedder::load`], with the layers' dense weights held in `precision`. The model
-    /// id of [`Precision::Q8`] ends in `-q8`.
+    /// id ends in [`Precision::id_suffix`].
     ///
     /// # Errors
     /// As [`LocalEmbedder::load`].
@@ -330,11 +341,11 @@ impl LocalEmbedder {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "bert".to_string())
         };
-        let held = match precision {
-            Precision::F32 => String::new(),
-            other => format!("-{}", other.as_str()),
-        };
-        let model_id = format!("{name}@{}{held}", digest.get(..12).unwrap_or(&digest));
+        let model_id = format!(
+            "{name}@{}{}",
+            digest.get(..12).unwrap_or(&digest),
+            precision.id_suffix()
+        );
         let vb = bert::var_builder(&weights).map_err(|e| LoadError::Model(e.to_string()))?;
         drop(weights);
         let model = config

@@ -5,10 +5,11 @@
 //! (`embeddings.*`, `encoder.layer.N.attention.attn.{q,k,v,o}`, `encoder.relative_attention_bias`).
 
 use super::bert::{
-    Act, AttentionNames, Heads, Layer, LayerShape, load_embeddings, load_layers, under_prefix,
+    Act, AttentionNames, Heads, Layer, LayerShape, Words, load_embeddings, load_layers,
+    under_prefix,
 };
 use candle_core::{Device, Module, Tensor};
-use candle_nn::{Embedding, LayerNorm, VarBuilder};
+use candle_nn::{LayerNorm, VarBuilder};
 use serde::Deserialize;
 
 /// The fields of a Hugging Face MPNet `config.json` that the encoder uses.
@@ -57,7 +58,7 @@ const MAX_DISTANCE: f64 = 128.0;
 
 /// The encoder: token ids and an attention mask in, the last hidden state out.
 pub(crate) struct MpNet {
-    word: Embedding,
+    word: Words,
     position: Tensor,
     norm: LayerNorm,
     layers: Vec<Layer>,
@@ -89,7 +90,8 @@ impl MpNet {
         }
         let emb = vb.pp("embeddings");
         let (eps, positions) = (config.layer_norm_eps, config.max_position_embeddings);
-        let (word, position, norm) = load_embeddings(&emb, config.vocab_size, positions, h, eps)?;
+        let sizes = (config.vocab_size, positions, h);
+        let (word, position, norm) = load_embeddings(&emb, sizes, eps, precision)?;
         let shape = LayerShape {
             hidden: h,
             intermediate: config.intermediate_size,
