@@ -1420,6 +1420,11 @@ fn without_opening_verb(query: &str, words: &[String]) -> Vec<String> {
 }
 
 /// The allowed string values of a property (its `enum`, or the consts/enums of its `anyOf`/`oneOf`).
+///
+/// Beside a branch that takes one value, a branch that takes an array of the values (pydantic's
+/// `Literal[...] | list[Literal[...]]`: "one style as a string or several as an array") adds its
+/// items' values: one of them alone is valid, so the property may be restricted to a string of
+/// them. Without such a branch, an array branch makes the property no choice.
 fn enum_values(schema: &Value) -> Option<Vec<String>> {
     if let Some(Value::Array(e)) = schema.get("enum") {
         return Some(
@@ -1431,20 +1436,31 @@ fn enum_values(schema: &Value) -> Option<Vec<String>> {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(opts)) = schema.get(key) {
-            let mut vals = Vec::new();
+            let (mut vals, mut single) = (Vec::new(), false);
             for o in opts {
                 if o.get("type").and_then(Value::as_str) == Some("null") {
                     continue;
                 }
+                let items = || {
+                    (o.get("type").and_then(Value::as_str) == Some("array"))
+                        .then(|| o.get("items").and_then(enum_values))
+                        .flatten()
+                };
                 if let Some(c) = o.get("const").and_then(Value::as_str) {
                     vals.push(c.to_string());
+                    single = true;
                 } else if let Some(inner) = enum_values(o) {
+                    vals.extend(inner);
+                    single = true;
+                } else if let Some(inner) = items() {
                     vals.extend(inner);
                 } else {
                     return None;
                 }
             }
-            return (!vals.is_empty()).then_some(vals);
+            let mut seen = std::collections::HashSet::new();
+            vals.retain(|v| seen.insert(v.clone()));
+            return (single && !vals.is_empty()).then_some(vals);
         }
     }
     None
@@ -2619,6 +2635,34 @@ mod tests {
             vec!["role".to_string(), "department".to_string()]
         );
         assert_eq!(s.parameters["required"], json!(["role", "department"]));
+    }
+
+    #[test]
+    fn a_style_given_as_one_value_or_an_array_of_them_is_a_choice() {
+        let styles = json!(["apa", "mla", "bibtex", "ris"]);
+        let cite = |format: Value| {
+            ToolSpec::new(
+                "format_citations",
+                "Citations of articles.",
+                json!({"type": "object", "required": ["ids"], "properties": {
+                    "ids": {"type": "array", "items": {"type": "string"}},
+                    "format": format}}),
+            )
+        };
+        let either = cite(json!({"default": "apa", "anyOf": [
+            {"type": "string", "enum": styles},
+            {"type": "array", "minItems": 1, "items": {"type": "string", "enum": styles}}]}));
+        let (s, r) = narrow_for_query(&either, "bibtex entries for articles 29961564 and 30021884");
+        assert_eq!(
+            s.parameters["properties"]["format"]["enum"],
+            json!(["bibtex"])
+        );
+        assert!(r.dropped.is_empty());
+        // Only an array of the values: one value alone would not do, so no choice is made.
+        let many = cite(json!({"anyOf": [
+            {"type": "array", "items": {"type": "string", "enum": styles}}, {"type": "null"}]}));
+        let (s, _) = narrow_for_query(&many, "bibtex entries for articles 29961564 and 30021884");
+        assert!(s.parameters["properties"]["format"].get("enum").is_none());
     }
 
     #[test]
