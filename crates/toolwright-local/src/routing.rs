@@ -29,7 +29,7 @@ pub const NO_EMBEDDER_HINT: &str = "routing with BM25 only: run `toolwright mode
 /// (session 56's set, recall@1 66.0 → 70.2%; end to end, right tool 63.7 → 67.0%). A request
 /// costs an all-mpnet-base-v2 pass besides MiniLM's (12 layers of 768 against 6 of 384): held in
 /// 8 bits ([`ENV_MPNET_PRECISION`]), about 14 ms on two threads (28 ms on one, 75 ms in f32) and
-/// 270 MB of memory (510 MB in f32), beside MiniLM's 5 ms and 140 MB. Over the issue's budget
+/// 205 MB of memory (510 MB in f32), beside MiniLM's 5 ms and 140 MB. Over the issue's budget
 /// of 10 ms and 150 MB for the embedder: a choice for quality, not the default.
 pub const ENV_EMBEDDERS: &str = "TOOLWRIGHT_EMBEDDERS";
 

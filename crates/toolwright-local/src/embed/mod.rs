@@ -60,7 +60,7 @@ pub enum Precision {
     /// embedding table in f16. The vectors move by a cosine of about 0.001 (see
     /// `tests/embed.rs`), so the model id says so ([`Precision::id_suffix`]) and cached tool
     /// vectors are not shared with f32's. Worth it where the weights outgrow the
-    /// caches: all-mpnet-base-v2 (a query 75 → 14 ms, 28 ms on one thread; +510 → +270 MB), not
+    /// caches: all-mpnet-base-v2 (a query 75 → 14 ms, 28 ms on one thread; +510 → +205 MB), not
     /// all-MiniLM-L6-v2 (8.1 → 9.0 ms a query, twice the time for a batch; measured
     /// 2026-12-07).
     Q8,
