@@ -21,6 +21,7 @@ pub mod gbnf;
 pub mod globs;
 pub mod kinds;
 pub mod listed;
+pub mod lists;
 #[cfg(feature = "llama")]
 pub mod model;
 pub mod narrow;

@@ -18,8 +18,11 @@
 //!   distinctive word of its name (those after its last preposition, `initialize_with_readme` →
 //!   `readme`; without openers such as `is`, `has`, `auto`) is a query word, an inflection
 //!   aside ("initialized with a README" → `autoInit: true`, "including an image" →
-//!   `includeImage: true`), and it is false when "not", "no", "without" or "n't" stands at
-//!   most three words before ("without a README", "not as a draft");
+//!   `includeImage: true`), and it is false when "not", "no", "without", "n't" or a verb of
+//!   stopping ("stop", "skip", "omit", "exclude") stands at most three words before ("without
+//!   a README", "not as a draft", "stop monitoring"); a flag that removes something
+//!   (`removeFromClient`) is stated only when a verb of deleting stands by its word ("remove
+//!   it from the client", not "leave it in the client");
 //! - restricts enum parameters to the values the query mentions, when it mentions at least as
 //!   many values as there are parameters sharing that enum (`from`/`to` currency: "GBP" and
 //!   "JPY" → both restricted to {GBP, JPY}; the model still chooses the order); a value of
@@ -721,8 +724,11 @@ const PREPOSITIONS: &[&str] = &[
 ];
 
 /// Words that negate what follows them in a request ("without a README", "not as a draft",
-/// "don't include images": `don't` is cut into `don`, `t`).
-const NEGATORS: &[&str] = &["not", "no", "without", "never", "nor", "t"];
+/// "don't include images": `don't` is cut into `don`, `t`; "stop monitoring", "skip the
+/// images", "omit drafts").
+const NEGATORS: &[&str] = &[
+    "not", "no", "without", "never", "nor", "t", "stop", "skip", "omit", "exclude",
+];
 
 /// The words of a boolean parameter's name a request must hold to set it (see
 /// [`flag_in_query`]): the words after its last preposition, else its words without the
@@ -761,6 +767,10 @@ fn stem(w: &str) -> &str {
 /// `Some(false)` when a [`NEGATORS`] word stands at most three words before the first of them
 /// ("without a README", "not as a draft"), `None` when the request does not state it.
 fn flag_in_query(query_words: &[String], name: &str) -> Option<bool> {
+    let removal = removal_said(query_words, name);
+    if removal == Some(None) {
+        return None;
+    }
     let parts = flag_words(name);
     let matches = |p: &str, w: &str| word_matches(p, w) || stem(p) == stem(w);
     let mut first: Option<usize> = None;
@@ -768,7 +778,8 @@ fn flag_in_query(query_words: &[String], name: &str) -> Option<bool> {
         let at = query_words.iter().position(|w| matches(p, w))?;
         first = Some(first.map_or(at, |f| f.min(at)));
     }
-    let first = first?;
+    // A removal's negation stands before its verb: "don't remove it from the client".
+    let first = first?.min(removal.flatten().unwrap_or(usize::MAX));
     let negated = (first.saturating_sub(3)..first).any(|j| {
         let w = query_words.get(j).map_or("", String::as_str);
         NEGATORS.contains(&w)
@@ -778,6 +789,35 @@ fn flag_in_query(query_words: &[String], name: &str) -> Option<bool> {
                     .is_some_and(|prev| prev.ends_with('n')))
     });
     Some(!negated)
+}
+
+/// Where the request says the removal the flag `name` makes, when the flag removes something
+/// (a word of its name before its last preposition is a verb of deleting: `removeFromClient`,
+/// `delete_from_disk`): `Some(Some(i))`, the verb's word `i`, when such a verb stands in the
+/// five words before the flag's own word; `Some(None)` when none does: "drop it from the queue
+/// but leave the torrent in the client" names the client, not its removal, so the flag is not
+/// stated. `None` for other flags.
+fn removal_said(query_words: &[String], name: &str) -> Option<Option<usize>> {
+    use toolwright_catalog::text::{Action, action};
+    let ws = name_words(name);
+    let cut = ws
+        .iter()
+        .rposition(|w| PREPOSITIONS.contains(&w.as_str()))?;
+    let deleting = |w: &String| action(std::slice::from_ref(w)) == Some(Action::Delete);
+    if !ws.get(..cut).is_some_and(|head| head.iter().any(deleting)) {
+        return None;
+    }
+    let parts = flag_words(name);
+    let at = query_words
+        .iter()
+        .position(|w| parts.iter().any(|p| word_matches(p, w)))?;
+    let from = at.saturating_sub(5);
+    Some(
+        query_words
+            .get(from..at)
+            .and_then(|before| before.iter().position(deleting))
+            .map(|i| from + i),
+    )
 }
 
 /// Whether a parameter takes booleans (`boolean`, `["boolean", "null"]`, or an `anyOf`/`oneOf`
@@ -2350,10 +2390,38 @@ mod tests {
         assert!(r.dropped.contains(&"is_minor_edit".to_string()));
         let (_, r) = narrow_for_query(&repo, "a minor edit to repo 'x'");
         assert_eq!(r.flags, [("is_minor_edit".to_string(), true)]);
+        // A negating verb before the flag's word.
+        let (s, _) = narrow_for_query(&repo, "stop including images in repo 'x'");
+        assert_eq!(
+            s.parameters["properties"]["includeImage"]["enum"],
+            json!([false])
+        );
         assert_eq!(flag_words("autoInit"), ["init"]);
         assert_eq!(flag_words("convert_to_markdown"), ["markdown"]);
         assert_eq!(flag_words("use_display_names"), ["use", "display", "names"]);
         assert_eq!(stem("including"), stem("include"));
+    }
+
+    #[test]
+    fn a_flag_that_removes_needs_its_verb_by_its_word() {
+        let spec = ToolSpec::new(
+            "remove_queue_item",
+            "Remove an item from the download queue.",
+            json!({"type": "object", "properties": {
+                "id": {"type": "integer"},
+                "removeFromClient": {"type": "boolean"}},
+              "required": ["id"]}),
+        );
+        let flag = |q: &str| narrow_for_query(&spec, q).1.flags;
+        assert!(flag("drop item 12 from the queue but leave the torrent in the client").is_empty());
+        assert_eq!(
+            flag("drop item 12 from the queue and remove it from the client too"),
+            [("removeFromClient".to_string(), true)]
+        );
+        assert_eq!(
+            flag("drop item 12, don't remove it from the client"),
+            [("removeFromClient".to_string(), false)]
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! | role cues | [`Passes::role_cues`] | on | [`crate::cues`], [`crate::zones`]: a grounded string parameter whose value the request points at takes only that value: its name word before a value-like word or a quoted text ("channel C0ENG42"), the sides of an `owner/name` word, the words after "from" and "into" for a move's two ends, a word written as a path, URL or CSS selector, a file placed in a directory as one path, the IANA zones of the places named |
 //! | given values required | [`Passes::require_given`] | on | [`crate::narrow::require_given`]: an optional string parameter that grounding left one text of the request, which no other parameter is offered, is required |
 //! | distinct calls | [`Passes::distinct_calls`] | on | [`keep_distinct_grounded`]: a further call in a list is kept only when it is new and its texts occur in the request; [`distinct_items`]: a list of offered texts holds each once |
+//! | whole lists | [`Passes::whole_lists`] | on | [`crate::lists::whole_lists`]: an array parameter whose written items are part of a list the request writes ("pubmed 29961564, 30021884 and 31043734") takes the whole list |
 //! | re-ask on repeated numbers | [`Passes::reask_repeated_numbers`] | on | [`repeated_numbers`]: one call that gave several parameters the same number while others went unused is asked again (at most twice) |
 //! | offered values scored whole | [`Passes::score_values`] | margin 2.0 | [`crate::scoring`]: where a string parameter of the first call may take one of several texts, the model scores each whole after the reply written up to it, on the same evaluation of the prompt; another text replaces the one written greedily when it scores at least the margin higher and is not part of it, nor holds it |
 //! | corrections | [`Passes::max_corrections`] | 2 | after a validation error the model is asked again for the same tool, with the error; when it writes the rejected arguments again, the router's next candidate is tried instead |
@@ -86,6 +87,10 @@ pub struct Passes {
     /// request ([`keep_distinct_grounded`]), and a list of offered texts holds each text once
     /// ([`distinct_items`]); off keeps every call and item the model wrote. Default on.
     pub distinct_calls: bool,
+    /// An array parameter whose written items are all items of one list the request writes
+    /// (value-like words written alike, joined by commas or "and") takes the whole list, when
+    /// its schema accepts each item ([`crate::lists::whole_lists`]). Default on.
+    pub whole_lists: bool,
     /// When one call gave several number parameters the same number while the request states
     /// others, ask again without it there ([`repeated_numbers`]; at most twice). Default on.
     pub reask_repeated_numbers: bool,
@@ -121,6 +126,7 @@ impl Default for Passes {
             role_cues: true,
             require_given: true,
             distinct_calls: true,
+            whole_lists: true,
             reask_repeated_numbers: true,
             score_values: Some(crate::scoring::ValueRule::default()),
             max_corrections: 2,
@@ -131,7 +137,7 @@ impl Default for Passes {
 
 impl Passes {
     /// The names [`Passes::switch_off`] knows, as the table above writes them with `_`.
-    pub const SWITCHES: [&'static str; 14] = [
+    pub const SWITCHES: [&'static str; 15] = [
         "router_first",
         "no_tool",
         "drop_echoed_names",
@@ -143,6 +149,7 @@ impl Passes {
         "role_cues",
         "require_given",
         "distinct_calls",
+        "whole_lists",
         "reask_repeated_numbers",
         "score_values",
         "compose_answer",
@@ -175,6 +182,7 @@ impl Passes {
             "role_cues" => self.role_cues = false,
             "require_given" => self.require_given = false,
             "distinct_calls" => self.distinct_calls = false,
+            "whole_lists" => self.whole_lists = false,
             "reask_repeated_numbers" => self.reask_repeated_numbers = false,
             "score_values" => self.score_values = None,
             "compose_answer" => self.compose_answer = false,

@@ -938,13 +938,15 @@ fn apply_scores(
 }
 
 /// The passes on the calls the model wrote, in the order they run: re-asks on repeated numbers,
-/// distinct items, offered values scored whole, echoed names.
+/// distinct items, whole lists, offered values scored whole, echoed names.
 struct CallPasses<'a> {
     engine: &'a Engine,
     config: &'a LocalConfig,
     messages: &'a [(String, String)],
     tools: &'a [ToolSpec],
     limits: &'a GrammarLimits,
+    /// The request the calls answer.
+    query: &'a str,
 }
 
 impl CallPasses<'_> {
@@ -1009,6 +1011,7 @@ impl CallPasses<'_> {
             messages,
             tools,
             limits,
+            query,
         } = *self;
         // One call that gave several parameters the same number while other numbers of the
         // request went unused: asked again (at most twice), the later parameters without it.
@@ -1053,6 +1056,20 @@ impl CallPasses<'_> {
                 if !changed.is_empty() {
                     notes.push(format!(
                         "{name}: a value written twice in {} kept once",
+                        changed.join(", ")
+                    ));
+                }
+            }
+        }
+        if config.passes.whole_lists {
+            for (name, args) in kept.iter_mut() {
+                let Some(spec) = tools.iter().find(|s| &s.name == name) else {
+                    continue;
+                };
+                let changed = crate::lists::whole_lists(spec, query, args);
+                if !changed.is_empty() {
+                    notes.push(format!(
+                        "{name}: {} took every item of the list the request writes",
                         changed.join(", ")
                     ));
                 }
@@ -1144,6 +1161,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 messages: &messages,
                 tools: &tools,
                 limits: &limits,
+                query: &query,
             };
             // What the calls come from: the output, or the retry's call when it did not parse.
             let (v, generated) = passes.parse(&g.text, direct.is_some(), &mut notes, &mut usage)?;
