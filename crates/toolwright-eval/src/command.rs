@@ -123,7 +123,7 @@ pub struct EvalArgs {
     pub relevance_floor: f32,
     /// Embedded model: turn this pass off (repeatable), to measure what it brings: no_tool,
     /// drop_echoed_names, narrowing, number_grounding, string_grounding, role_cues, require_given,
-    /// distinct_calls, reask_repeated_numbers, score_values, compose_answer.
+    /// distinct_calls, whole_lists, reask_repeated_numbers, score_values, compose_answer.
     #[arg(long = "pass-off", value_name = "PASS")]
     pub passes_off: Vec<String>,
     /// Shared-toolset folders: only the routing figures (no model run).
