@@ -209,8 +209,9 @@ pub enum Action {
 
 /// The verbs of each [`Action`]: everyday CRUD vocabulary, not any toolset's. Besides the
 /// plain CRUD verbs, the everyday verbs of a state change (`archive`, `pause`, `merge`, `close`,
-/// `approve`), of a cancellation (`cancel`, `void`, `revoke`) and of making something by
-/// sending or buying it (`upload`, `submit`, `buy`, `invite`, `schedule`) are sorted in, so that
+/// `approve`, `restart`, `upgrade`), of a cancellation (`cancel`, `void`, `revoke`) and of
+/// making something by sending, buying or setting it going (`upload`, `submit`, `buy`,
+/// `invite`, `schedule`, `deploy`, `install`) are sorted in, so that
 /// "void the invoice" is not taken for a look-up. Words that are as often nouns or mean several
 /// actions (`open`, `order`, `book`, `start`, `run`, `pull`) are left out.
 const ACTIONS: &[(Action, &[&str])] = &[
@@ -288,6 +289,14 @@ const ACTIONS: &[(Action, &[&str])] = &[
             "unmute",
             "upvote",
             "downvote",
+            "restart",
+            "reboot",
+            "redeploy",
+            "rerun",
+            "retry",
+            "rebuild",
+            "upgrade",
+            "downgrade",
         ],
     ),
     (
@@ -295,7 +304,8 @@ const ACTIONS: &[(Action, &[&str])] = &[
         &[
             "create", "add", "new", "make", "post", "send", "write", "insert", "generate",
             "upload", "submit", "publish", "buy", "purchase", "invite", "schedule", "reply",
-            "compose", "fork", "pay", "register", "refund",
+            "compose", "fork", "pay", "register", "refund", "deploy", "trigger", "install",
+            "launch",
         ],
     ),
     (
