@@ -226,18 +226,45 @@ pub fn name_words(name: &str) -> Vec<String> {
 /// pair in the first name (`source_branch`/`target_branch` by (`source`, `target`),
 /// `from_version`/`to_version` by (`from`, `to`)): the two ends of a move or of a range.
 pub fn name_pair(names: &[&str], words: &[(&str, &str)]) -> Option<(String, String)> {
-    names.iter().find_map(|a| {
-        names.iter().find_map(|b| {
-            let (wa, wb) = (name_words(a), name_words(b));
-            let paired = wa.len() == wb.len()
-                && wa != wb
-                && wa
-                    .iter()
-                    .zip(&wb)
-                    .all(|(x, y)| x == y || words.iter().any(|(s, t)| x == s && y == t));
-            paired.then(|| (a.to_string(), b.to_string()))
+    name_pairs(names, words).into_iter().next()
+}
+
+/// Every pair of `names` that [`name_pair`] would find, in the order of `names`
+/// (`created_from`/`created_to` and `updated_from`/`updated_to`).
+pub fn name_pairs(names: &[&str], words: &[(&str, &str)]) -> Vec<(String, String)> {
+    names
+        .iter()
+        .flat_map(|a| {
+            names.iter().filter_map(move |b| {
+                let (wa, wb) = (name_words(a), name_words(b));
+                let paired = wa.len() == wb.len()
+                    && wa != wb
+                    && wa
+                        .iter()
+                        .zip(&wb)
+                        .all(|(x, y)| x == y || words.iter().any(|(s, t)| x == s && y == t));
+                paired.then(|| (a.to_string(), b.to_string()))
+            })
         })
-    })
+        .collect()
+}
+
+/// Name words of a range's two sides (`created_from`/`created_to`, `start_date`/`end_date`).
+pub const RANGE_ENDS: &[(&str, &str)] = &[
+    ("from", "to"),
+    ("start", "end"),
+    ("since", "until"),
+    ("after", "before"),
+];
+
+/// The calendar dates the request writes the ISO way (`2025-06-01`), in its order.
+pub fn iso_dates(query: &str) -> Vec<String> {
+    tokens(query)
+        .iter()
+        .filter_map(|w| query.get(w.body.clone()))
+        .filter(|w| iso_date(w))
+        .map(String::from)
+        .collect()
 }
 
 /// Whether a word of the request looks like a value rather than an English word: it holds a

@@ -151,6 +151,46 @@ fn keep_for_quote(
     }
 }
 
+/// A range's two sides stay together: when the request writes two ISO dates ("updated between
+/// 2025-06-01 and 2025-06-30") and one side of a pair of free parameters stays
+/// ([`crate::cues::RANGE_ENDS`]: `updated_from` and `updated_to`), the other stays too, and both
+/// are made required; string grounding gives each its date
+/// ([`crate::spans::ground_strings`]).
+fn keep_range_ends(
+    props: &Map<String, Value>,
+    query: &str,
+    stays: &mut [bool],
+    report: &mut Narrowing,
+) {
+    if crate::cues::iso_dates(query).len() != 2 {
+        return;
+    }
+    let names: Vec<&str> = props.keys().map(String::as_str).collect();
+    let at = |k: &str| props.keys().position(|n| n == k);
+    let free = |k: &str| {
+        props
+            .get(k)
+            .is_some_and(|p| p.get("enum").is_none() && !boolean_param(p))
+    };
+    for (a, b) in crate::cues::name_pairs(&names, crate::cues::RANGE_ENDS) {
+        let (Some(i), Some(j)) = (at(&a), at(&b)) else {
+            continue;
+        };
+        let (sa, sb) = (stays.get(i).copied(), stays.get(j).copied());
+        if !free(&a) || !free(&b) || sa == sb {
+            continue;
+        }
+        for (k, n) in [(i, &a), (j, &b)] {
+            if let Some(s) = stays.get_mut(k) {
+                *s = true;
+            }
+            if !report.promoted.contains(n) {
+                report.promoted.push(n.clone());
+            }
+        }
+    }
+}
+
 /// Keeps (and makes required) an optional parameter the request gives a value without writing
 /// its whole name: an identifier whose leading letters name it ("invoices of cus_N4k2" for
 /// `customer`, [`crate::cues::prefix_names`]), or a value-like word or quoted text that one of
@@ -1757,6 +1797,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     keep_written(props, query, &mut stays, &mut report);
     keep_cued(props, query, &mut stays, &mut report);
     keep_for_quote(props, query, &mut stays, &mut report);
+    keep_range_ends(props, query, &mut stays, &mut report);
     // A cap ("the first 3000 characters") keeps the parameter that takes it.
     let (words, spans) = (words_at(query), numbers_at(query));
     let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
@@ -2400,6 +2441,37 @@ mod tests {
         assert_eq!(flag_words("convert_to_markdown"), ["markdown"]);
         assert_eq!(flag_words("use_display_names"), ["use", "display", "names"]);
         assert_eq!(stem("including"), stem("include"));
+    }
+
+    #[test]
+    fn a_range_keeps_both_sides_and_each_takes_its_date() {
+        let spec = ToolSpec::new(
+            "search_candidates",
+            "Search candidates.",
+            json!({"type": "object", "properties": {
+                "created_from": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "created_to": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "updated_from": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "updated_to": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "limit": {"type": "integer"}}}),
+        );
+        let q = "show me 25 candidates that were updated between 2025-06-01 and 2025-06-30";
+        let (n, _) = narrow_for_query(&spec, q);
+        let props = n.parameters["properties"].as_object().unwrap();
+        assert!(props.contains_key("updated_from") && props.contains_key("updated_to"));
+        assert!(!props.contains_key("created_from"), "{props:?}");
+        let (g, _) = crate::spans::ground_strings(&n, q, true);
+        let p = &g.parameters["properties"];
+        assert_eq!(p["updated_from"]["enum"], json!(["2025-06-01"]));
+        assert_eq!(p["updated_to"]["enum"], json!(["2025-06-30"]));
+        // One date is no range: nothing is added.
+        let (n, _) = narrow_for_query(&spec, "candidates updated to 2025-06-30 or later");
+        assert!(
+            !n.parameters["properties"]
+                .as_object()
+                .unwrap()
+                .contains_key("created_to")
+        );
     }
 
     #[test]

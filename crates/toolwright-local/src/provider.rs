@@ -125,6 +125,9 @@ enum Job {
         /// (tool, objects): the tool's arguments were filled lifted out of these objects
         /// ([`crate::wrapper`]) and are put back under them.
         wrappers: Vec<(String, crate::wrapper::Lifted)>,
+        /// (tool, parameter): narrowing restricted the parameter to the schema's own values
+        /// that the request names, so a value of it is never an echoed name.
+        named: Vec<(String, String)>,
     },
     /// A reply that needs no model.
     Fixed(Reply),
@@ -577,6 +580,7 @@ impl LocalProvider {
         max_calls: usize,
     ) -> Job {
         let mut notes = Vec::new();
+        let mut named = Vec::new();
         let (lifted, wrappers) = self.lift_wrappers(tools, &mut notes);
         let narrowed: Vec<ToolSpec> = lifted
             .iter()
@@ -585,6 +589,12 @@ impl LocalProvider {
                 let t = if passes.narrowing {
                     let (t, report) = narrow_for_query(s, query);
                     notes.extend(report.describe(&s.name));
+                    named.extend(
+                        report
+                            .restricted
+                            .iter()
+                            .map(|(p, _)| (s.name.clone(), p.clone())),
+                    );
                     t
                 } else {
                     s.clone()
@@ -678,6 +688,7 @@ impl LocalProvider {
             limits,
             on_repeat: None,
             wrappers,
+            named,
         }
     }
 
@@ -748,6 +759,8 @@ struct EchoFix<'a> {
     messages: &'a [(String, String)],
     spec: &'a ToolSpec,
     limits: &'a GrammarLimits,
+    /// (tool, parameter) pairs whose values are the schema's own, named by the request: kept.
+    named: &'a [(String, String)],
 }
 
 impl EchoFix<'_> {
@@ -759,7 +772,16 @@ impl EchoFix<'_> {
         notes: &mut Vec<String>,
         usage: &mut Usage,
     ) -> Result<(), ProviderError> {
-        let (left, dropped) = drop_echoed_names(self.spec, args);
+        let (mut left, mut dropped) = drop_echoed_names(self.spec, args);
+        // A value the schema allows and the request names ("sorted by name" for a `sortBy` of
+        // `name`, `slug`) is the answer, even when it is also a parameter's name.
+        dropped.retain(|k| {
+            let own = self.named.iter().any(|(t, p)| t == name && p == k);
+            if own && let (Some(l), Some(v)) = (left.as_object_mut(), args.get(k)) {
+                l.insert(k.clone(), v.clone());
+            }
+            !own
+        });
         if dropped.is_empty() {
             return Ok(());
         }
@@ -947,6 +969,8 @@ struct CallPasses<'a> {
     limits: &'a GrammarLimits,
     /// The request the calls answer.
     query: &'a str,
+    /// (tool, parameter) pairs whose values are the schema's own, named by the request.
+    named: &'a [(String, String)],
 }
 
 impl CallPasses<'_> {
@@ -1012,6 +1036,7 @@ impl CallPasses<'_> {
             tools,
             limits,
             query,
+            named,
         } = *self;
         // One call that gave several parameters the same number while other numbers of the
         // request went unused: asked again (at most twice), the later parameters without it.
@@ -1090,6 +1115,7 @@ impl CallPasses<'_> {
                     messages,
                     spec,
                     limits,
+                    named,
                 };
                 echo.apply(name, args, single, notes, usage)?;
             }
@@ -1151,6 +1177,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             limits,
             on_repeat,
             wrappers,
+            named,
         } => {
             let (g, scored) =
                 generate_call(engine, config, &messages, &grammar, &tools, &mut notes)?;
@@ -1162,6 +1189,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 tools: &tools,
                 limits: &limits,
                 query: &query,
+                named: &named,
             };
             // What the calls come from: the output, or the retry's call when it did not parse.
             let (v, generated) = passes.parse(&g.text, direct.is_some(), &mut notes, &mut usage)?;

@@ -504,6 +504,41 @@ fn restricted(schema: &Value, values: Vec<String>) -> Value {
     Value::Object(m)
 }
 
+/// A range's two sides ([`crate::cues::RANGE_ENDS`]: `updated_from` and `updated_to`) take the
+/// request's two ISO dates in its order, the first the start ("updated between 2025-06-01 and
+/// 2025-06-30"), when exactly one such pair of string parameters is left and grounding offered
+/// each both dates; a small model otherwise writes the first date into both.
+fn range_dates(query: &str, grounded: &mut Map<String, Value>, names: &[&str]) {
+    let dates = crate::cues::iso_dates(query);
+    let [first, last] = dates.as_slice() else {
+        return;
+    };
+    let takes = |k: &str| {
+        grounded.get(k).is_some_and(|p| {
+            let texts = p.get("type").and_then(Value::as_str) == Some("string");
+            let offered = p.get("enum").and_then(Value::as_array);
+            texts
+                && offered.is_some_and(|o| {
+                    [first, last]
+                        .iter()
+                        .all(|d| o.iter().any(|v| v.as_str() == Some(d.as_str())))
+                })
+        })
+    };
+    let pairs: Vec<(String, String)> = crate::cues::name_pairs(names, crate::cues::RANGE_ENDS)
+        .into_iter()
+        .filter(|(a, b)| takes(a) && takes(b))
+        .collect();
+    let [(a, b)] = pairs.as_slice() else {
+        return;
+    };
+    for (k, d) in [(a, first), (b, last)] {
+        if let Some(p) = grounded.get_mut(k).and_then(Value::as_object_mut) {
+            p.insert("enum".into(), json!([d]));
+        }
+    }
+}
+
 /// A move's two ends ([`crate::cues::ends_pair`]) restricted to the same two values take them
 /// in the request's order, source first ("9:30 Berlin time to Los Angeles time").
 fn order_ends(grounded: &mut Map<String, Value>, names: &[&str]) {
@@ -913,6 +948,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     }
     if cues {
         order_ends(&mut grounded, &g.names);
+        range_dates(query, &mut grounded, &g.names);
         one_value_one_parameter(query, &mut grounded, &g.cued.borrow(), &g.uncued.borrow());
         counted_numbers_out(query, props, &g.quoted, &mut grounded);
         quoted_to_free(spec, query, &mut grounded, &g.cued.borrow(), &mut report);
