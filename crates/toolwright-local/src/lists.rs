@@ -17,7 +17,8 @@
 //! An array is only filled when every item the model wrote is an item of one list, the list
 //! holds more, and each item of the list is a value the parameter's (grounded) schema accepts:
 //! of its items' type, among its items' `enum` when it has one, and no more of them than its
-//! `maxItems`. The runtime still validates every call against the tool's advertised schema.
+//! `maxItems`. An array of identifiers ([`crate::cues::holds_identifier`]) the model left empty
+//! takes the request's list when it writes exactly one, of words with digits. The runtime still validates every call against the tool's advertised schema.
 
 use serde_json::Value;
 use toolwright_core::ToolSpec;
@@ -184,6 +185,10 @@ fn flush(current: &mut Vec<String>, lists: &mut Vec<Vec<String>>) {
 /// let mut args = json!({"author_ids": [1741101]});
 /// assert_eq!(whole_lists(&spec, q, &mut args), ["author_ids"]);
 /// assert_eq!(args, json!({"author_ids": [1741101, 1751762, 145642373]}));
+/// // An array of identifiers left empty takes the request's one list of them.
+/// let mut args = json!({"author_ids": []});
+/// assert_eq!(whole_lists(&spec, q, &mut args), ["author_ids"]);
+/// assert_eq!(args, json!({"author_ids": [1741101, 1751762, 145642373]}));
 /// ```
 pub fn whole_lists(spec: &ToolSpec, query: &str, args: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
@@ -201,7 +206,12 @@ pub fn whole_lists(spec: &ToolSpec, query: &str, args: &mut Value) -> Vec<String
         let (Some(schema), Value::Array(items)) = (props.get(k), &*v) else {
             continue;
         };
-        if let Some(filled) = fill(schema, items, &lists) {
+        let filled = if items.is_empty() {
+            empty_ids(k, schema, &lists)
+        } else {
+            fill(schema, items, &lists)
+        };
+        if let Some(filled) = filled {
             *v = Value::Array(filled);
             changed.push(k.clone());
         }
@@ -255,6 +265,28 @@ fn fill(schema: &Value, items: &[Value], lists: &[Vec<String>]) -> Option<Vec<Va
         .and_then(|m| usize::try_from(m).ok())
         .unwrap_or(usize::MAX);
     (values.iter().all(accepted) && values.len() <= max).then_some(values)
+}
+
+/// An array of identifiers the model left empty (`"author_ids": []`) takes the request's one
+/// list of identifiers (words with digits), when the schema accepts each of them.
+fn empty_ids(name: &str, schema: &Value, lists: &[Vec<String>]) -> Option<Vec<Value>> {
+    let about = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let [list] = lists else {
+        return None;
+    };
+    let ids = list.iter().all(|w| w.chars().any(|c| c.is_ascii_digit()));
+    let first = list.first().map(|w| Value::String(w.clone()))?;
+    if !crate::cues::holds_identifier(name, about) || !ids {
+        return None;
+    }
+    // What the model wrote is none of them; the list stands in for its first item.
+    fill(schema, &[first], lists).or_else(|| {
+        let n = list.first()?.parse::<serde_json::Number>().ok()?;
+        fill(schema, &[Value::Number(n)], lists)
+    })
 }
 
 /// How many different texts `written` holds.
@@ -330,5 +362,19 @@ mod tests {
         // A number list for string items that are not numbers: no list of that kind.
         let mut args = json!({"ids": ["archive"]});
         assert!(whole_lists(&spec(json!({"type": "string"})), q, &mut args).is_empty());
+        // Left empty: an array of identifiers takes the one list; another array does not.
+        let mut args = json!({"ids": []});
+        assert_eq!(
+            whole_lists(&spec(json!({"type": "string"})), q, &mut args),
+            ["ids"]
+        );
+        let tags = ToolSpec::new(
+            "t",
+            "",
+            json!({"type": "object", "properties": {"tags": {"type": "array",
+                "items": {"type": "string"}}}}),
+        );
+        let mut args = json!({"tags": []});
+        assert!(whole_lists(&tags, q, &mut args).is_empty());
     }
 }
