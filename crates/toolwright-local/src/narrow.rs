@@ -36,7 +36,10 @@
 //!   or date when the query writes more words in that form than the staying parameters take;
 //! - keeps (and makes required) the parameter that takes a cap the query states ("the first
 //!   3000 characters" → `max_length`, "the last 5" → `limit`: [`crate::caps`]), or a bound on
-//!   a value ("under 60" → `maxPrice`: [`crate::caps::bounded`]).
+//!   a value ("under 60" → `maxPrice`: [`crate::caps::bounded`]);
+//! - keeps (and makes required) both sides of a range (`updated_from` and `updated_to`) when
+//!   one side stays and the query writes two ISO dates ("updated between 2025-06-01 and
+//!   2025-06-30"); string grounding then gives each side its date.
 //!
 //! [`ground_numbers`] goes one step further for numeric parameters: when the query states
 //! numbers, a number or integer parameter may only take one of them (`b = -3` → `-3`, `1e-9`),
