@@ -933,6 +933,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         let restricted_to = match items {
             Some(items) if groundable(items) => {
                 values(k, &described_items(k, p, items)).map(|fits| {
+                    let fits = whole_listed(query, fits, |s| within(items, s));
                     let mut a = p.as_object().cloned().unwrap_or_default();
                     a.insert("items".into(), restricted(items, fits));
                     Value::Object(a)
@@ -958,6 +959,22 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         root.insert("properties".into(), Value::Object(grounded));
     }
     (out, report)
+}
+
+/// The values offered to an array's items, with every item of a list the request writes
+/// ([`crate::lists::listed`]) that holds one of them: a cue points at the first id of "authors
+/// 1741101, 1751762 and 145642373", and the array takes the others too.
+fn whole_listed(query: &str, mut fits: Vec<String>, ok: impl Fn(&str) -> bool) -> Vec<String> {
+    for list in crate::lists::listed(query) {
+        if list.iter().any(|w| fits.contains(w)) {
+            for w in list {
+                if !fits.contains(&w) && ok(&w) {
+                    fits.push(w);
+                }
+            }
+        }
+    }
+    fits
 }
 
 /// An array's item schema, with the array's description when that says how the items are
@@ -1238,6 +1255,29 @@ mod tests {
 
     fn allowed(s: &ToolSpec, k: &str) -> Vec<String> {
         serde_json::from_value(s.parameters["properties"][k]["enum"].clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn an_array_pointed_at_the_first_item_of_a_list_is_offered_all_of_it() {
+        let authors = ToolSpec::new(
+            "get_authors_batch",
+            "Get several authors at once.",
+            json!({"type": "object", "properties": {"author_ids": {"type": "array",
+                "items": {"type": "string"}, "description": "author IDs"}},
+                "required": ["author_ids"]}),
+        );
+        let (g, _) = ground_strings(
+            &authors,
+            "details on authors 1741101, 1751762 and 145642373 together",
+            true,
+        );
+        let items: Vec<String> = serde_json::from_value(
+            g.parameters["properties"]["author_ids"]["items"]["enum"].clone(),
+        )
+        .unwrap();
+        for id in ["1741101", "1751762", "145642373"] {
+            assert!(items.iter().any(|i| i == id), "{id}: {items:?}");
+        }
     }
 
     #[test]
