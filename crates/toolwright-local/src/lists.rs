@@ -192,10 +192,7 @@ fn flush(current: &mut Vec<String>, lists: &mut Vec<Vec<String>>) {
 /// ```
 pub fn whole_lists(spec: &ToolSpec, query: &str, args: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
-    let (Some(props), Some(given)) = (
-        spec.parameters.get("properties").and_then(Value::as_object),
-        args.as_object_mut(),
-    ) else {
+    let Some((props, given)) = crate::passes::props_and_args(spec, args) else {
         return changed;
     };
     let lists = listed(query);

@@ -265,10 +265,7 @@ pub fn keep_distinct_grounded(
 /// ```
 pub fn distinct_items(spec: &ToolSpec, args: &mut Value) -> Vec<String> {
     let mut changed = Vec::new();
-    let (Some(props), Some(given)) = (
-        spec.parameters.get("properties").and_then(Value::as_object),
-        args.as_object_mut(),
-    ) else {
+    let Some((props, given)) = props_and_args(spec, args) else {
         return changed;
     };
     for (k, v) in given.iter_mut() {
@@ -301,6 +298,21 @@ pub fn distinct_items(spec: &ToolSpec, args: &mut Value) -> Vec<String> {
         }
     }
     changed
+}
+
+/// A JSON object.
+type Object = serde_json::Map<String, Value>;
+
+/// The properties of `spec`'s schema and the arguments `args` as maps, when both are objects.
+pub(crate) fn props_and_args<'a>(
+    spec: &'a ToolSpec,
+    args: &'a mut Value,
+) -> Option<(&'a Object, &'a mut Object)> {
+    let props = spec
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)?;
+    Some((props, args.as_object_mut()?))
 }
 
 /// When `args` give several number parameters of `tool` (among `tools`, narrowed to the
