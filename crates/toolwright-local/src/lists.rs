@@ -88,15 +88,15 @@ pub fn shape(word: &str) -> String {
 /// assert!(listed("bugs and features").is_empty());
 /// ```
 pub fn listed(query: &str) -> Vec<Vec<String>> {
-    let words: Vec<&str> = crate::spans::word_ranges(query)
-        .into_iter()
-        .map(|(_, body)| query.get(body).unwrap_or(""))
-        .collect();
-    // The text between two words' bodies, without the spaces and quotes around the words.
     let ranges: Vec<_> = crate::spans::word_ranges(query)
         .into_iter()
         .map(|(_, body)| body)
         .collect();
+    let words: Vec<&str> = ranges
+        .iter()
+        .map(|body| query.get(body.clone()).unwrap_or(""))
+        .collect();
+    // The text between two words' bodies, without the spaces and quotes around the words.
     let gap = |i: usize| -> &str {
         let (Some(a), Some(b)) = (ranges.get(i), ranges.get(i + 1)) else {
             return "";
@@ -279,11 +279,9 @@ fn empty_ids(name: &str, schema: &Value, lists: &[Vec<String>]) -> Option<Vec<Va
     if !crate::cues::holds_identifier(name, about) || !ids {
         return None;
     }
-    // What the model wrote is none of them; the list stands in for its first item.
-    fill(schema, &[first], lists).or_else(|| {
-        let n = list.first()?.parse::<serde_json::Number>().ok()?;
-        fill(schema, &[Value::Number(n)], lists)
-    })
+    // What the model wrote is none of them; the list stands in for its first item (as text:
+    // `fill` compares texts and types the values as the schema's items are).
+    fill(schema, &[first], lists)
 }
 
 /// How many different texts `written` holds.
