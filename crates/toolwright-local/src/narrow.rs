@@ -70,6 +70,14 @@ pub(crate) fn free_number(p: &Value) -> bool {
         )
 }
 
+/// The item schema of an array parameter whose items are any number or integer (no `enum`).
+pub(crate) fn free_numbers(p: &Value) -> Option<&Value> {
+    (p.get("type").and_then(Value::as_str) == Some("array"))
+        .then(|| p.get("items"))
+        .flatten()
+        .filter(|items| free_number(items))
+}
+
 /// Keeps (and makes required) an optional parameter named as written in a form
 /// ([`crate::cues::written_as_described`]: a path, a URL, a selector, an e-mail address, a
 /// date) when the query
@@ -1041,6 +1049,83 @@ fn phone_number(query: &str, start: usize, end: usize) -> bool {
     start > 0 && query.chars().nth(start - 1) == Some('+') && end.saturating_sub(start) >= 7
 }
 
+/// Words that name a period of a year when a year follows them ("Q1 2025", "march 2024",
+/// "FY 2023") or, for quarters and halves, precedes them ("2025 Q3").
+const PERIODS: &[&str] = &[
+    "q1",
+    "q2",
+    "q3",
+    "q4",
+    "h1",
+    "h2",
+    "fy",
+    "year",
+    "since",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+];
+
+/// Whether the number at chars `start..end` is a year written with the period it bounds ("the
+/// deals won in Q1 2025", "invoices since 2023", "2024 H2"): a date, not a count for a `limit`.
+/// Only four digits from 1900 to 2100 are years.
+///
+/// ```
+/// # use toolwright_local::narrow::period_year;
+/// assert!(period_year("deals won in Q1 2025", 16, 20));
+/// assert!(period_year("revenue for 2024 h2", 12, 16));
+/// assert!(!period_year("show 2025 rows", 5, 9));
+/// assert!(!period_year("top 50 deals since may", 4, 6));
+/// ```
+pub fn period_year(query: &str, start: usize, end: usize) -> bool {
+    let chars: Vec<char> = query.chars().collect();
+    let digits: String = chars.get(start..end).unwrap_or_default().iter().collect();
+    let year = digits.len() == 4
+        && digits
+            .parse::<u32>()
+            .is_ok_and(|y| (1900..=2100).contains(&y));
+    if !year {
+        return false;
+    }
+    let word = |range: Option<&[char]>, last: bool| -> String {
+        let text: String = range.unwrap_or_default().iter().collect();
+        let mut words = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty());
+        let w = if last {
+            words.next_back()
+        } else {
+            words.next()
+        };
+        w.unwrap_or_default().to_lowercase()
+    };
+    let before = word(chars.get(..start), true);
+    let after = word(chars.get(end..), false);
+    PERIODS.contains(&before.as_str())
+        || (["q1", "q2", "q3", "q4", "h1", "h2"].contains(&after.as_str()))
+}
+
 /// Whether the char at `start` is inside a word written as an ISO date (`2024-03-15`,
 /// `2025-05-02T08:00:00Z`).
 fn in_date(query: &str, start: usize) -> bool {
@@ -1842,7 +1927,10 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     });
     let mut stated: Vec<Value> = Vec::new();
     for (start, end, n) in numbers_at(query) {
-        if (date_taken && in_date(query, start)) || phone_number(query, start, end) {
+        if (date_taken && in_date(query, start))
+            || phone_number(query, start, end)
+            || period_year(query, start, end)
+        {
             continue;
         }
         let counted = !with_unit.iter().any(|u| n.as_f64() == Some(*u));
@@ -1854,18 +1942,24 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         && !props
             .values()
             .zip(&stays)
-            .any(|(p, s)| *s && free_number(p));
+            .any(|(p, s)| *s && (free_number(p) || free_numbers(p).is_some()));
     let mut kept = Map::new();
     for ((name, p), stay) in props.iter().zip(stays) {
         // Only a parameter one of those numbers fits (a year is no `k` of at most 100), and
         // no quantity of a unit: a number the request states in a unit is placed above, so a
         // number without one is no time in milliseconds ("max 50 pages" is no `waitFor`).
         let unitless = !crate::units::measured(name, documented(name));
+        // An array of numbers takes them as its items ("notes on contacts 4410021 and 4410022"
+        // → `entity_ids`).
+        let takes = if free_number(p) {
+            Some(p)
+        } else {
+            free_numbers(p)
+        };
         if !stay
             && numbers_unplaced
-            && free_number(p)
             && unitless
-            && stated.iter().any(|n| number_fits(p, n))
+            && takes.is_some_and(|t| stated.iter().any(|n| number_fits(t, n)))
         {
             report.for_numbers.push(name.clone());
         } else if !stay {
@@ -2156,6 +2250,29 @@ mod tests {
         // Nor is a phone number a count.
         let (_, r) = narrow_for_query(&plain, "texts we sent to +442071838750");
         assert_eq!(r.dropped, ["PageSize"]);
+        // Nor the year of a period ("Q1 2025"), while a plain count still keeps it.
+        let (_, r) = narrow_for_query(&plain, "texts we sent to +442071838750 in Q1 2025");
+        assert_eq!(r.dropped, ["PageSize"]);
+        let (_, r) = narrow_for_query(&plain, "2025 texts we sent to +442071838750");
+        assert_eq!(r.for_numbers, ["PageSize"]);
+    }
+
+    #[test]
+    fn numbers_no_staying_parameter_takes_keep_an_optional_array_of_numbers() {
+        let notes = ToolSpec::new(
+            "get_notes",
+            "List the notes of CRM entities.",
+            json!({"type": "object", "properties": {
+                "entity_type": {"type": "string", "enum": ["leads", "contacts", "companies"]},
+                "entity_ids": {"type": "array", "items": {"type": "integer"}},
+                "tags": {"type": "array", "items": {"type": "string"}}},
+              "required": ["entity_type"]}),
+        );
+        let (_, r) = narrow_for_query(&notes, "call notes on contacts 4410021 and 4410022");
+        assert_eq!(r.for_numbers, ["entity_ids"]);
+        assert_eq!(r.dropped, ["tags"]);
+        let (_, r) = narrow_for_query(&notes, "call notes on contacts");
+        assert_eq!(r.dropped, ["entity_ids", "tags"]);
     }
 
     #[test]
