@@ -394,6 +394,9 @@ fn action_at(words: &[String]) -> Option<(Action, std::ops::Range<usize>)> {
 /// assert_eq!(request_action("is it possible to delete the file?"), None);
 /// assert_eq!(request_action("Incident 231 is fixed - close it out"), Some(Action::Update));
 /// assert_eq!(request_action("I added tables. Can you check them?"), Some(Action::Read));
+/// assert_eq!(request_action("is there an upgrade guide for v5?"), Some(Action::Read));
+/// assert_eq!(request_action("deploy-prod build 77 is stuck - what is it waiting for?"), Some(Action::Read));
+/// assert_eq!(request_action("deploy the api to prod"), Some(Action::Create));
 /// ```
 pub fn request_action(query: &str) -> Option<Action> {
     clauses(query).into_iter().find_map(clause_action)
@@ -434,9 +437,45 @@ fn clauses(query: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Words after which a verb of the table is a noun ("is there an upgrade guide", "my post").
+const DETERMINERS: &[&str] = &[
+    "a", "an", "the", "this", "that", "these", "those", "my", "our", "your", "their", "its", "his",
+    "her", "each", "every",
+];
+
+/// The words of `clause` as [`words`] gives them, with the words that cannot be its verb
+/// blanked: those of a token that joins words into a name (`deploy-prod`, `post_id`,
+/// `docs/post.md`: a letter or digit on both sides of a `-`, `_`, `/`, `.` or `:`), and the word
+/// right after a determiner ("an upgrade guide", "the post").
+fn verb_words(clause: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for token in clause.split_whitespace() {
+        let chars: Vec<char> = token.chars().collect();
+        let joined = chars.windows(3).any(|w| match w {
+            [a, j, b] => {
+                a.is_alphanumeric()
+                    && b.is_alphanumeric()
+                    && matches!(j, '-' | '_' | '/' | '.' | ':')
+            }
+            _ => false,
+        });
+        for w in words(token) {
+            let after_determiner = out
+                .last()
+                .is_some_and(|p| DETERMINERS.contains(&p.as_str()));
+            out.push(if joined || after_determiner {
+                String::new()
+            } else {
+                w
+            });
+        }
+    }
+    out
+}
+
 /// The [`request_action`] of one clause.
 fn clause_action(clause: &str) -> Option<Action> {
-    let opening: Vec<String> = words(clause)
+    let opening: Vec<String> = verb_words(clause)
         .into_iter()
         .take(QUESTION_WORDS)
         .enumerate()
