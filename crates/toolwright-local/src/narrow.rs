@@ -70,14 +70,6 @@ pub(crate) fn free_number(p: &Value) -> bool {
         )
 }
 
-/// The item schema of an array parameter whose items are any number or integer (no `enum`).
-pub(crate) fn free_numbers(p: &Value) -> Option<&Value> {
-    (p.get("type").and_then(Value::as_str) == Some("array"))
-        .then(|| p.get("items"))
-        .flatten()
-        .filter(|items| free_number(items))
-}
-
 /// Keeps (and makes required) an optional parameter named as written in a form
 /// ([`crate::cues::written_as_described`]: a path, a URL, a selector, an e-mail address, a
 /// date) when the query
@@ -1942,24 +1934,18 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         && !props
             .values()
             .zip(&stays)
-            .any(|(p, s)| *s && (free_number(p) || free_numbers(p).is_some()));
+            .any(|(p, s)| *s && free_number(p));
     let mut kept = Map::new();
     for ((name, p), stay) in props.iter().zip(stays) {
         // Only a parameter one of those numbers fits (a year is no `k` of at most 100), and
         // no quantity of a unit: a number the request states in a unit is placed above, so a
         // number without one is no time in milliseconds ("max 50 pages" is no `waitFor`).
         let unitless = !crate::units::measured(name, documented(name));
-        // An array of numbers takes them as its items ("notes on contacts 4410021 and 4410022"
-        // → `entity_ids`).
-        let takes = if free_number(p) {
-            Some(p)
-        } else {
-            free_numbers(p)
-        };
         if !stay
             && numbers_unplaced
+            && free_number(p)
             && unitless
-            && takes.is_some_and(|t| stated.iter().any(|n| number_fits(t, n)))
+            && stated.iter().any(|n| number_fits(p, n))
         {
             report.for_numbers.push(name.clone());
         } else if !stay {
@@ -2258,21 +2244,22 @@ mod tests {
     }
 
     #[test]
-    fn numbers_no_staying_parameter_takes_keep_an_optional_array_of_numbers() {
-        let notes = ToolSpec::new(
-            "get_notes",
-            "List the notes of CRM entities.",
+    fn numbers_do_not_keep_an_optional_array_of_numbers() {
+        // Measured and dropped (session 60): kept for the request's numbers, an array of
+        // identifiers such as a batch tool's `delete` took the ids of "set orders 300, 301 and
+        // 302 to completed" — a destructive argument the request never asked for.
+        let batch = ToolSpec::new(
+            "orders_batch_update",
+            "Create, update and delete orders in one request.",
             json!({"type": "object", "properties": {
-                "entity_type": {"type": "string", "enum": ["leads", "contacts", "companies"]},
-                "entity_ids": {"type": "array", "items": {"type": "integer"}},
-                "tags": {"type": "array", "items": {"type": "string"}}},
-              "required": ["entity_type"]}),
+                "update": {"type": "array", "items": {"type": "object"}},
+                "delete": {"type": "array", "items": {"type": "integer"}}}}),
         );
-        let (_, r) = narrow_for_query(&notes, "call notes on contacts 4410021 and 4410022");
-        assert_eq!(r.for_numbers, ["entity_ids"]);
-        assert_eq!(r.dropped, ["tags"]);
-        let (_, r) = narrow_for_query(&notes, "call notes on contacts");
-        assert_eq!(r.dropped, ["entity_ids", "tags"]);
+        let (_, r) = narrow_for_query(
+            &batch,
+            "set orders 300, 301 and 302 to completed all at once",
+        );
+        assert_eq!(r.dropped, ["update", "delete"]);
     }
 
     #[test]
