@@ -1909,7 +1909,8 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // number parameter ("the last 20 lines" → `tail`): those stay, and the model chooses.
     // A number stated with a unit ("the last 24 hours") is a quantity of that unit, which the
     // unit pass places: it is no count for a unitless `limit`.
-    // Nor is a number that is part of a name ("Sprint 14", "the Rust 2024 edition").
+    // Nor is a number that is part of a name ("Sprint 14", "the Rust 2024 edition"), nor the
+    // year of a period ("Q1 2025", "since 2023").
     let with_unit = crate::units::with_unit(query);
     // Nor is a part of a date that a staying date parameter takes ("on 2024-03-15" is no
     // `PageSize` 2024), nor a phone number written the international way (`+442071838750`).
