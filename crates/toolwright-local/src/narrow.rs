@@ -1041,15 +1041,12 @@ fn phone_number(query: &str, start: usize, end: usize) -> bool {
     start > 0 && query.chars().nth(start - 1) == Some('+') && end.saturating_sub(start) >= 7
 }
 
-/// Words that name a period of a year when a year follows them ("Q1 2025", "march 2024",
-/// "FY 2023") or, for quarters and halves, precedes them ("2025 Q3").
+/// Quarters and halves of a year, written before or after it ("Q1 2025", "2025 Q3").
+const QUARTERS: &[&str] = &["q1", "q2", "q3", "q4", "h1", "h2"];
+
+/// Words that name a period of a year when the year follows them ("march 2024", "FY 2023",
+/// "since 2023").
 const PERIODS: &[&str] = &[
-    "q1",
-    "q2",
-    "q3",
-    "q4",
-    "h1",
-    "h2",
     "fy",
     "year",
     "since",
@@ -1114,8 +1111,9 @@ pub fn period_year(query: &str, start: usize, end: usize) -> bool {
     };
     let before = word(chars.get(..start), true);
     let after = word(chars.get(end..), false);
-    PERIODS.contains(&before.as_str())
-        || (["q1", "q2", "q3", "q4", "h1", "h2"].contains(&after.as_str()))
+    QUARTERS.contains(&before.as_str())
+        || PERIODS.contains(&before.as_str())
+        || QUARTERS.contains(&after.as_str())
 }
 
 /// Whether the char at `start` is inside a word written as an ISO date (`2024-03-15`,
