@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 //! Dumps, for every request of a shared-toolset dataset, what a "no tool fits" rule could read:
 //! the hybrid router's similarities and scaled lexical scores for every tool (the request
-//! embedded as the router embeds it), and the evidence of its first 3 candidates. For offline
+//! embedded as the router embeds it), and the evidence of its first 3 candidates (objects read
+//! by meaning, as the embedded provider reads them). For offline
 //! analysis of out-of-scope features.
 //!
 //! `cargo run --release -p toolwright-eval --features embed --example no_tool_features [DIR] > out.json`
@@ -10,7 +11,7 @@ mod common;
 
 use serde_json::json;
 use toolwright_agent::Ranker;
-use toolwright_local::select::evidence;
+use toolwright_local::select::{NoToolRule, evidence_with};
 
 fn main() -> Result<(), String> {
     let ds = common::load_dataset()?;
@@ -22,13 +23,17 @@ fn main() -> Result<(), String> {
     let emb = toolwright_local::routing::shared_embedder()?;
     let tool_vecs = common::tool_vectors(emb.as_ref(), &ds);
     let bm25 = toolwright_catalog::router::Bm25::new(&ds.specs);
+    // Objects read by meaning, as the provider reads them (the default rule's floor).
+    let synonyms = NoToolRule::default()
+        .object_synonym
+        .map(|floor| (emb.as_ref() as &dyn toolwright_catalog::Embedder, floor));
     let reqs: Vec<_> = ds
         .requests
         .iter()
         .map(|r| {
             let s = router.scores(&r.query);
             let ranked = ranker.rank(&r.query, 3);
-            let e = evidence(&ranked, &r.query, &ds.specs);
+            let e = evidence_with(&ranked, &r.query, &ds.specs, synonyms);
             let names_value: Vec<bool> = ranked
                 .iter()
                 .map(|c| {

@@ -35,8 +35,10 @@ const BEFORE: &[&str] = &[
 const BEFORE_PAIRS: &[(&str, &str)] = &[("up", "to"), ("at", "most"), ("more", "than")];
 
 /// Words right after a number that make it a count of what is returned ("20 results").
+/// "The 10 most recent", "the 20 latest", "100 per page" count what is returned too.
 const AFTER: &[&str] = &[
-    "results", "hits", "items", "entries", "rows", "records", "matches",
+    "results", "hits", "items", "entries", "rows", "records", "matches", "most", "latest",
+    "newest", "oldest", "recent", "per",
 ];
 
 /// Time words: "the last 7 days" is a period, not a count.
@@ -164,9 +166,11 @@ pub fn capped(
         {
             return Vec::new();
         }
-        let elsewhere = props
-            .keys()
-            .any(|k| !cap_param(k) && attached(k).iter().any(|a| a.as_f64() == v.as_f64()));
+        // Only a parameter that can take the number claims it: "the latest 25 orders" does not
+        // give 25 to an `order` of `asc` or `desc`.
+        let elsewhere = props.iter().any(|(k, p)| {
+            !cap_param(k) && fits(p, v) && attached(k).iter().any(|a| a.as_f64() == v.as_f64())
+        });
         if elsewhere {
             return Vec::new();
         }

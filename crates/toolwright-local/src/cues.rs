@@ -257,6 +257,75 @@ pub const RANGE_ENDS: &[(&str, &str)] = &[
     ("after", "before"),
 ];
 
+/// Which side of a range a date is on, as the request marks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The range starts at the date ("since", "from", "after").
+    Start,
+    /// The range ends at the date ("until", "before", "through").
+    End,
+}
+
+/// Words before a date that make it a range's start.
+const START_MARKS: &[&str] = &["since", "from", "after", "starting", "beginning"];
+
+/// Words before a date that make it a range's end.
+const END_MARKS: &[&str] = &["until", "till", "before", "through", "thru"];
+
+/// Name words of each side of a range ([`RANGE_ENDS`], and a bound's `min` / `max`).
+const START_WORDS: &[&str] = &[
+    "from", "start", "since", "after", "begin", "earliest", "min",
+];
+const END_WORDS: &[&str] = &["to", "end", "until", "before", "latest", "max"];
+
+/// The side of a range that the request's one ISO date is on, when the word before it says
+/// ("transactions since 2026-05-01" → [`Side::Start`]); `None` for no date, two dates, or no
+/// such word.
+///
+/// ```
+/// use toolwright_local::cues::{Side, date_side};
+/// assert_eq!(date_side("shipments created since 2026-06-01"), Some(Side::Start));
+/// assert_eq!(date_side("invoices due before 2026-01-31?"), Some(Side::End));
+/// assert_eq!(date_side("orders on 2026-01-31"), None);
+/// assert_eq!(date_side("from 2026-01-01 to 2026-01-31"), None);
+/// ```
+pub fn date_side(query: &str) -> Option<Side> {
+    let words = tokens(query);
+    let dated: Vec<usize> = (0..words.len())
+        .filter(|i| {
+            words
+                .get(*i)
+                .and_then(|w| query.get(w.body.clone()))
+                .is_some_and(iso_date)
+        })
+        .collect();
+    let [at] = dated.as_slice() else {
+        return None;
+    };
+    let before = at
+        .checked_sub(1)
+        .and_then(|j| words.get(j))
+        .and_then(|w| query.get(w.body.clone()))?
+        .to_ascii_lowercase();
+    if START_MARKS.contains(&before.as_str()) {
+        Some(Side::Start)
+    } else if END_MARKS.contains(&before.as_str()) {
+        Some(Side::End)
+    } else {
+        None
+    }
+}
+
+/// Whether the parameter called `name` is a range's `side` by a word of its name
+/// (`created_at_from` is a start, `to_date` an end).
+pub fn on_side(name: &str, side: Side) -> bool {
+    let words = match side {
+        Side::Start => START_WORDS,
+        Side::End => END_WORDS,
+    };
+    name_words(name).iter().any(|w| words.contains(&w.as_str()))
+}
+
 /// The calendar dates the request writes the ISO way (`2025-06-01`), in its order.
 pub fn iso_dates(query: &str) -> Vec<String> {
     tokens(query)
@@ -438,6 +507,7 @@ const TIME_SIDES: &[&str] = &["start", "end", "since", "until"];
 /// use toolwright_local::cues::{Written, written_as_described};
 /// assert_eq!(written_as_described("expiration_date", ""), Some(Written::Date));
 /// assert_eq!(written_as_described("start", "Start date, YYYY-MM-DD"), Some(Written::Date));
+/// assert_eq!(written_as_described("created_at_from", ""), Some(Written::Date));
 /// assert_eq!(written_as_described("start", "First line to read"), None);
 /// assert_eq!(written_as_described("end", ""), Some(Written::Date));
 /// assert_eq!(written_as_described("starting_after", "A cursor for pagination"), None);
@@ -466,7 +536,10 @@ pub fn written_as_described(name: &str, described: &str) -> Option<Written> {
         // A date format written out says it whatever the name ("checkin": "Check-in date
         // (YYYY-MM-DD)").
         let format = d.contains("yyyy-mm-dd");
-        (has(DATE_WORDS) || (has(DATE_SIDES) && says_date) || bare || format)
+        // A moment something happened, by the name's `at` after its first word (`created_at`,
+        // `label_paid_at_from`).
+        let moment = ws.iter().skip(1).any(|w| w == "at");
+        (has(DATE_WORDS) || (has(DATE_SIDES) && says_date) || bare || format || moment)
             .then_some(Written::Date)
     })
 }

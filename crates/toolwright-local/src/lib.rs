@@ -26,6 +26,7 @@ pub mod lists;
 pub mod model;
 pub mod narrow;
 pub mod passes;
+pub mod periods;
 #[cfg(feature = "llama")]
 mod provider;
 pub mod refs;

@@ -74,7 +74,9 @@ pub(crate) fn free_number(p: &Value) -> bool {
 /// ([`crate::cues::written_as_described`]: a path, a URL, a selector, an e-mail address, a
 /// date) when the query
 /// writes more words in that form than the parameters that stay can take: "grab
-/// https://example.com/pricing as markdown" sets the optional `url`.
+/// https://example.com/pricing as markdown" sets the optional `url`. A date the request
+/// marks as a range's start or end ([`crate::cues::date_side`]: "since 2026-05-01") keeps that
+/// side (`from_date`, not `to_date`).
 fn keep_written(
     props: &Map<String, Value>,
     query: &str,
@@ -88,7 +90,11 @@ fn keep_written(
             .unwrap_or_default();
         crate::cues::written_as_described(name, &d)
     };
-    for (i, name) in props.keys().enumerate() {
+    // One date after "since" goes to a range's start, after "until" to its end: those come first.
+    let side = crate::cues::date_side(query);
+    let mut order: Vec<(usize, &String)> = props.keys().enumerate().collect();
+    order.sort_by_key(|(_, name)| side.is_some_and(|s| !crate::cues::on_side(name, s)));
+    for (i, name) in order {
         let Some(f) = form(name).filter(|_| !stays.get(i).copied().unwrap_or(true)) else {
             continue;
         };
@@ -102,6 +108,48 @@ fn keep_written(
                 *s = true;
             }
             report.promoted.push(name.clone());
+        }
+    }
+}
+
+/// A date the request marks as a range's start or end ([`crate::cues::date_side`]: "created
+/// since 2026-06-01") is for that side: an optional date parameter of the other side that stays
+/// only for its name's words ("created … to" in "going to Japan were created") gives its place
+/// to its pair of the marked side (`created_at_to` → `created_at_from`).
+fn keep_marked_side(
+    props: &Map<String, Value>,
+    query: &str,
+    required: &[&str],
+    stays: &mut [bool],
+) {
+    let Some(side) = crate::cues::date_side(query) else {
+        return;
+    };
+    let names: Vec<&str> = props.keys().map(String::as_str).collect();
+    let at = |k: &str| props.keys().position(|n| n == k);
+    for (a, b) in crate::cues::name_pairs(&names, crate::cues::RANGE_ENDS) {
+        let (marked, other) = if crate::cues::on_side(&a, side) {
+            (a, b)
+        } else {
+            continue;
+        };
+        let (Some(i), Some(j)) = (at(&marked), at(&other)) else {
+            continue;
+        };
+        let dated = |k: &str| {
+            props.get(k).is_some_and(|p| {
+                crate::cues::written_as_described(k, &described_with_format(p))
+                    == Some(crate::cues::Written::Date)
+            })
+        };
+        let free = stays.get(j) == Some(&true) && !required.contains(&other.as_str());
+        if free && stays.get(i) == Some(&false) && dated(&marked) && dated(&other) {
+            if let Some(s) = stays.get_mut(j) {
+                *s = false;
+            }
+            if let Some(s) = stays.get_mut(i) {
+                *s = true;
+            }
         }
     }
 }
@@ -158,14 +206,19 @@ fn keep_for_quote(
 /// 2025-06-01 and 2025-06-30") and one side of a pair of free parameters stays
 /// ([`crate::cues::RANGE_ENDS`]: `updated_from` and `updated_to`), the other stays too, and both
 /// are made required; string grounding gives each its date
-/// ([`crate::spans::ground_strings`]).
+/// ([`crate::spans::ground_strings`]). So do they when the request writes no ISO date but
+/// names one calendar period ([`crate::periods`]: "leave taken in July 2026"), and then also
+/// when neither side stays, if theirs is the only pair whose two sides take dates
+/// ([`crate::cues::written_as_described`]).
 fn keep_range_ends(
     props: &Map<String, Value>,
     query: &str,
     stays: &mut [bool],
     report: &mut Narrowing,
 ) {
-    if crate::cues::iso_dates(query).len() != 2 {
+    let dates = crate::cues::iso_dates(query).len();
+    let period = dates == 0 && crate::periods::named(query).len() == 1;
+    if dates != 2 && !period {
         return;
     }
     let names: Vec<&str> = props.keys().map(String::as_str).collect();
@@ -175,12 +228,26 @@ fn keep_range_ends(
             .get(k)
             .is_some_and(|p| p.get("enum").is_none() && !boolean_param(p))
     };
-    for (a, b) in crate::cues::name_pairs(&names, crate::cues::RANGE_ENDS) {
+    let dated = |k: &str| {
+        props.get(k).is_some_and(|p| {
+            crate::cues::written_as_described(k, &described_with_format(p))
+                == Some(crate::cues::Written::Date)
+        })
+    };
+    let pairs = crate::cues::name_pairs(&names, crate::cues::RANGE_ENDS);
+    let dated_pairs = pairs.iter().filter(|(a, b)| dated(a) && dated(b)).count();
+    for (a, b) in pairs.iter().cloned() {
         let (Some(i), Some(j)) = (at(&a), at(&b)) else {
             continue;
         };
         let (sa, sb) = (stays.get(i).copied(), stays.get(j).copied());
-        if !free(&a) || !free(&b) || sa == sb {
+        let neither_but_dated = period
+            && sa == Some(false)
+            && sb == Some(false)
+            && dated_pairs == 1
+            && dated(&a)
+            && dated(&b);
+        if !free(&a) || !free(&b) || (sa == sb && !neither_but_dated) {
             continue;
         }
         for (k, n) in [(i, &a), (j, &b)] {
@@ -1224,10 +1291,14 @@ fn word_matches(p: &str, w: &str) -> bool {
         || (p.chars().count() >= 5 && w.chars().count() >= 5 && one_edit(p, w))
 }
 
+/// Words that make a number a rate of what follows ("100 per page", "5 each day").
+const RATE_WORDS: &[&str] = &["per", "each", "every"];
+
 /// The numbers the query attaches to parameter `name`: after a mention of the name's last
 /// distinctive word, the first number with at most 3 words between ("initial velocity of 10",
 /// "budgets not exceeding $100"), else a number just before it with at most 1 word between
-/// ("7 days"). A number right before the word counts what it names and wins over one that
+/// ("7 days"), unless a rate word stands between ("100 per page" is no `page`, but is
+/// `perPage`'s). A number right before the word counts what it names and wins over one that
 /// follows with words between ("2 adults from 2027-03-10" → 2, not 2027), and over one right
 /// after a plural ("3 adults 2 children" → 3; "page 3" still takes 3). Every mention counts
 /// ("time of 4 s, then … time of 10 s" → 4 and 10).
@@ -1247,6 +1318,9 @@ pub(crate) fn attached_numbers(
     if !names_loosely(&ws, name, &[]) {
         return Vec::new();
     }
+    let per_name = name_words(name)
+        .iter()
+        .any(|w| RATE_WORDS.contains(&w.as_str()));
     let between = |a: usize, b: usize| words.iter().filter(|(s, _)| *s > a && *s < b).count();
     let mut out: Vec<Value> = Vec::new();
     for (pos, w) in words {
@@ -1256,11 +1330,19 @@ pub(crate) fn attached_numbers(
         let after = numbers
             .iter()
             .find(|(s, _, _)| *s > *pos && between(*pos, *s) <= 3);
+        // "100 per page" is a size per page, not a page: a number one rate word before the name
+        // word is not its number, unless the name says per too (`perPage`).
+        let rated = |e: usize| {
+            !per_name
+                && words
+                    .iter()
+                    .any(|(s, w)| *s > e && *s < *pos && RATE_WORDS.contains(&w.as_str()))
+        };
         let before = |most: usize| {
             numbers
                 .iter()
                 .rev()
-                .find(|(_, e, _)| *e <= *pos && between(*e, *pos) <= most)
+                .find(|(_, e, _)| *e <= *pos && between(*e, *pos) <= most && !rated(*e))
         };
         let next_to = |n: &(usize, usize, Value)| between(*pos, n.0) == 0;
         // "3 adults 2 children": a plural counts the number before it; "show 20, page 3" does not.
@@ -1798,6 +1880,19 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // A parameter's name inside a quoted value names nothing: "Write release notes" is the
     // task's name, and says nothing of its `notes`.
     let unquoted_words = words(&toolwright_catalog::values::without_quoted(query));
+    // "100 per page" names a size per page (`perPage`, `page_size`), not which `page`: a word
+    // after a rate word names only a parameter whose name says the rate too.
+    let unrated_words: Vec<String> = unquoted_words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let rated = i
+                .checked_sub(1)
+                .and_then(|j| unquoted_words.get(j))
+                .is_some_and(|p| RATE_WORDS.contains(&p.as_str()));
+            if rated { String::new() } else { w.clone() }
+        })
+        .collect();
     // A word of the tool's own name says which tool: it names a parameter only as written
     // ("new customer" names `create_customer`, not its `customData`).
     let tool_words = words(&spec.name);
@@ -1837,8 +1932,16 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         if !is_required && renames {
             report.promoted.push(name.clone());
         }
-        let name_mentioned = mentions(&unquoted_words, &name.replace('_', " "))
-            || names_loosely(&unquoted_words, name, &tool_words)
+        let rate_named = name_words(name)
+            .iter()
+            .any(|w| RATE_WORDS.contains(&w.as_str()));
+        let said = if rate_named {
+            &unquoted_words
+        } else {
+            &unrated_words
+        };
+        let name_mentioned = mentions(said, &name.replace('_', " "))
+            || names_loosely(said, name, &tool_words)
             || renames;
         let words = if enum_values(p).is_none() {
             &vw_listed
@@ -1876,6 +1979,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     keep_cued(props, query, &mut stays, &mut report);
     keep_for_quote(props, query, &mut stays, &mut report);
     keep_range_ends(props, query, &mut stays, &mut report);
+    keep_marked_side(props, query, &required, &mut stays);
     // A cap ("the first 3000 characters") keeps the parameter that takes it.
     let (words, spans) = (words_at(query), numbers_at(query));
     let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
@@ -2189,6 +2293,83 @@ mod tests {
         );
         let (_, r) = narrow_for_query(&update, "close issue 42");
         assert_eq!(r.promoted, ["state"]);
+    }
+
+    #[test]
+    fn a_date_after_since_keeps_the_start_of_a_range() {
+        let props = json!({"type": "object", "properties": {
+            "to_date": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null},
+            "page": {"type": "integer"},
+            "from_date": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}}});
+        let list = ToolSpec::new("list_transactions", "List account transactions.", props);
+        let (_, r) = narrow_for_query(&list, "show my account transactions since 2026-05-01");
+        assert_eq!(r.promoted, ["from_date"]);
+        let (_, r) = narrow_for_query(&list, "show my account transactions until 2026-05-01");
+        assert_eq!(r.promoted, ["to_date"]);
+        // A name's words said loosely ("created … to") give way to the marked side.
+        let shipments = ToolSpec::new(
+            "list_shipments",
+            "List shipments.",
+            json!({"type": "object", "properties": {
+                "created_at_to": {"type": "string"}, "created_at_from": {"type": "string"}}}),
+        );
+        let (n, _) = narrow_for_query(
+            &shipments,
+            "shipments going to Japan created since 2026-06-01",
+        );
+        let kept: Vec<&String> = n.parameters["properties"]
+            .as_object()
+            .map(|p| p.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(kept, ["created_at_from"]);
+    }
+
+    #[test]
+    fn a_period_keeps_both_sides_of_the_one_dated_range() {
+        let report = ToolSpec::new(
+            "shipment_status",
+            "Shipments by status.",
+            json!({"type": "object", "properties": {
+                "from_date": {"type": "string"}, "to_date": {"type": "string"},
+                "page": {"type": "integer"}}}),
+        );
+        let (_, r) = narrow_for_query(&report, "shipments by status for Q2 2026");
+        assert_eq!(r.promoted, ["from_date", "to_date"]);
+    }
+
+    #[test]
+    fn a_size_per_page_is_no_page() {
+        let stock = ToolSpec::new(
+            "reports_stock",
+            "Stock report.",
+            json!({"type": "object", "properties": {
+                "perPage": {"type": "integer"}, "page": {"type": "integer"}}}),
+        );
+        let (n, _) = narrow_for_query(&stock, "full stock report, 100 per page");
+        let (g, _) = ground_numbers(&n, "full stock report, 100 per page");
+        assert_eq!(g.parameters["properties"]["perPage"]["enum"], json!([100]));
+        assert!(g.parameters["properties"].get("page").is_none());
+        let (n, _) = narrow_for_query(&stock, "page 3 of the stock report");
+        let (g, _) = ground_numbers(&n, "page 3 of the stock report");
+        assert_eq!(g.parameters["properties"]["page"]["enum"], json!([3]));
+    }
+
+    #[test]
+    fn a_cap_is_not_claimed_by_a_parameter_that_cannot_take_it() {
+        // "the latest 25 orders" attaches 25 to `order` by its name, an enum of directions.
+        let orders = ToolSpec::new(
+            "orders_list",
+            "List orders.",
+            json!({"type": "object", "properties": {
+                "perPage": {"type": "integer"}, "page": {"type": "integer"},
+                "product": {"type": "integer"},
+                "order": {"type": "string", "enum": ["asc", "desc"]}}}),
+        );
+        let (n, r) = narrow_for_query(&orders, "list the latest 25 orders");
+        assert_eq!(r.promoted, ["perPage"]);
+        assert!(n.parameters["properties"].get("product").is_none());
+        let (_, r) = narrow_for_query(&orders, "show the 10 most recent orders");
+        assert_eq!(r.promoted, ["perPage"]);
     }
 
     #[test]

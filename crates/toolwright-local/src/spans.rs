@@ -252,8 +252,28 @@ fn examples(schema: &Value) -> Vec<String> {
             from = at;
         }
     }
-    out.retain(|e| !e.trim().is_empty());
+    out.retain(|e| !e.trim().is_empty() && !format_placeholder(e));
     out
+}
+
+/// Whether an example is a date or time format written out (`YYYY-MM-DD`, `HH:MM`,
+/// `DD.MM.YYYY`, `YYYY-MM-DDTHH:MM:SSZ`), not a value: its letters are a format's (`Y M D H S
+/// T Z`, any case), in runs of two or more, and it holds a year's or an hour's run. Taken for a
+/// value written in capitals, it had `effective_date` offered `D100` and not `2026-03-01`.
+fn format_placeholder(e: &str) -> bool {
+    let runs: Vec<&str> = e
+        .split(|c: char| matches!(c, '-' | '/' | ':' | '.' | ' ' | 'T' | 'Z' | '+'))
+        .filter(|r| !r.is_empty())
+        .collect();
+    let format_run = |r: &str| {
+        let lower = r.to_ascii_lowercase();
+        lower.len() >= 2 && ["yyyy", "yy", "mm", "dd", "hh", "ss"].contains(&lower.as_str())
+    };
+    !runs.is_empty()
+        && runs.iter().all(|r| format_run(r))
+        && runs
+            .iter()
+            .any(|r| matches!(r.to_ascii_lowercase().as_str(), "yyyy" | "hh"))
 }
 
 /// Whether a schema's `type` is `string`, alone or with `null`.
@@ -508,8 +528,18 @@ fn restricted(schema: &Value, values: Vec<String>) -> Value {
 /// request's two ISO dates in its order, the first the start ("updated between 2025-06-01 and
 /// 2025-06-30"), when exactly one such pair of string parameters is left and grounding offered
 /// each both dates; a small model otherwise writes the first date into both.
+///
+/// A request that writes no ISO date but names one calendar period ([`crate::periods`]: "for
+/// July 2026", "in Q2 2026") gives the pair its first and last day, when the pair's sides take
+/// texts and grounding restricted both (a small model wrote `"2026"` into each).
 fn range_dates(query: &str, grounded: &mut Map<String, Value>, names: &[&str]) {
     let dates = crate::cues::iso_dates(query);
+    if dates.is_empty()
+        && let [period] = crate::periods::named(query).as_slice()
+    {
+        period_dates(period, grounded, names);
+        return;
+    }
     let [first, last] = dates.as_slice() else {
         return;
     };
@@ -533,6 +563,31 @@ fn range_dates(query: &str, grounded: &mut Map<String, Value>, names: &[&str]) {
         return;
     };
     for (k, d) in [(a, first), (b, last)] {
+        if let Some(p) = grounded.get_mut(k).and_then(Value::as_object_mut) {
+            p.insert("enum".into(), json!([d]));
+        }
+    }
+}
+
+/// A range's two sides given one period's first and last day ([`range_dates`]).
+fn period_dates(
+    period: &crate::periods::Period,
+    grounded: &mut Map<String, Value>,
+    names: &[&str],
+) {
+    let takes = |k: &str| {
+        grounded.get(k).is_some_and(|p| {
+            p.get("type").and_then(Value::as_str) == Some("string") && p.get("enum").is_some()
+        })
+    };
+    let pairs: Vec<(String, String)> = crate::cues::name_pairs(names, crate::cues::RANGE_ENDS)
+        .into_iter()
+        .filter(|(a, b)| takes(a) && takes(b))
+        .collect();
+    let [(a, b)] = pairs.as_slice() else {
+        return;
+    };
+    for (k, d) in [(a, &period.first), (b, &period.last)] {
         if let Some(p) = grounded.get_mut(k).and_then(Value::as_object_mut) {
             p.insert("enum".into(), json!([d]));
         }
@@ -1053,6 +1108,10 @@ impl<'a> Grounding<'a> {
     /// The values parameter `k` (of schema `schema`, its items' for an array) may take, or
     /// `None` when it stays as it is.
     fn pointed(&self, k: &str, schema: &Value) -> Option<Vec<String>> {
+        if let Some(dates) = self.dates_for(k, schema) {
+            self.cued.borrow_mut().push((k.to_string(), dates.clone()));
+            return Some(dates);
+        }
         if let Some((_, v)) = self.pairs.iter().find(|(p, _)| p == k) {
             let v: Vec<String> = v.iter().filter(|s| within(schema, s)).cloned().collect();
             if !v.is_empty() && free_string(schema) {
@@ -1124,6 +1183,31 @@ impl<'a> Grounding<'a> {
     /// The values of parameter `k` that the request names by their kind: a time zone, a clock
     /// time, a colour, language, country or currency, a git reference, an arithmetic
     /// expression, a word written with the documented scheme, a search's subject.
+    /// A parameter that takes a date ([`crate::cues::written_as_described`]: `effective_date`,
+    /// a `start` described as a date, a `YYYY-MM-DD` format) takes the ISO dates the request
+    /// writes, and no other span: a cue word had `search_date` offered "unit 05363233" beside
+    /// "2026-06-01".
+    fn dates_for(&self, k: &str, schema: &Value) -> Option<Vec<String>> {
+        if !self.cues || !free_string(schema) {
+            return None;
+        }
+        let text = |f: &str| schema.get(f).and_then(Value::as_str).unwrap_or("");
+        let described = format!("{} {}", text("description"), text("format"));
+        if crate::cues::written_as_described(k, &described) != Some(crate::cues::Written::Date) {
+            return None;
+        }
+        let dates: Vec<String> = crate::cues::iso_dates(self.query)
+            .into_iter()
+            .filter(|d| within(schema, d))
+            .fold(Vec::new(), |mut out, d| {
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+                out
+            });
+        (!dates.is_empty()).then_some(dates)
+    }
+
     fn by_kind(&self, k: &str, schema: &Value, documented: &str) -> Option<Vec<String>> {
         let (query, free) = (self.query, free_string(schema));
         let some = |v: Vec<String>| (!v.is_empty()).then_some(v);
@@ -1255,6 +1339,55 @@ mod tests {
 
     fn allowed(s: &ToolSpec, k: &str) -> Vec<String> {
         serde_json::from_value(s.parameters["properties"][k]["enum"].clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_date_parameter_takes_the_request_dates_not_its_format_written_in_capitals() {
+        // MAYO HR's `list_active_employees`: "`YYYY-MM-DD`" was read as an example in capitals,
+        // and `effective_date` was offered `HR` and `D100`, not the date.
+        let employees = ToolSpec::new(
+            "list_active_employees",
+            "List employees active on a date.",
+            json!({"type": "object", "properties": {
+                "effective_date": {"type": "string",
+                    "description": "Effective date in `YYYY-MM-DD` format"},
+                "insurance_no": {"type": "string"}},
+                   "required": ["effective_date", "insurance_no"]}),
+        );
+        let q = "who was employed on 2026-03-01 in unit 05363233? (MAYO HR)";
+        let (g, _) = ground_strings(&employees, q, true);
+        assert_eq!(allowed(&g, "effective_date"), ["2026-03-01"]);
+        assert!(format_placeholder("YYYY-MM-DD") && format_placeholder("HH:MM"));
+        assert!(format_placeholder("yyyy-mm-ddThh:mm:ssZ") && format_placeholder("DD.MM.YYYY"));
+        assert!(
+            !format_placeholder("AAPL")
+                && !format_placeholder("MM")
+                && !format_placeholder("EU-WEST")
+        );
+    }
+
+    #[test]
+    fn a_period_gives_a_range_its_first_and_last_day() {
+        let leave = ToolSpec::new(
+            "get_leave_history",
+            "Leave requests in a date range.",
+            json!({"type": "object", "properties": {
+                "start_date": {"type": "string", "description": "Range start in `YYYY-MM-DD` format"},
+                "end_date": {"type": "string", "description": "Range end in `YYYY-MM-DD` format"}},
+                   "required": ["start_date", "end_date"]}),
+        );
+        let (g, _) = ground_strings(
+            &leave,
+            "leave requests (approved and pending) for July 2026",
+            true,
+        );
+        assert_eq!(allowed(&g, "start_date"), ["2026-07-01"]);
+        assert_eq!(allowed(&g, "end_date"), ["2026-07-31"]);
+        let (g, _) = ground_strings(&leave, "leave taken in Q1 2026", true);
+        assert_eq!(allowed(&g, "end_date"), ["2026-03-31"]);
+        // Two periods say no one range.
+        let (g, _) = ground_strings(&leave, "compare May 2026 and June 2026", true);
+        assert_ne!(allowed(&g, "start_date"), ["2026-05-01"]);
     }
 
     #[test]

@@ -1,0 +1,196 @@
+//! Calendar periods a request names, as the first and last day of each.
+//!
+//! A date range's two sides (`start_date` / `end_date`, `from_date` / `to_date`) are often
+//! given as one period: "leave requests for July 2026", "shipments by status for Q2 2026". A
+//! 135M model writes `"2026"` into both sides; the period says exactly which two ISO dates are
+//! meant. [`named`] reads the periods that hold a year, so nothing depends on today's date:
+//! a month and its year ("July 2026", "jul 2026", "2026-07"), a quarter or half year and its
+//! year ("Q2 2026", "2026 Q2", "H1 2026"). A year alone ("since 2023", "in 2024") is left out:
+//! whether it is a range or a start is the request's to say, not the calendar's.
+//!
+//! ```
+//! use toolwright_local::periods::{Period, named};
+//! assert_eq!(named("leave requests for July 2026"),
+//!            [Period { first: "2026-07-01".into(), last: "2026-07-31".into() }]);
+//! assert_eq!(named("status breakdown for Q2 2026")[0].last, "2026-06-30");
+//! assert_eq!(named("clock-ins corrected in feb 2024")[0].last, "2024-02-29");
+//! assert!(named("top 50 deals since 2023").is_empty());
+//! ```
+
+/// A calendar period: its first and last day, each `YYYY-MM-DD`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Period {
+    /// The period's first day.
+    pub first: String,
+    /// The period's last day.
+    pub last: String,
+}
+
+/// Month names and their usual short forms, in calendar order of their month (1-based index
+/// through [`month_of`]).
+const MONTHS: &[(&str, u32)] = &[
+    ("january", 1),
+    ("jan", 1),
+    ("february", 2),
+    ("feb", 2),
+    ("march", 3),
+    ("mar", 3),
+    ("april", 4),
+    ("apr", 4),
+    ("may", 5),
+    ("june", 6),
+    ("jun", 6),
+    ("july", 7),
+    ("jul", 7),
+    ("august", 8),
+    ("aug", 8),
+    ("september", 9),
+    ("sep", 9),
+    ("sept", 9),
+    ("october", 10),
+    ("oct", 10),
+    ("november", 11),
+    ("nov", 11),
+    ("december", 12),
+    ("dec", 12),
+];
+
+fn month_of(word: &str) -> Option<u32> {
+    MONTHS.iter().find(|(m, _)| *m == word).map(|(_, n)| *n)
+}
+
+/// A year of the calendars tools keep (1900–2100), written as four digits.
+fn year_of(word: &str) -> Option<i32> {
+    (word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| word.parse::<i32>().ok())
+        .flatten()
+        .filter(|y| (1900..=2100).contains(y))
+}
+
+/// The months a quarter or half year spans (`q2` → April to June), or `None`.
+fn part_of_year(word: &str) -> Option<(u32, u32)> {
+    match word {
+        "q1" => Some((1, 3)),
+        "q2" => Some((4, 6)),
+        "q3" => Some((7, 9)),
+        "q4" => Some((10, 12)),
+        "h1" => Some((1, 6)),
+        "h2" => Some((7, 12)),
+        _ => None,
+    }
+}
+
+fn days_in(year: i32, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+fn span(year: i32, from: u32, to: u32) -> Period {
+    Period {
+        first: format!("{year:04}-{from:02}-01"),
+        last: format!("{year:04}-{to:02}-{:02}", days_in(year, to)),
+    }
+}
+
+/// An ISO month (`2026-07`) as its period; a full date (`2026-07-14`) is no month.
+fn iso_month(word: &str) -> Option<Period> {
+    let (y, m) = word.split_once('-')?;
+    let month = (m.len() == 2 && m.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| m.parse::<u32>().ok())
+        .flatten()
+        .filter(|m| (1..=12).contains(m))?;
+    Some(span(year_of(y)?, month, month))
+}
+
+/// The periods `query` names, in its order, without repeats (see the module documentation).
+pub fn named(query: &str) -> Vec<Period> {
+    let words: Vec<String> = query
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '/' | '?' | '!' | ';'))
+        .map(|w| w.trim_end_matches('.').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out: Vec<Period> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(String::as_str).unwrap_or_default();
+        let prev = i
+            .checked_sub(1)
+            .and_then(|j| words.get(j))
+            .map(String::as_str)
+            .unwrap_or_default();
+        let found = if let (Some(m), Some(y)) = (month_of(w), year_of(next)) {
+            Some(span(y, m, m))
+        } else if let (Some((a, b)), Some(y)) = (part_of_year(w), year_of(next)) {
+            Some(span(y, a, b))
+        } else if let (Some((a, b)), Some(y)) = (part_of_year(w), year_of(prev)) {
+            Some(span(y, a, b))
+        } else {
+            iso_month(w)
+        };
+        if let Some(p) = found.filter(|p| !out.contains(p)) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(q: &str) -> (String, String) {
+        let p = named(q);
+        assert_eq!(p.len(), 1, "{q}: {p:?}");
+        let p = p.into_iter().next().unwrap_or(Period {
+            first: String::new(),
+            last: String::new(),
+        });
+        (p.first, p.last)
+    }
+
+    #[test]
+    fn months_quarters_and_halves_with_their_year() {
+        assert_eq!(one("May 2026"), ("2026-05-01".into(), "2026-05-31".into()));
+        assert_eq!(
+            one("in sept 2025?"),
+            ("2025-09-01".into(), "2025-09-30".into())
+        );
+        assert_eq!(
+            one("for Q1 2026"),
+            ("2026-01-01".into(), "2026-03-31".into())
+        );
+        assert_eq!(one("2024 H2"), ("2024-07-01".into(), "2024-12-31".into()));
+        assert_eq!(
+            one("report for 2026-02"),
+            ("2026-02-01".into(), "2026-02-28".into())
+        );
+        assert_eq!(one("feb 2000"), ("2000-02-01".into(), "2000-02-29".into()));
+        assert_eq!(one("feb 1900"), ("1900-02-01".into(), "1900-02-28".into()));
+    }
+
+    #[test]
+    fn a_year_alone_a_full_date_or_a_month_without_year_is_no_period() {
+        for q in [
+            "since 2023",
+            "invoices of 2024",
+            "on 2026-03-01",
+            "every May",
+            "it may 20 be",
+            "q3 results",
+            "2026-13",
+        ] {
+            assert!(named(q).is_empty(), "{q}: {:?}", named(q));
+        }
+    }
+
+    #[test]
+    fn several_periods_in_order_without_repeats() {
+        let p = named("compare March 2025 with March 2025 and Q4 2024");
+        assert_eq!(p.len(), 2);
+        assert_eq!(p.first().map(|p| p.first.as_str()), Some("2025-03-01"));
+        assert_eq!(p.get(1).map(|p| p.last.as_str()), Some("2024-12-31"));
+    }
+}
