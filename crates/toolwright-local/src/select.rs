@@ -178,7 +178,11 @@ fn acting(ranking: &[Candidate], query: &str) -> Option<Vec<Vec<String>>> {
     Some(
         ranking
             .iter()
-            .filter_map(|c| name_object(&c.name).map(|o| (&c.name, o)))
+            .filter_map(|c| {
+                name_object(&c.name)
+                    .or_else(|| controlled(&c.name, wanted))
+                    .map(|o| (&c.name, o))
+            })
             .filter(|(_, (a, _))| *a == wanted)
             .map(|(name, (_, object))| {
                 if namespace(name, &object) {
@@ -189,6 +193,49 @@ fn acting(ranking: &[Candidate], query: &str) -> Option<Vec<Vec<String>>> {
             })
             .collect(),
     )
+}
+
+/// Verbs of a tool's name that change their object in whatever way the arguments say
+/// (`control_blinds`, `switch_scene`, `toggle_light`): such a tool updates its object.
+const CONTROLS: &[&str] = &[
+    "control",
+    "switch",
+    "toggle",
+    "adjust",
+    "operate",
+    "configure",
+];
+
+/// Verbs of a tool's name that create, change or remove their object as the arguments say
+/// (`manage_cache`, `manage_entity_lifecycle`).
+const MANAGES: &[&str] = &["manage", "handle", "administer"];
+
+/// What a tool whose name has no verb of an [`Action`] does when its verb is one of
+/// [`CONTROLS`] (an update) or [`MANAGES`] (whatever `wanted` is): that action and the stemmed
+/// words of its object, the words after the verb (or before it when none follow). "close the
+/// living room blinds" is for `control_blinds`; "wipe the local cache" for `manage_cache`.
+fn controlled(
+    name: &str,
+    wanted: toolwright_catalog::text::Action,
+) -> Option<(toolwright_catalog::text::Action, Vec<String>)> {
+    use toolwright_catalog::text::{Action, stem, words};
+    let ws = words(name);
+    let at = ws
+        .iter()
+        .position(|w| CONTROLS.contains(&w.as_str()) || MANAGES.contains(&w.as_str()))?;
+    let verb = ws.get(at)?;
+    let action = if MANAGES.contains(&verb.as_str()) && wanted != Action::Read {
+        wanted
+    } else {
+        Action::Update
+    };
+    let after = ws.get(at + 1..).unwrap_or_default();
+    let object = if after.is_empty() {
+        ws.get(..at).unwrap_or_default()
+    } else {
+        after
+    };
+    Some((action, object.iter().map(|w| stem(w)).collect()))
 }
 
 fn action_fit(ranking: &[Candidate], query: &str) -> ActionFit {
@@ -675,6 +722,27 @@ mod tests {
             panic!()
         };
         assert!(reason.contains("similarity 0.25"), "{reason}");
+    }
+
+    #[test]
+    fn tools_that_control_or_manage_their_object_do_what_is_asked_to_it() {
+        let r = [
+            cand("set_color_brightness", 1.0, Some(0.6)),
+            cand("control_blinds", 0.9, Some(0.5)),
+        ];
+        let e = evidence(&r, "close the living room blinds, idx 71", &[]).unwrap();
+        assert!(!e.object_missing && !e.action_missing, "{e:?}");
+        // Its object must still be the request's.
+        let e = evidence(&r, "close the garage door", &[]).unwrap();
+        assert!(e.object_missing, "{e:?}");
+        let r = [
+            cand("manage_cache", 1.0, Some(0.5)),
+            cand("get_system_status", 0.9, Some(0.4)),
+        ];
+        let e = evidence(&r, "wipe the local cache completely", &[]).unwrap();
+        assert!(!e.object_missing && !e.action_missing, "{e:?}");
+        let e = evidence(&r, "delete the staging project", &[]).unwrap();
+        assert!(e.object_missing, "{e:?}");
     }
 
     #[test]
