@@ -97,6 +97,8 @@ const GENERIC: &[&str] = &[
     "identifier",
     "slug",
     "uuid",
+    // `python_version` is named by "python 3.11", `node_version` by "node 20".
+    "version",
 ];
 
 /// Words that may sit between a name word and its value ("user with id U12", "branch named x").

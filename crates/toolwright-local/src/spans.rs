@@ -256,6 +256,19 @@ fn examples(schema: &Value) -> Vec<String> {
     out
 }
 
+/// Whether a span is written as a version: digits in two or more dotted parts, with an
+/// optional `v` before and a pre-release after (`3.11`, `2.14.0`, `v1.8.2`, `1.0.0-rc1`), or
+/// `v` and a number (`v5`).
+fn version_like(span: &str) -> bool {
+    let body = span.strip_prefix(['v', 'V']).unwrap_or(span);
+    let core = body.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    let numeric = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    let dotted = parts.len() >= 2 && parts.iter().all(numeric);
+    let tagged = body.len() < span.len() && parts.len() == 1 && parts.iter().all(numeric);
+    !span.contains(char::is_whitespace) && (dotted || tagged)
+}
+
 /// Whether an example is a date or time format written out (`YYYY-MM-DD`, `HH:MM`,
 /// `DD.MM.YYYY`, `YYYY-MM-DDTHH:MM:SSZ`), not a value: its letters are a format's (`Y M D H S
 /// T Z`, any case), in runs of two or more, and it holds a year's or an hour's run. Taken for a
@@ -1108,7 +1121,10 @@ impl<'a> Grounding<'a> {
     /// The values parameter `k` (of schema `schema`, its items' for an array) may take, or
     /// `None` when it stays as it is.
     fn pointed(&self, k: &str, schema: &Value) -> Option<Vec<String>> {
-        if let Some(dates) = self.dates_for(k, schema) {
+        if let Some(dates) = self
+            .dates_for(k, schema)
+            .or_else(|| self.versions_for(k, schema))
+        {
             self.cued.borrow_mut().push((k.to_string(), dates.clone()));
             return Some(dates);
         }
@@ -1206,6 +1222,24 @@ impl<'a> Grounding<'a> {
                 out
             });
         (!dates.is_empty()).then_some(dates)
+    }
+
+    /// A parameter named for a version (`version`, `python_version`) takes the versions the
+    /// request writes (`2.14.0`, `3.11`, `v5`), and no other span.
+    fn versions_for(&self, k: &str, schema: &Value) -> Option<Vec<String>> {
+        let named = crate::cues::name_words(k)
+            .last()
+            .is_some_and(|w| w == "version");
+        if !self.cues || !free_string(schema) || !named {
+            return None;
+        }
+        let versions: Vec<String> = self
+            .spans
+            .iter()
+            .filter(|s| version_like(s) && within(schema, s))
+            .cloned()
+            .collect();
+        (!versions.is_empty()).then_some(versions)
     }
 
     fn by_kind(&self, k: &str, schema: &Value, documented: &str) -> Option<Vec<String>> {
@@ -1364,6 +1398,26 @@ mod tests {
                 && !format_placeholder("MM")
                 && !format_placeholder("EU-WEST")
         );
+    }
+
+    #[test]
+    fn a_version_parameter_takes_the_versions_written() {
+        let deps = ToolSpec::new(
+            "resolve_dependencies",
+            "Resolve a package's dependencies.",
+            json!({"type": "object", "properties": {
+                "package_name": {"type": "string"},
+                "python_version": {"type": "string"}},
+                   "required": ["package_name", "python_version"]}),
+        );
+        let (g, _) = ground_strings(
+            &deps,
+            "resolve everything boto3 pulls in for python 3.11",
+            true,
+        );
+        assert_eq!(allowed(&g, "python_version"), ["3.11"]);
+        assert!(version_like("v1.8.2") && version_like("1.0.0-rc1") && version_like("v5"));
+        assert!(!version_like("5") && !version_like("2026-06-01") && !version_like("a.b"));
     }
 
     #[test]
