@@ -236,8 +236,8 @@ fn keep_range_ends(
     };
     let pairs = crate::cues::name_pairs(&names, crate::cues::RANGE_ENDS);
     let dated_pairs = pairs.iter().filter(|(a, b)| dated(a) && dated(b)).count();
-    for (a, b) in pairs.iter().cloned() {
-        let (Some(i), Some(j)) = (at(&a), at(&b)) else {
+    for (a, b) in pairs.iter() {
+        let (Some(i), Some(j)) = (at(a), at(b)) else {
             continue;
         };
         let (sa, sb) = (stays.get(i).copied(), stays.get(j).copied());
@@ -245,12 +245,12 @@ fn keep_range_ends(
             && sa == Some(false)
             && sb == Some(false)
             && dated_pairs == 1
-            && dated(&a)
-            && dated(&b);
-        if !free(&a) || !free(&b) || (sa == sb && !neither_but_dated) {
+            && dated(a)
+            && dated(b);
+        if !free(a) || !free(b) || (sa == sb && !neither_but_dated) {
             continue;
         }
-        for (k, n) in [(i, &a), (j, &b)] {
+        for (k, n) in [(i, a), (j, b)] {
             if let Some(s) = stays.get_mut(k) {
                 *s = true;
             }

@@ -275,7 +275,7 @@ fn version_like(span: &str) -> bool {
 /// value written in capitals, it had `effective_date` offered `D100` and not `2026-03-01`.
 fn format_placeholder(e: &str) -> bool {
     let runs: Vec<&str> = e
-        .split(|c: char| matches!(c, '-' | '/' | ':' | '.' | ' ' | 'T' | 'Z' | '+'))
+        .split(['-', '/', ':', '.', ' ', 'T', 'Z', '+'])
         .filter(|r| !r.is_empty())
         .collect();
     let format_run = |r: &str| {
