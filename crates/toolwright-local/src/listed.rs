@@ -120,6 +120,43 @@ fn quoted_choices(text: &str) -> Option<Vec<String>> {
     })
 }
 
+/// The example values of a filter: the quoted words of a sentence that gives examples
+/// ("Filter by item status (e.g., 'active', 'resolved', 'muted')"), two or more, each one word
+/// (letters, digits, `_` or `-`). Not choices: a request may name another value. The narrowing
+/// pass reads them as a filter's values only where the request names one
+/// ([`crate::narrow::narrow_for_query`]).
+///
+/// ```
+/// use toolwright_local::listed::example_values;
+/// assert_eq!(example_values("Filter by environment (e.g., 'production', 'staging')"),
+///            Some(vec!["production".to_string(), "staging".to_string()]));
+/// assert_eq!(example_values("The channel, e.g. '#general'"), None);
+/// assert_eq!(example_values("One of 'a' or 'b'"), None);
+/// ```
+pub fn example_values(text: &str) -> Option<Vec<String>> {
+    sentences(text).into_iter().find_map(|s| {
+        let lower = s.to_lowercase();
+        if !EXAMPLE_MARKERS.iter().any(|m| lower.contains(m)) {
+            return None;
+        }
+        let word = |v: &str| {
+            !v.is_empty()
+                && v.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        };
+        let mut vals: Vec<String> = Vec::new();
+        for v in quoted_words(s) {
+            if !word(&v) {
+                return None;
+            }
+            if !vals.contains(&v) {
+                vals.push(v);
+            }
+        }
+        (vals.len() >= 2).then_some(vals)
+    })
+}
+
 /// `text` cut at each ". " and line break (a period inside a quote, as in 'v1.2', does not cut).
 fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();

@@ -342,14 +342,56 @@ fn choices(
             return None;
         }
         let text = crate::listed::documentation(name, p, tool_description);
+        // A filter's examples ("status (e.g., 'active', 'resolved')") are its values where the
+        // request names one: "show resolved items" filters by status. Not for free texts, whose
+        // examples show a shape ("query (e.g. 'python')").
+        let examples = || {
+            let free_text = crate::topic::takes_topic(name, text).is_some()
+                || name_words(name)
+                    .last()
+                    .is_some_and(|w| FREE_TEXT_NAMES.contains(&w.as_str()));
+            (!free_text)
+                .then(|| crate::listed::example_values(text))
+                .flatten()
+        };
         // "You must provide an `area_code` or a `phone_number`" lists parameters, not values.
-        let values: Vec<String> = crate::listed::listed_values(text)?
+        let values: Vec<String> = crate::listed::listed_values(text)
+            .or_else(examples)?
             .into_iter()
             .filter(|v| !params.keys().any(|k| same_name(k, v)))
             .collect();
         (!values.is_empty()).then_some(values)
     })
 }
+
+/// Last name words of parameters that take free text or a name, whose examples show a shape
+/// rather than values to filter by.
+const FREE_TEXT_NAMES: &[&str] = &[
+    "name",
+    "title",
+    "text",
+    "query",
+    "q",
+    "message",
+    "content",
+    "body",
+    "description",
+    "comment",
+    "note",
+    "summary",
+    "subject",
+    "label",
+    "prompt",
+    "keyword",
+    "keywords",
+    "term",
+    "url",
+    "path",
+    "id",
+    "email",
+    "address",
+    "code",
+];
 
 /// Whether two names are one, written apart from case and separators (`area_code` and
 /// `AreaCode`).
@@ -2370,6 +2412,27 @@ mod tests {
         assert!(n.parameters["properties"].get("product").is_none());
         let (_, r) = narrow_for_query(&orders, "show the 10 most recent orders");
         assert_eq!(r.promoted, ["perPage"]);
+    }
+
+    #[test]
+    fn a_filter_is_set_to_an_example_value_the_request_names() {
+        let items = ToolSpec::new(
+            "list_items",
+            "List error items.",
+            json!({"type": "object", "properties": {
+                "status": {"type": "string", "description":
+                    "Filter by item status (e.g., 'active', 'resolved', 'muted') (default: 'active')"},
+                "query": {"type": "string", "description": "Search text (e.g. 'timeout', 'oom')"}}}),
+        );
+        let (n, r) = narrow_for_query(&items, "show resolved items");
+        assert_eq!(r.promoted, ["status"]);
+        assert_eq!(
+            n.parameters["properties"]["status"]["enum"],
+            json!(["resolved"])
+        );
+        // Another value stays the model's to write, and a search text's examples are shapes.
+        let (_, r) = narrow_for_query(&items, "show items about timeout errors");
+        assert!(r.promoted.is_empty(), "{r:?}");
     }
 
     #[test]
