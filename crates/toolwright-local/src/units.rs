@@ -229,7 +229,8 @@ pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Va
 
 /// A size the request writes as width by height (`1280x720`, `800×600`, "1024 by 768"), for a
 /// tool with one number parameter named for each (`width` and `height`, `viewportWidth`):
-/// each with its number, when it fits.
+/// each with its number, when it fits. Three numbers so joined are length, width and height,
+/// for a tool with a `length` too ("a 30x20x15 cm box").
 ///
 /// ```
 /// use serde_json::json;
@@ -238,6 +239,11 @@ pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Va
 ///     "width": {"type": "number"}, "height": {"type": "number"}});
 /// let s = sized(props.as_object().unwrap(), "a screenshot called 'home' at 1280x720");
 /// assert_eq!(s, [("width".to_string(), json!(1280)), ("height".to_string(), json!(720))]);
+/// let parcel = json!({"length": {"type": "number"}, "width": {"type": "number"},
+///     "height": {"type": "number"}, "weight": {"type": "number"}});
+/// let s = sized(parcel.as_object().unwrap(), "ship a 2kg box 30x20x15 cm to the US");
+/// assert_eq!(s, [("length".to_string(), json!(30)), ("width".to_string(), json!(20)),
+///                ("height".to_string(), json!(15))]);
 /// ```
 pub fn sized(props: &Map<String, Value>, query: &str) -> Vec<(String, Value)> {
     let side = |word: &str| -> Option<(&String, &Value)> {
@@ -257,6 +263,34 @@ pub fn sized(props: &Map<String, Value>, query: &str) -> Vec<(String, Value)> {
     };
     let chars: Vec<char> = query.chars().collect();
     let numbers = crate::narrow::numbers_at(query);
+    let joined_at = |a_end: usize, b_start: usize| {
+        let between: String = chars
+            .get(a_end..b_start)
+            .unwrap_or_default()
+            .iter()
+            .collect();
+        matches!(between.trim(), "x" | "×" | "X" | "by")
+    };
+    // A box written length by width by height ("30x20x15 cm"), for a tool with a `length` too.
+    if let Some((l, lp)) = side("length") {
+        for three in numbers.windows(3) {
+            let [(_, a_end, a), (b_start, b_end, b), (c_start, _, c)] = three else {
+                continue;
+            };
+            if joined_at(*a_end, *b_start)
+                && joined_at(*b_end, *c_start)
+                && crate::narrow::number_fits(lp, a)
+                && crate::narrow::number_fits(wp, b)
+                && crate::narrow::number_fits(hp, c)
+            {
+                return vec![
+                    (l.clone(), a.clone()),
+                    (w.clone(), b.clone()),
+                    (h.clone(), c.clone()),
+                ];
+            }
+        }
+    }
     for pair in numbers.windows(2) {
         let [(_, a_end, a), (b_start, _, b)] = pair else {
             continue;
