@@ -256,6 +256,16 @@ fn examples(schema: &Value) -> Vec<String> {
     out
 }
 
+/// The time of day (`HH:MM`, [`crate::clock::times_named`]) written within the three words
+/// after the first `date` of `query` ("2026-05-13 at 09:00", "2026-04-21 17:30"), if any.
+fn timed(query: &str, date: &str) -> Option<String> {
+    let at = query.find(date)? + date.len();
+    let after: Vec<&str> = query.get(at..)?.split_whitespace().take(3).collect();
+    crate::clock::times_named(&after.join(" "))
+        .into_iter()
+        .next()
+}
+
 /// Whether a span is written as a version: digits in two or more dotted parts, with an
 /// optional `v` before and a pre-release after (`3.11`, `2.14.0`, `v1.8.2`, `1.0.0-rc1`), or
 /// `v` and a number (`v5`).
@@ -1212,8 +1222,23 @@ impl<'a> Grounding<'a> {
         if crate::cues::written_as_described(k, &described) != Some(crate::cues::Written::Date) {
             return None;
         }
+        // A date-only parameter (`YYYY-MM-DD` and no hour, `format: date`) takes the dates; any
+        // other takes a date with the time of day written right after it as one moment
+        // ("2026-05-13 at 09:00" → `2026-05-13T09:00`).
+        let lower = described.to_lowercase();
+        let date_only =
+            text("format") == "date" || (lower.contains("yyyy-mm-dd") && !lower.contains("hh"));
         let dates: Vec<String> = crate::cues::iso_dates(self.query)
             .into_iter()
+            .map(|d| {
+                if date_only || d.len() > 10 {
+                    return d;
+                }
+                match timed(self.query, &d) {
+                    Some(t) => format!("{d}T{t}"),
+                    None => d,
+                }
+            })
             .filter(|d| within(schema, d))
             .fold(Vec::new(), |mut out, d| {
                 if !out.contains(&d) {
@@ -1418,6 +1443,27 @@ mod tests {
         assert_eq!(allowed(&g, "python_version"), ["3.11"]);
         assert!(version_like("v1.8.2") && version_like("1.0.0-rc1") && version_like("v5"));
         assert!(!version_like("5") && !version_like("2026-06-01") && !version_like("a.b"));
+    }
+
+    #[test]
+    fn a_moment_parameter_takes_a_date_with_its_time() {
+        let event = ToolSpec::new(
+            "create_event",
+            "Create a calendar event.",
+            json!({"type": "object", "properties": {
+                "summary": {"type": "string"}, "start": {"type": "string"},
+                "day": {"type": "string", "description": "Day, YYYY-MM-DD"}},
+                   "required": ["summary", "start", "day"]}),
+        );
+        let (g, _) = ground_strings(
+            &event,
+            "add 'Dentist' to my calendar on 2026-05-13 at 09:00",
+            true,
+        );
+        assert_eq!(allowed(&g, "start"), ["2026-05-13T09:00"]);
+        assert_eq!(allowed(&g, "day"), ["2026-05-13"]);
+        let (g, _) = ground_strings(&event, "add 'Dentist' on 2026-05-13, 3 people", true);
+        assert_eq!(allowed(&g, "start"), ["2026-05-13"]);
     }
 
     #[test]
