@@ -2041,9 +2041,11 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         .chain(units)
         .chain(sizes)
     {
+        // A parameter that stays optional for its name ("the next 8 hours" for `hours`) is made
+        // required too: the request gives its value, and the model left it out.
         if let Some(i) = props.keys().position(|k| *k == name)
             && let Some(s) = stays.get_mut(i)
-            && !*s
+            && (!*s || (!required.contains(&name.as_str()) && !report.promoted.contains(&name)))
         {
             *s = true;
             report.promoted.push(name);

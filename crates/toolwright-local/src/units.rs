@@ -98,8 +98,14 @@ fn param_unit(name: &str, description: &str) -> Option<(Dimension, f64)> {
         .filter(|w| long(w))
         .find_map(unit)
         .or_else(|| {
-            name_words(name)
-                .last()
+            // `days_ahead`, `hours_back`: the unit before a word that says which way.
+            let words = name_words(name);
+            let way =
+                |w: &String| AHEAD_NAMES.contains(&w.as_str()) || BACK_NAMES.contains(&w.as_str());
+            words
+                .iter()
+                .rev()
+                .find(|w| !way(w))
                 .filter(|w| long(w))
                 .and_then(|w| unit(w))
         })
@@ -136,10 +142,18 @@ pub fn measured(name: &str, description: &str) -> bool {
 /// The numbers `query` states with a unit: value, dimension, size of the unit, and the
 /// number as written.
 fn stated(query: &str) -> Vec<(f64, Dimension, f64, Value)> {
+    stated_at(query)
+        .into_iter()
+        .map(|(n, d, f, v, _)| (n, d, f, v))
+        .collect()
+}
+
+/// [`stated`], with which way in time each quantity points, as the words around it say.
+fn stated_at(query: &str) -> Vec<(f64, Dimension, f64, Value, Option<Way>)> {
     let mut out = Vec::new();
     // `numbers_at` counts characters; the text after a number starts at this byte.
     let at: Vec<usize> = query.char_indices().map(|(i, _)| i).collect();
-    for (_, end, v) in crate::narrow::numbers_at(query) {
+    for (start, end, v) in crate::narrow::numbers_at(query) {
         let Some(n) = v.as_f64() else { continue };
         let Some(&after_at) = at.get(end) else {
             continue;
@@ -160,10 +174,55 @@ fn stated(query: &str) -> Vec<(f64, Dimension, f64, Value)> {
             glued
         };
         if let Some((d, f)) = unit(&word) {
-            out.push((n, d, f, v));
+            let before = at.get(start).and_then(|b| query.get(..*b)).unwrap_or("");
+            out.push((n, d, f, v, way(before, rest)));
         }
     }
     out
+}
+
+/// Which way in time a quantity points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// Ahead: "the next 14 days", "in the coming 8 hours", "3 days from now".
+    Ahead,
+    /// Back: "the last 60 days", "the past week", "2 hours ago".
+    Back,
+}
+
+/// Words before a quantity that point ahead or back.
+const AHEAD_BEFORE: &[&str] = &["next", "coming", "upcoming", "following"];
+const BACK_BEFORE: &[&str] = &["last", "past", "previous", "prior"];
+
+/// Name words of a parameter counted ahead or back (`days_ahead`, `days_back`, `lookback`).
+const AHEAD_NAMES: &[&str] = &["ahead", "forward", "future", "next", "upcoming"];
+const BACK_NAMES: &[&str] = &["back", "ago", "past", "previous", "lookback", "history"];
+
+/// The [`Way`] of a quantity, from the two words `before` it and the words after its unit.
+fn way(before: &str, after: &str) -> Option<Way> {
+    let lower = before.to_lowercase();
+    let prev: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(2)
+        .collect();
+    let next: Vec<String> = after
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .take(2)
+        .map(String::from)
+        .collect();
+    let said = |w: &str| next.first().is_some_and(|n| n == w);
+    if prev.iter().any(|w| AHEAD_BEFORE.contains(w)) || said("ahead") || next == ["from", "now"] {
+        Some(Way::Ahead)
+    } else if prev.iter().any(|w| BACK_BEFORE.contains(w)) || said("ago") || said("back") {
+        Some(Way::Back)
+    } else {
+        None
+    }
 }
 
 /// The numbers `query` states with a unit of time, length or percentage ("24 hours", "2km",
@@ -199,14 +258,20 @@ fn number(n: f64) -> Option<Value> {
 ///     "duration": {"type": "number", "description": "Duration of the operation in seconds"}});
 /// let p = placed(props.as_object().unwrap(), "a task that takes 10 seconds in 5 steps");
 /// assert_eq!(p, [("duration".to_string(), json!(10), json!(10))]);
+/// let window = json!({"days_ahead": {"type": "integer"}, "days_back": {"type": "integer"}});
+/// let p = placed(window.as_object().unwrap(), "events for the next 14 days");
+/// assert_eq!(p, [("days_ahead".to_string(), json!(14), json!(14))]);
+/// let p = placed(window.as_object().unwrap(), "anything about Berlin over the last 60 days");
+/// assert_eq!(p, [("days_back".to_string(), json!(60), json!(60))]);
+/// assert!(placed(window.as_object().unwrap(), "14 days").is_empty());
 /// let props = json!({"radius": {"type": "number", "description": "Radius in meters"}});
 /// let p = placed(props.as_object().unwrap(), "chargers within 2 km of 52.52,13.405");
 /// assert_eq!(p, [("radius".to_string(), json!(2000), json!(2))]);
 /// ```
 pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Value)> {
     let mut out = Vec::new();
-    for (n, dim, size, written) in stated(query) {
-        let takers: Vec<(&String, f64, &Value)> = props
+    for (n, dim, size, written, way) in stated_at(query) {
+        let mut takers: Vec<(&String, f64, &Value)> = props
             .iter()
             .filter(|(_, p)| crate::narrow::free_number(p))
             .filter_map(|(k, p)| {
@@ -214,6 +279,17 @@ pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Va
                 (d == dim).then_some((k, f, p))
             })
             .collect();
+        // Two parameters in one unit counted ahead and back (`days_ahead`, `days_back`): the
+        // words around the quantity say which ("the next 14 days").
+        if takers.len() > 1
+            && let Some(way) = way
+        {
+            let names = match way {
+                Way::Ahead => AHEAD_NAMES,
+                Way::Back => BACK_NAMES,
+            };
+            takers.retain(|(k, _, _)| name_words(k).iter().any(|w| names.contains(&w.as_str())));
+        }
         let [(k, f, p)] = takers.as_slice() else {
             continue;
         };
