@@ -312,7 +312,9 @@ fn string_typed(o: &Map<String, Value>) -> bool {
 
 /// An optional value written as `anyOf: [X, {"type": "null"}]` (pydantic's `Optional[X]`, what
 /// Python MCP servers advertise) as `X` with the outer description and title: the model leaves
-/// the parameter out rather than writing `null`.
+/// the parameter out rather than writing `null`. A union of a text and a number
+/// (`Union[str, int]`, "Course code or Canvas ID") is its text: the request's spans hold its
+/// numbers too, and the model, free, wrote `"lisst_modules"` for "course 60123".
 fn without_null(schema: &Value) -> Option<Value> {
     let o = schema.as_object()?;
     let Some(Value::Array(alts)) = o.get("anyOf") else {
@@ -320,8 +322,14 @@ fn without_null(schema: &Value) -> Option<Value> {
     };
     let null = |a: &Value| a.get("type").and_then(Value::as_str) == Some("null");
     let kept: Vec<&Value> = alts.iter().filter(|a| !null(a)).collect();
-    let [inner] = kept.as_slice() else {
-        return None;
+    let typed = |a: &Value, t: &str| a.get("type").and_then(Value::as_str) == Some(t);
+    let inner = match kept.as_slice() {
+        [inner] => *inner,
+        // A text or a number (`Union[str, int]`: "Course code or Canvas ID") is written as a
+        // text: the request's spans hold both its codes and its numbers.
+        [a, b] if typed(a, "string") && (typed(b, "integer") || typed(b, "number")) => *a,
+        [a, b] if typed(b, "string") && (typed(a, "integer") || typed(a, "number")) => *b,
+        _ => return None,
     };
     let mut m = inner.as_object()?.clone();
     for key in ["description", "title"] {
@@ -1464,6 +1472,24 @@ mod tests {
         assert_eq!(allowed(&g, "day"), ["2026-05-13"]);
         let (g, _) = ground_strings(&event, "add 'Dentist' on 2026-05-13, 3 people", true);
         assert_eq!(allowed(&g, "start"), ["2026-05-13"]);
+    }
+
+    #[test]
+    fn a_text_or_number_union_takes_the_request_spans() {
+        let modules = ToolSpec::new(
+            "list_modules",
+            "List a course's modules.",
+            json!({"type": "object", "properties": {
+                "course_identifier": {"anyOf": [{"type": "string"}, {"type": "integer"}],
+                    "description": "Course code or Canvas ID"}},
+                   "required": ["course_identifier"]}),
+        );
+        let (g, r) = ground_strings(&modules, "what modules does course 60123 have?", true);
+        assert_eq!(r, ["course_identifier"]);
+        assert!(
+            allowed(&g, "course_identifier").contains(&"60123".to_string()),
+            "{g:?}"
+        );
     }
 
     #[test]
