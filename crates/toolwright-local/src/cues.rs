@@ -580,10 +580,21 @@ fn tokens(query: &str) -> Vec<Word> {
 /// written (`repo_path` → `repo`: "in the repo at /srv/shop"), or the two words of a two-word
 /// name as a phrase (`commit_message` → `commit message`, `source_branch` → `source branch`:
 /// both must be written, in that order), or `None` (`name`, `file_path`, three words or more).
+/// A name word without an id suffix glued to it in one lower-case word (`hostids` → `host`,
+/// `eventid` → `event`); other words as they are.
+fn unglued(w: String) -> String {
+    ["ids", "id"]
+        .iter()
+        .find_map(|s| w.strip_suffix(s).filter(|h| h.chars().count() >= 4))
+        .map(String::from)
+        .unwrap_or(w)
+}
+
 fn cue_word(param: &str) -> Option<String> {
     let ws: Vec<String> = name_words(param)
         .into_iter()
         .filter(|w| !GENERIC.contains(&w.as_str()))
+        .map(unglued)
         .collect();
     let form =
         |w: &str| PATH_WORDS.contains(&w) || DIRECTORY_WORDS.contains(&w) || URL_WORDS.contains(&w);
@@ -656,7 +667,8 @@ pub(crate) fn cue_words(param: &str, description: &str) -> Vec<String> {
     };
     let head = name_words(param)
         .into_iter()
-        .rfind(|w| !GENERIC.contains(&w.as_str()));
+        .rfind(|w| !GENERIC.contains(&w.as_str()))
+        .map(unglued);
     let mut out: Vec<String> = head.iter().filter(|w| keep(w)).cloned().collect();
     if head.as_ref().is_none_or(|w| w.chars().count() <= 3) {
         let clause = description

@@ -2064,8 +2064,23 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         *s && crate::cues::written_as_described(name, &described_with_format(p))
             == Some(crate::cues::Written::Date)
     });
+    // Nor is a number a staying parameter's cue names as its value ("host 10084" for `hostids`).
+    let cued_values: Vec<String> = props
+        .iter()
+        .zip(&stays)
+        .filter(|(_, s)| **s)
+        .flat_map(|((name, p), _)| {
+            crate::cues::strong_values_named_by(&crate::cues::cue_words(name, described(p)), query)
+        })
+        .collect();
     let mut stated: Vec<Value> = Vec::new();
     for (start, end, n) in numbers_at(query) {
+        if cued_values
+            .iter()
+            .any(|v| v.parse::<f64>().ok() == n.as_f64())
+        {
+            continue;
+        }
         if (date_taken && in_date(query, start))
             || phone_number(query, start, end)
             || period_year(query, start, end)
@@ -2414,6 +2429,22 @@ mod tests {
         assert!(n.parameters["properties"].get("product").is_none());
         let (_, r) = narrow_for_query(&orders, "show the 10 most recent orders");
         assert_eq!(r.promoted, ["perPage"]);
+    }
+
+    #[test]
+    fn an_optional_id_list_is_kept_for_the_value_its_head_names() {
+        // Zabbix's `template_get`: "host 10084" is for `hostids` (a glued id suffix), not a
+        // number for `limit` and `offset`.
+        let get = ToolSpec::new(
+            "template_get",
+            "Get templates.",
+            json!({"type": "object", "properties": {
+                "hostids": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
+                "limit": {"type": "integer"}, "offset": {"type": "integer"}}}),
+        );
+        let (n, r) = narrow_for_query(&get, "which templates are linked to host 10084?");
+        assert_eq!(r.promoted, ["hostids"]);
+        assert!(n.parameters["properties"].get("limit").is_none(), "{n:?}");
     }
 
     #[test]
