@@ -136,12 +136,7 @@ fn keep_marked_side(
         let (Some(i), Some(j)) = (at(&marked), at(&other)) else {
             continue;
         };
-        let dated = |k: &str| {
-            props.get(k).is_some_and(|p| {
-                crate::cues::written_as_described(k, &described_with_format(p))
-                    == Some(crate::cues::Written::Date)
-            })
-        };
+        let dated = |k: &str| props.get(k).is_some_and(|p| takes_date(k, p));
         let free = stays.get(j) == Some(&true) && !required.contains(&other.as_str());
         if free && stays.get(i) == Some(&false) && dated(&marked) && dated(&other) {
             if let Some(s) = stays.get_mut(j) {
@@ -228,12 +223,7 @@ fn keep_range_ends(
             .get(k)
             .is_some_and(|p| p.get("enum").is_none() && !boolean_param(p))
     };
-    let dated = |k: &str| {
-        props.get(k).is_some_and(|p| {
-            crate::cues::written_as_described(k, &described_with_format(p))
-                == Some(crate::cues::Written::Date)
-        })
-    };
+    let dated = |k: &str| props.get(k).is_some_and(|p| takes_date(k, p));
     let pairs = crate::cues::name_pairs(&names, crate::cues::RANGE_ENDS);
     let dated_pairs = pairs.iter().filter(|(a, b)| dated(a) && dated(b)).count();
     for (a, b) in pairs.iter() {
@@ -1139,6 +1129,12 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
 }
 
 /// A parameter's description and format, as [`crate::cues::written_as_described`] reads them.
+/// Whether parameter `name` takes a date ([`crate::cues::written_as_described`]).
+fn takes_date(name: &str, p: &Value) -> bool {
+    crate::cues::written_as_described(name, &described_with_format(p))
+        == Some(crate::cues::Written::Date)
+}
+
 fn described_with_format(p: &Value) -> String {
     let text = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("");
     format!("{} {}", text("description"), text("format"))
@@ -1150,40 +1146,9 @@ fn phone_number(query: &str, start: usize, end: usize) -> bool {
     start > 0 && query.chars().nth(start - 1) == Some('+') && end.saturating_sub(start) >= 7
 }
 
-/// Quarters and halves of a year, written before or after it ("Q1 2025", "2025 Q3").
-const QUARTERS: &[&str] = &["q1", "q2", "q3", "q4", "h1", "h2"];
-
-/// Words that name a period of a year when the year follows them ("march 2024", "FY 2023",
-/// "since 2023").
-const PERIODS: &[&str] = &[
-    "fy",
-    "year",
-    "since",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-];
+/// Words that name a period of a year when the year follows them besides the months
+/// ([`crate::periods::is_month`]): "FY 2023", "since 2023".
+const PERIODS: &[&str] = &["fy", "year", "since"];
 
 /// Whether the number at chars `start..end` is a year written with the period it bounds ("the
 /// deals won in Q1 2025", "invoices since 2023", "2024 H2"): a date, not a count for a `limit`.
@@ -1220,9 +1185,10 @@ pub fn period_year(query: &str, start: usize, end: usize) -> bool {
     };
     let before = word(chars.get(..start), true);
     let after = word(chars.get(end..), false);
-    QUARTERS.contains(&before.as_str())
+    crate::periods::is_part_of_year(&before)
         || PERIODS.contains(&before.as_str())
-        || QUARTERS.contains(&after.as_str())
+        || crate::periods::is_month(&before)
+        || crate::periods::is_part_of_year(&after)
 }
 
 /// Whether the char at `start` is inside a word written as an ISO date (`2024-03-15`,
@@ -2060,10 +2026,10 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     let with_unit = crate::units::with_unit(query);
     // Nor is a part of a date that a staying date parameter takes ("on 2024-03-15" is no
     // `PageSize` 2024), nor a phone number written the international way (`+442071838750`).
-    let date_taken = props.iter().zip(&stays).any(|((name, p), s)| {
-        *s && crate::cues::written_as_described(name, &described_with_format(p))
-            == Some(crate::cues::Written::Date)
-    });
+    let date_taken = props
+        .iter()
+        .zip(&stays)
+        .any(|((name, p), s)| *s && takes_date(name, p));
     // Nor is a number a staying parameter's cue names as its value ("host 10084" for `hostids`).
     let cued_values: Vec<String> = props
         .iter()

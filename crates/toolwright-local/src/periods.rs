@@ -55,6 +55,16 @@ const MONTHS: &[(&str, u32)] = &[
     ("dec", 12),
 ];
 
+/// Whether `word` (lower case) names a month ("march", "sept").
+pub fn is_month(word: &str) -> bool {
+    month_of(word).is_some()
+}
+
+/// Whether `word` (lower case) names a quarter or half of a year (`q1` … `q4`, `h1`, `h2`).
+pub fn is_part_of_year(word: &str) -> bool {
+    part_of_year(word).is_some()
+}
+
 fn month_of(word: &str) -> Option<u32> {
     MONTHS.iter().find(|(m, _)| *m == word).map(|(_, n)| *n)
 }

@@ -565,24 +565,23 @@ fn restricted(schema: &Value, values: Vec<String>) -> Value {
 /// texts and grounding restricted both (a small model wrote `"2026"` into each).
 fn range_dates(query: &str, grounded: &mut Map<String, Value>, names: &[&str]) {
     let dates = crate::cues::iso_dates(query);
-    if dates.is_empty()
-        && let [period] = crate::periods::named(query).as_slice()
-    {
-        period_dates(period, grounded, names);
-        return;
-    }
-    let [first, last] = dates.as_slice() else {
-        return;
+    let periods = crate::periods::named(query);
+    // Two dates must each be offered to both sides; a period's days are the pair's own.
+    let (first, last, offered) = match (dates.as_slice(), periods.as_slice()) {
+        ([first, last], _) => (first.clone(), last.clone(), true),
+        ([], [period]) => (period.first.clone(), period.last.clone(), false),
+        _ => return,
     };
     let takes = |k: &str| {
         grounded.get(k).is_some_and(|p| {
             let texts = p.get("type").and_then(Value::as_str) == Some("string");
-            let offered = p.get("enum").and_then(Value::as_array);
+            let offers = p.get("enum").and_then(Value::as_array);
             texts
-                && offered.is_some_and(|o| {
-                    [first, last]
-                        .iter()
-                        .all(|d| o.iter().any(|v| v.as_str() == Some(d.as_str())))
+                && offers.is_some_and(|o| {
+                    !offered
+                        || [&first, &last]
+                            .iter()
+                            .all(|d| o.iter().any(|v| v.as_str() == Some(d.as_str())))
                 })
         })
     };
@@ -593,32 +592,7 @@ fn range_dates(query: &str, grounded: &mut Map<String, Value>, names: &[&str]) {
     let [(a, b)] = pairs.as_slice() else {
         return;
     };
-    for (k, d) in [(a, first), (b, last)] {
-        if let Some(p) = grounded.get_mut(k).and_then(Value::as_object_mut) {
-            p.insert("enum".into(), json!([d]));
-        }
-    }
-}
-
-/// A range's two sides given one period's first and last day ([`range_dates`]).
-fn period_dates(
-    period: &crate::periods::Period,
-    grounded: &mut Map<String, Value>,
-    names: &[&str],
-) {
-    let takes = |k: &str| {
-        grounded.get(k).is_some_and(|p| {
-            p.get("type").and_then(Value::as_str) == Some("string") && p.get("enum").is_some()
-        })
-    };
-    let pairs: Vec<(String, String)> = crate::cues::name_pairs(names, crate::cues::RANGE_ENDS)
-        .into_iter()
-        .filter(|(a, b)| takes(a) && takes(b))
-        .collect();
-    let [(a, b)] = pairs.as_slice() else {
-        return;
-    };
-    for (k, d) in [(a, &period.first), (b, &period.last)] {
+    for (k, d) in [(a, &first), (b, &last)] {
         if let Some(p) = grounded.get_mut(k).and_then(Value::as_object_mut) {
             p.insert("enum".into(), json!([d]));
         }
