@@ -168,10 +168,19 @@ fn keep_for_quote(
                 .iter()
                 .any(|k| p.get(*k).is_some())
     };
+    // A text that stays for a value its documentation lists and the request names ("in
+    // production" for an `environment` of e.g. 'production', 'staging') is a choice, not the
+    // free text the quote is for.
+    let said = words(query);
+    let chosen = |p: &Value| {
+        crate::listed::listed_values(described(p))
+            .or_else(|| crate::listed::example_values(described(p)))
+            .is_some_and(|vals| vals.iter().any(|v| said.contains(&v.to_lowercase())))
+    };
     let taken = props
         .values()
         .zip(stays.iter())
-        .any(|(p, s)| *s && free_text(p));
+        .any(|(p, s)| *s && free_text(p) && !chosen(p));
     if taken {
         return;
     }
@@ -2429,6 +2438,20 @@ mod tests {
             n.parameters["properties"]["status"]["enum"],
             json!(["resolved"])
         );
+        // The quoted search text still gets its parameter beside the chosen filter.
+        let env = ToolSpec::new(
+            "list_items",
+            "List error items.",
+            json!({"type": "object", "properties": {
+                "environment": {"type": "string", "description":
+                    "Filter by environment (e.g., 'production', 'staging')"},
+                "query": {"type": "string", "description": "Search query to filter items by title"}}}),
+        );
+        let (_, r) = narrow_for_query(
+            &env,
+            "search for items mentioning 'TimeoutError' in production",
+        );
+        assert!(r.promoted.contains(&"query".to_string()), "{r:?}");
         // Another value stays the model's to write, and a search text's examples are shapes.
         let (_, r) = narrow_for_query(&items, "show items about timeout errors");
         assert!(r.promoted.is_empty(), "{r:?}");
