@@ -1139,7 +1139,7 @@ pub(crate) fn numbers_at(query: &str) -> Vec<(usize, usize, Value)> {
 
 /// A parameter's description and format, as [`crate::cues::written_as_described`] reads them.
 /// Whether parameter `name` takes a date ([`crate::cues::written_as_described`]).
-fn takes_date(name: &str, p: &Value) -> bool {
+pub(crate) fn takes_date(name: &str, p: &Value) -> bool {
     crate::cues::written_as_described(name, &described_with_format(p))
         == Some(crate::cues::Written::Date)
 }

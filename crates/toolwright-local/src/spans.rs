@@ -1201,7 +1201,7 @@ impl<'a> Grounding<'a> {
         }
         let text = |f: &str| schema.get(f).and_then(Value::as_str).unwrap_or("");
         let described = format!("{} {}", text("description"), text("format"));
-        if crate::cues::written_as_described(k, &described) != Some(crate::cues::Written::Date) {
+        if !crate::narrow::takes_date(k, schema) {
             return None;
         }
         // A date-only parameter (`YYYY-MM-DD` and no hour, `format: date`) takes the dates; any
