@@ -122,7 +122,8 @@ pub struct EvalArgs {
     #[arg(long, value_name = "SCORE", default_value_t = 0.9)]
     pub relevance_floor: f32,
     /// Embedded model: turn this pass off (repeatable), to measure what it brings: no_tool,
-    /// drop_echoed_names, narrowing, number_grounding, string_grounding, role_cues, require_given,
+    /// drop_echoed_names, narrowing, written_dates, number_grounding, string_grounding, role_cues,
+    /// require_given,
     /// distinct_calls, whole_lists, reask_repeated_numbers, score_values, compose_answer.
     #[arg(long = "pass-off", value_name = "PASS")]
     pub passes_off: Vec<String>,

@@ -1114,6 +1114,20 @@ pub fn focus(
             })
         })
         .or_else(|| own_word_values(param.name, query));
+    // An identifier is the value-like word in brackets after the thing's name, not the name:
+    // `teamId` of "the Finance team (8b1f2c3d-…)".
+    let named = match named {
+        Some(v)
+            if holds_identifier(param.name, param.description)
+                && !v.iter().any(|s| value_like(s)) =>
+        {
+            cue_word(param.name)
+                .and_then(|c| bracketed_after(&c, query))
+                .filter(|b| fits(b))
+                .map_or(Some(v), |b| Some(vec![b]))
+        }
+        other => other,
+    };
     // A path or URL parameter's name points at a path or URL, not at its parts ("the repo at
     // /home/ana/src/shop" is not `home/ana`); a branch's at the branch ("a branch named
     // feature/oauth" is not `feature`).
@@ -1153,6 +1167,28 @@ pub fn focus(
         .cloned()
         .collect();
     (!v.is_empty()).then_some(v)
+}
+
+/// The value-like word written in brackets right after `cue` (or after a word that follows it:
+/// "the Finance team (8b1f2c3d-…)", "my checking account (a1b2c3d4-…)").
+///
+/// ```
+/// use toolwright_local::cues::bracketed_after;
+/// let q = "channels in the Finance team (8b1f2c3d-4e5f) please";
+/// assert_eq!(bracketed_after("team", q).as_deref(), Some("8b1f2c3d-4e5f"));
+/// assert_eq!(bracketed_after("team", "the team (the new one)"), None);
+/// ```
+pub fn bracketed_after(cue: &str, query: &str) -> Option<String> {
+    let ws = tokens(query);
+    let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
+    ws.iter().enumerate().find_map(|(i, w)| {
+        if !names(text(w), cue) {
+            return None;
+        }
+        let n = ws.get(i + 1)?;
+        let opens = query.get(n.raw.clone())?.starts_with(['(', '[']);
+        (opens && value_like(text(n))).then(|| text(n).to_string())
+    })
 }
 
 /// The proper names a parameter named as a title (`title`, `section_title`) or a name (`name`,
@@ -2338,6 +2374,17 @@ mod tests {
         let q = "messages in channel C0ENG42";
         let spans = crate::spans::query_spans(q);
         assert!(focus(Param::named("channel"), q, &spans, |s| s.len() < 3).is_none());
+    }
+
+    #[test]
+    fn an_identifier_is_the_bracketed_word_after_the_things_name() {
+        let q = "show all channels in the Finance team (8b1f2c3d-4e5f-4a6b) so I can pick";
+        let spans = crate::spans::query_spans(q);
+        let f = focus(Param::named("teamId"), q, &spans, |_| true);
+        assert_eq!(f.unwrap_or_default(), ["8b1f2c3d-4e5f-4a6b"]);
+        // The thing's name stays the name's.
+        let f = focus(Param::named("team_name"), q, &spans, |_| true);
+        assert_eq!(f.unwrap_or_default(), ["Finance"]);
     }
 
     #[test]

@@ -149,10 +149,28 @@ fn keep_marked_side(
     }
 }
 
+/// The last word of the name of a text parameter a quoted text is the value of, besides those
+/// that match part of a name ([`matches_part`]).
+const QUOTE_TAKERS: [&str; 3] = ["title", "keyword", "keywords"];
+
+/// The last words of the names of text parameters that match part of a thing's name or text
+/// (`group_name_contains`, `title_like`).
+const MATCHERS: [&str; 5] = ["contains", "containing", "like", "substring", "matching"];
+
+/// Whether parameter `name` matches part of a thing's name or text ([`MATCHERS`]:
+/// `group_name_contains`): it takes a quoted text whole.
+pub(crate) fn matches_part(name: &str) -> bool {
+    name_words(name)
+        .last()
+        .is_some_and(|w| MATCHERS.contains(&w.as_str()))
+}
+
 /// Keeps (and makes required) the one optional search query or title a request's quoted text
 /// is for, when no parameter that stays takes free text: "find my Notion page called 'Q3
 /// roadmap'" keeps `API-post-search`'s `query`, "open the Confluence page 'Release Process'"
-/// `confluence_get_page`'s `title`. A quote with two such parameters keeps neither.
+/// `confluence_get_page`'s `title`, "templates with 'MySQL' in the name"
+/// `template_name_contains` ([`matches_part`]). Of two such parameters, the one whose own
+/// words the request says outside the quote; else neither.
 fn keep_for_quote(
     props: &Map<String, Value>,
     query: &str,
@@ -163,6 +181,8 @@ fn keep_for_quote(
         return;
     }
     let free_text = |p: &Value| {
+        let unnulled = crate::spans::without_null(p);
+        let p = unnulled.as_ref().unwrap_or(p);
         p.get("type").and_then(Value::as_str) == Some("string")
             && !["enum", "format", "pattern", "const"]
                 .iter()
@@ -187,17 +207,44 @@ fn keep_for_quote(
     let takes_quote = |name: &str, p: &Value| {
         free_text(p)
             && (crate::topic::takes_topic(name, described(p)).is_some()
-                || matches!(
-                    name_words(name).last().map(String::as_str),
-                    Some("title" | "keyword" | "keywords")
-                ))
+                || matches_part(name)
+                || name_words(name)
+                    .last()
+                    .is_some_and(|w| QUOTE_TAKERS.contains(&w.as_str())))
     };
-    let open: Vec<usize> = props
+    let mut open: Vec<usize> = props
         .iter()
         .enumerate()
         .filter(|(i, (k, p))| !stays.get(*i).copied().unwrap_or(true) && takes_quote(k, p))
         .map(|(i, _)| i)
         .collect();
+    // Of several, the one whose own words the request says ("items with key containing
+    // 'vfs.fs.size'": `item_key_contains`, not `item_name_contains`).
+    if open.len() > 1 {
+        let unquoted = words(&toolwright_catalog::values::without_quoted(query));
+        let own = |i: &usize| -> Vec<String> {
+            let all: Vec<Vec<String>> = open
+                .iter()
+                .filter_map(|j| props.keys().nth(*j).map(|k| name_words(k)))
+                .collect();
+            props.keys().nth(*i).map_or_else(Vec::new, |k| {
+                name_words(k)
+                    .into_iter()
+                    .filter(|w| !all.iter().all(|ws| ws.contains(w)))
+                    .collect()
+            })
+        };
+        let said: Vec<usize> = open
+            .iter()
+            .filter(|i| {
+                own(i)
+                    .iter()
+                    .any(|w| unquoted.iter().any(|u| same_word(u, w)))
+            })
+            .copied()
+            .collect();
+        open = said;
+    }
     if let [i] = open.as_slice()
         && let (Some(s), Some(name)) = (stays.get_mut(*i), props.keys().nth(*i))
     {
@@ -1251,6 +1298,11 @@ pub fn in_name(query: &str, start: usize) -> bool {
 /// word: the start of an identifier (`1a2b3c4d…`, `9TZKQ4WX1R`), not a number the request
 /// states (`24h`, `1960s`, `3rd` and `1280x720` stay numbers).
 fn in_identifier(chars: &[char], end: usize) -> bool {
+    // `19:meeting_NjQ2…@thread.v2`: digits, a colon and a letter start an identifier, not a
+    // clock time.
+    if chars.get(end) == Some(&':') && chars.get(end + 1).is_some_and(|c| c.is_alphabetic()) {
+        return true;
+    }
     let times = matches!(chars.get(end), Some('x' | '×'))
         && chars.get(end + 1).is_some_and(char::is_ascii_digit);
     if times || !chars.get(end).is_some_and(|c| c.is_alphabetic()) {
@@ -2091,6 +2143,13 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         }
         kept.insert(name.clone(), p.clone());
     }
+    // A list kept for a value the request names takes at least one item: free, the model
+    // wrote `"hostids": []` for "templates linked to host 10084".
+    for name in &report.promoted {
+        if let Some(p) = kept.get_mut(name) {
+            at_least_one(p);
+        }
+    }
     // A flag the request states takes the value it states.
     for (name, v) in &report.flags {
         if let Some(p) = kept.get_mut(name) {
@@ -2127,6 +2186,23 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     root.insert("required".into(), Value::Array(kept_required));
     out.parameters = Value::Object(root);
     (out, report)
+}
+
+/// Gives an array schema (or the array of an optional one, `anyOf: [array, null]`) with no
+/// `minItems` a `minItems` of 1.
+fn at_least_one(p: &mut Value) {
+    let array = |v: &Value| v.get("type").and_then(Value::as_str) == Some("array");
+    let alts: Vec<&mut Value> = match p.get_mut("anyOf").and_then(Value::as_array_mut) {
+        Some(alts) => alts.iter_mut().collect(),
+        None => vec![p],
+    };
+    for a in alts {
+        if array(a)
+            && let Some(o) = a.as_object_mut()
+        {
+            o.entry("minItems").or_insert(json!(1));
+        }
+    }
 }
 
 /// `spec` (narrowed and grounded) with each optional string parameter that grounding left
@@ -2420,6 +2496,11 @@ mod tests {
         let (n, r) = narrow_for_query(&get, "which templates are linked to host 10084?");
         assert_eq!(r.promoted, ["hostids"]);
         assert!(n.parameters["properties"].get("limit").is_none(), "{n:?}");
+        // And it takes at least one: the model had written `[]`.
+        assert_eq!(
+            n.parameters["properties"]["hostids"]["anyOf"][0]["minItems"],
+            json!(1)
+        );
     }
 
     #[test]
@@ -2596,6 +2677,12 @@ mod tests {
         assert_eq!(
             numbers_at("project 4af1c2d0-1111-4c3e-9f00-aa11bb22cc33"),
             vec![]
+        );
+        assert_eq!(numbers_at("chat 19:meeting_NjQ2ZTI3@thread.v2"), vec![]);
+        assert_eq!(
+            numbers_at("at 19:30").len(),
+            2,
+            "a clock time stays numbers"
         );
         assert_eq!(
             numbers_at("on 2026-12-10").len(),
@@ -2883,6 +2970,22 @@ mod tests {
         // No quote, nothing kept.
         let (s, _) = narrow_for_query(&search, "find my Notion pages");
         assert!(s.parameters["properties"].get("query").is_none());
+        // A text that matches part of a name, optional the pydantic way; of two, the one whose
+        // own word the request says.
+        let opt = json!({"anyOf": [{"type": "string"}, {"type": "null"}], "default": null});
+        let items = ToolSpec::new(
+            "item_get",
+            "Get items.",
+            json!({"type": "object", "properties": {
+                "item_name_contains": opt, "item_key_contains": opt,
+                "search": {"type": "object"}}}),
+        );
+        let (_, r) = narrow_for_query(&items, "items with the word 'cpu' in their key");
+        assert_eq!(r.promoted, ["item_key_contains"]);
+        let (_, r) = narrow_for_query(&items, "items with 'cpu' in the name");
+        assert_eq!(r.promoted, ["item_name_contains"]);
+        let (_, r) = narrow_for_query(&items, "show me the 'cpu' items");
+        assert!(r.promoted.is_empty(), "{r:?}");
     }
 
     #[test]

@@ -69,6 +69,10 @@ pub struct Passes {
     /// Narrow each candidate's schema to the query before the grammar is built
     /// ([`crate::narrow::narrow_for_query`]). Default on.
     pub narrowing: bool,
+    /// When a candidate has a date parameter, read the days the request writes in words with
+    /// their year ("January 1, 2026") as ISO dates before the passes below and the model read
+    /// it ([`crate::periods::as_iso`]). Default on.
+    pub written_dates: bool,
     /// Restrict number and integer parameters to the numbers the query states, when it states
     /// some ([`crate::narrow::ground_numbers`]). Default on.
     pub number_grounding: bool,
@@ -121,6 +125,7 @@ impl Default for Passes {
             decline_weak_matches: Some(3.0),
             unwrap_objects: true,
             narrowing: true,
+            written_dates: true,
             number_grounding: true,
             string_grounding: true,
             role_cues: true,
@@ -137,13 +142,14 @@ impl Default for Passes {
 
 impl Passes {
     /// The names [`Passes::switch_off`] knows, as the table above writes them with `_`.
-    pub const SWITCHES: [&'static str; 15] = [
+    pub const SWITCHES: [&'static str; 16] = [
         "router_first",
         "no_tool",
         "drop_echoed_names",
         "ask_missing",
         "unwrap_objects",
         "narrowing",
+        "written_dates",
         "number_grounding",
         "string_grounding",
         "role_cues",
@@ -177,6 +183,7 @@ impl Passes {
             "ask_missing" => self.ask_missing = false,
             "unwrap_objects" => self.unwrap_objects = false,
             "narrowing" => self.narrowing = false,
+            "written_dates" => self.written_dates = false,
             "number_grounding" => self.number_grounding = false,
             "string_grounding" => self.string_grounding = false,
             "role_cues" => self.role_cues = false,

@@ -8,6 +8,11 @@
 //! year ("Q2 2026", "2026 Q2", "H1 2026"). A year alone ("since 2023", "in 2024") is left out:
 //! whether it is a range or a start is the request's to say, not the calendar's.
 //!
+//! A day written in words with its year ("January 1, 2026", "the 1st of September 2026",
+//! "3 March 2026") is no period: [`as_iso`] writes it the ISO way, so that what reads ISO dates
+//! (a date parameter's offered values, a range's sides, "since" and "until") reads it too, and
+//! its day and year are no numbers for a count.
+//!
 //! ```
 //! use toolwright_local::periods::{Period, named};
 //! assert_eq!(named("leave requests for July 2026"),
@@ -116,13 +121,124 @@ fn iso_month(word: &str) -> Option<Period> {
     Some(span(year_of(y)?, month, month))
 }
 
+/// A day of a month written as a number, plain or ordinal (`1`, `01`, `1st`, `22nd`, `31`).
+fn day_of(word: &str) -> Option<u32> {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &word[digits.len()..];
+    let ordinal = matches!(suffix, "" | "st" | "nd" | "rd" | "th");
+    (ordinal && (1..=2).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse::<u32>().ok())
+        .flatten()
+        .filter(|d| (1..=31).contains(d))
+}
+
+/// The words of `query` (lower case, a closing `.` dropped) with their byte ranges; commas,
+/// brackets and question or exclamation marks separate words.
+fn words_at(query: &str) -> Vec<(std::ops::Range<usize>, String)> {
+    let split = |c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '/' | '?' | '!' | ';');
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in query
+        .char_indices()
+        .chain(std::iter::once((query.len(), ' ')))
+    {
+        match (split(c), start) {
+            (true, Some(s)) => {
+                let w = query.get(s..i).unwrap_or_default();
+                let lower = w.trim_end_matches('.').to_lowercase();
+                if !lower.is_empty() {
+                    out.push((s..s + w.trim_end_matches('.').len(), lower));
+                }
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The days `query` writes in words with their year, as ISO dates with the byte range each is
+/// written in: "January 1 2026", "Jan 1st, 2026", "1 January 2026", "the 1st of September
+/// 2026" (the range starts at the day). A day its month does not have is none.
+///
+/// ```
+/// use toolwright_local::periods::days;
+/// let q = "spent since the 1st of September 2026, or since Jan 5, 2026";
+/// let d: Vec<String> = days(q).into_iter().map(|(_, d)| d).collect();
+/// assert_eq!(d, ["2026-09-01", "2026-01-05"]);
+/// assert_eq!(&q[days(q)[0].0.clone()], "1st of September 2026");
+/// assert!(days("on February 30 2026").is_empty());
+/// ```
+pub fn days(query: &str) -> Vec<(std::ops::Range<usize>, String)> {
+    let words = words_at(query);
+    let w = |i: usize| words.get(i).map(|(_, w)| w.as_str()).unwrap_or_default();
+    let at = |i: usize| words.get(i).map(|(r, _)| r.clone()).unwrap_or_default();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        // (month, day, year, words used)
+        let found = if let (Some(m), Some(d), Some(y)) =
+            (month_of(w(i)), day_of(w(i + 1)), year_of(w(i + 2)))
+        {
+            Some((m, d, y, 3))
+        } else if let (Some(d), Some(m), Some(y)) =
+            (day_of(w(i)), month_of(w(i + 1)), year_of(w(i + 2)))
+        {
+            Some((m, d, y, 3))
+        } else if let (Some(d), "of", Some(m), Some(y)) = (
+            day_of(w(i)),
+            w(i + 1),
+            month_of(w(i + 2)),
+            year_of(w(i + 3)),
+        ) {
+            Some((m, d, y, 4))
+        } else {
+            None
+        };
+        match found.filter(|(m, d, y, _)| *d <= days_in(*y, *m)) {
+            Some((m, d, y, n)) => {
+                out.push((
+                    at(i).start..at(i + n - 1).end,
+                    format!("{y:04}-{m:02}-{d:02}"),
+                ));
+                i += n;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// `query` with each day it writes in words ([`days`]) written the ISO way, outside quoted
+/// texts: "what did I spend since January 1, 2026?" → "what did I spend since 2026-01-01?".
+///
+/// ```
+/// use toolwright_local::periods::as_iso;
+/// assert_eq!(as_iso("since the 1st of September 2026"), "since the 2026-09-01");
+/// assert_eq!(as_iso("note 'due March 3, 2026' on 3 March 2026"),
+///            "note 'due March 3, 2026' on 2026-03-03");
+/// assert_eq!(as_iso("for March 2026"), "for March 2026");
+/// ```
+pub fn as_iso(query: &str) -> String {
+    let quoted = toolwright_catalog::values::quoted_spans(query);
+    let mut out = String::with_capacity(query.len());
+    let mut from = 0;
+    for (r, iso) in days(query) {
+        if quoted.iter().any(|q| q.start < r.end && r.start < q.end) {
+            continue;
+        }
+        out.push_str(query.get(from..r.start).unwrap_or_default());
+        out.push_str(&iso);
+        from = r.end;
+    }
+    out.push_str(query.get(from..).unwrap_or_default());
+    out
+}
+
 /// The periods `query` names, in its order, without repeats (see the module documentation).
 pub fn named(query: &str) -> Vec<Period> {
-    let words: Vec<String> = query
-        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '/' | '?' | '!' | ';'))
-        .map(|w| w.trim_end_matches('.').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<String> = words_at(query).into_iter().map(|(_, w)| w).collect();
     let mut out: Vec<Period> = Vec::new();
     for (i, w) in words.iter().enumerate() {
         let next = words.get(i + 1).map(String::as_str).unwrap_or_default();
@@ -131,7 +247,16 @@ pub fn named(query: &str) -> Vec<Period> {
             .and_then(|j| words.get(j))
             .map(String::as_str)
             .unwrap_or_default();
-        let found = if let (Some(m), Some(y)) = (month_of(w), year_of(next)) {
+        // "1 September 2026", "the 1st of September 2026": a day, no month.
+        let before = i
+            .checked_sub(2)
+            .and_then(|j| words.get(j))
+            .map(String::as_str)
+            .unwrap_or_default();
+        let a_day = day_of(prev).is_some() || (prev == "of" && day_of(before).is_some());
+        let found = if a_day && month_of(w).is_some() {
+            None
+        } else if let (Some(m), Some(y)) = (month_of(w), year_of(next)) {
             Some(span(y, m, m))
         } else if let (Some((a, b)), Some(y)) = (part_of_year(w), year_of(next)) {
             Some(span(y, a, b))
@@ -191,6 +316,8 @@ mod tests {
             "it may 20 be",
             "q3 results",
             "2026-13",
+            "since 1 September 2026",
+            "since the 1st of September 2026",
         ] {
             assert!(named(q).is_empty(), "{q}: {:?}", named(q));
         }

@@ -582,6 +582,13 @@ impl LocalProvider {
         let mut notes = Vec::new();
         let mut named = Vec::new();
         let (lifted, wrappers) = self.lift_wrappers(tools, &mut notes);
+        let iso = crate::periods::as_iso(query);
+        let query = if self.config.passes.written_dates && iso != query && takes_a_date(&lifted) {
+            notes.push(format!("days written in words read as {iso:?}"));
+            iso.as_str()
+        } else {
+            query
+        };
         let narrowed: Vec<ToolSpec> = lifted
             .iter()
             .map(|s| {
@@ -735,6 +742,16 @@ enum Missing<'t> {
 }
 
 /// The conversation as plain text turns for a direct answer.
+/// Whether one of `tools` has a parameter that takes a date ([`crate::narrow::takes_date`]).
+fn takes_a_date(tools: &[ToolSpec]) -> bool {
+    tools.iter().any(|t| {
+        t.parameters
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|props| props.iter().any(|(k, p)| crate::narrow::takes_date(k, p)))
+    })
+}
+
 fn direct_messages(turn: &Turn<'_>) -> Vec<(String, String)> {
     let mut messages = vec![pair("system", DIRECT_SYSTEM)];
     for m in turn.messages {

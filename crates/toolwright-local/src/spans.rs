@@ -182,10 +182,32 @@ pub fn query_spans(query: &str) -> Vec<String> {
 
 /// The shape of a value: runs of letters, digits, `_` and `-` become `w`, and a run of parts
 /// joined by one separator counts once (`America/New_York` and `Europe/Paris` → `w/w`,
-/// `/home/ana/src` → `/w/w`, `09:30` → `w:w`).
+/// `/home/ana/src` → `/w/w`, `09:30` → `w:w`). An ellipsis inside a word is a part the example
+/// leaves out (`19:meeting_Njhi..j@thread.v2` is shaped as `19:meeting_NjQ2ZTI3@thread.v2`).
 fn shape(v: &str) -> String {
+    let chars: Vec<char> = v.chars().collect();
+    let elided = |i: usize| {
+        let c = chars.get(i).copied();
+        let dots = |c: Option<char>| c == Some('.') || c == Some('…');
+        if !dots(c) {
+            return false;
+        }
+        let from = chars.get(..i).map_or(0, |b| {
+            b.iter().rposition(|c| !dots(Some(*c))).map_or(0, |p| p + 1)
+        });
+        let to = chars
+            .get(i..)
+            .and_then(|a| a.iter().position(|c| !dots(Some(*c))))
+            .map_or(chars.len(), |p| i + p);
+        let long = to - from >= 2 || chars.get(from) == Some(&'…');
+        let word = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric());
+        long && from > 0 && word(chars.get(from - 1)) && word(chars.get(to))
+    };
     let mut s = String::new();
-    for c in v.chars() {
+    for (i, &c) in chars.iter().enumerate() {
+        if elided(i) {
+            continue;
+        }
         let k = if c.is_alphanumeric() || c == '_' || c == '-' {
             'w'
         } else {
@@ -315,7 +337,7 @@ fn string_typed(o: &Map<String, Value>) -> bool {
 /// the parameter out rather than writing `null`. A union of a text and a number
 /// (`Union[str, int]`, "Course code or Canvas ID") is its text: the request's spans hold its
 /// numbers too, and the model, free, wrote `"lisst_modules"` for "course 60123".
-fn without_null(schema: &Value) -> Option<Value> {
+pub(crate) fn without_null(schema: &Value) -> Option<Value> {
     let o = schema.as_object()?;
     let Some(Value::Array(alts)) = o.get("anyOf") else {
         return None;
@@ -1321,6 +1343,14 @@ impl<'a> Grounding<'a> {
         {
             return Some(v);
         }
+        // A text that matches part of a name (`group_name_contains`) takes the request's quoted
+        // texts, whole ("host groups with 'kubernetes' in the name").
+        if crate::narrow::matches_part(k)
+            && let Some(v) = some(within_schema(self.quoted.clone()))
+        {
+            self.cued.borrow_mut().push((k.to_string(), v.clone()));
+            return Some(v);
+        }
         // A search's query or a prompt takes the request's subject, not one of its words.
         let kind = crate::topic::takes_topic(k, documented)?;
         some(within_schema(crate::topic::topics(query, kind, |s| {
@@ -1926,6 +1956,13 @@ mod tests {
     }
 
     #[test]
+    fn a_text_that_matches_part_of_a_name_takes_the_quoted_text() {
+        let s = spec(json!({"group_name_contains": {"type": "string"}}));
+        let (g, _) = ground_strings(&s, "find host groups with 'kubernetes' in the name", true);
+        assert_eq!(allowed(&g, "group_name_contains"), ["kubernetes"]);
+    }
+
+    #[test]
     fn examples_are_read_after_their_cues_whatever_the_text_around_them() {
         let ex = |d: &str| examples(&json!({"type": "string", "description": d}));
         assert_eq!(ex("Zone (e.g. America/New_York)."), ["America/New_York"]);
@@ -1945,6 +1982,14 @@ mod tests {
         assert_eq!(shape("/home/ana/src/shop"), shape("/path/to/file"));
         assert_eq!(shape("09:30"), "w:w");
         assert_ne!(shape("Tokyo"), shape("Asia/Tokyo"));
+        // An example that elides part of a word has the word's shape.
+        assert_eq!(
+            shape("19:meeting_Njhi..j@thread.v2"),
+            shape("19:meeting_NjQ2ZTI3YjEtZDQ0Zi00@thread.v2")
+        );
+        assert_eq!(shape("abc…def"), "w");
+        assert_eq!(shape("../up"), "../w");
+        assert_ne!(shape("a.b"), "w");
     }
 
     #[test]
