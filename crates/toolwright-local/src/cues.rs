@@ -353,7 +353,67 @@ pub fn value_like(word: &str) -> bool {
         .as_bytes()
         .windows(2)
         .any(|p| matches!(p, [a, b] if a.is_ascii_lowercase() && b.is_ascii_uppercase()));
-    inner || upper || camel || w.chars().any(|c| c.is_ascii_digit())
+    inner || upper || camel || handle(w).is_some() || w.chars().any(|c| c.is_ascii_digit())
+}
+
+/// How a word is written as a handle: `#` and a name for a channel (`#deploys`), `@` and a name
+/// for a user (`@h.tanaka`); not an e-mail address, not `#12`.
+///
+/// ```
+/// use toolwright_local::cues::handle;
+/// assert_eq!(handle("#deploys"), Some('#'));
+/// assert_eq!(handle("@h.tanaka"), Some('@'));
+/// assert_eq!(handle("#12"), None);
+/// assert_eq!(handle("ana@acme.com"), None);
+/// ```
+pub fn handle(word: &str) -> Option<char> {
+    let mut cs = word.chars();
+    let mark = cs.next().filter(|c| matches!(c, '#' | '@'))?;
+    let rest = cs.as_str();
+    let named = rest.chars().next().is_some_and(char::is_alphabetic)
+        && rest
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !rest.ends_with(['.', '-']);
+    named.then_some(mark)
+}
+
+/// The last words of the names of parameters that take a handle ([`handle`]): a channel or
+/// room takes `#name` (and `@name`, a direct channel), a user `@name`.
+const HANDLE_TAKERS: [(&str, &[char]); 7] = [
+    ("channel", &['#', '@']),
+    ("room", &['#', '@']),
+    ("user", &['@']),
+    ("username", &['@']),
+    ("recipient", &['@']),
+    ("handle", &['@']),
+    ("mention", &['@']),
+];
+
+/// The handles the request writes that parameter `name` takes ([`HANDLE_TAKERS`]), as written
+/// (`#deploys`, `@h.tanaka`), in its order.
+fn handles_for(name: &str, query: &str) -> Vec<String> {
+    let last = name_words(name)
+        .into_iter()
+        .rev()
+        .find(|w| w != "id" && w != "name");
+    let Some(marks) =
+        last.and_then(|l| HANDLE_TAKERS.iter().find(|(w, _)| *w == l).map(|(_, m)| *m))
+    else {
+        return Vec::new();
+    };
+    let quoted = toolwright_catalog::values::quoted_spans(query);
+    tokens(query)
+        .iter()
+        .filter(|w| {
+            !quoted
+                .iter()
+                .any(|q| q.start <= w.body.start && w.body.end <= q.end)
+        })
+        .filter_map(|w| query.get(w.body.clone()))
+        .filter(|w| handle(w).is_some_and(|m| marks.contains(&m)))
+        .map(String::from)
+        .collect()
 }
 
 /// Whether a word is written as a proper name: a capital letter, then lower-case letters only
@@ -1101,6 +1161,15 @@ pub fn focus(
             return Some(vec![v]);
         }
     }
+    // A handle the request writes is the channel's or the user's, whatever the cues say
+    // ("ping the #deploys channel with 'v2.14.0 is live'").
+    let handles: Vec<String> = handles_for(param.name, query)
+        .into_iter()
+        .filter(|h| fits(h))
+        .collect();
+    if !handles.is_empty() {
+        return Some(handles);
+    }
     let named = cue_values(param.name, query)
         .or_else(|| {
             // After the object's word, a number is the object's id, not its name ("under project
@@ -1191,6 +1260,24 @@ pub fn bracketed_after(cue: &str, query: &str) -> Option<String> {
     })
 }
 
+/// Titles written before a person's name, which are no part of the name.
+const HONORIFICS: [&str; 14] = [
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "dr",
+    "prof",
+    "professor",
+    "judge",
+    "justice",
+    "senator",
+    "sen",
+    "rep",
+    "sir",
+    "dame",
+];
+
 /// The proper names a parameter named as a title (`title`, `section_title`) or a name (`name`,
 /// `product_name`) may take when no cue pointed at a value ([`focus`] gave `None`): the
 /// [`proper_names`] the request writes, those of two capitalised words or more for a name (a
@@ -1270,6 +1357,7 @@ const NAME_JOINERS: &[&str] = &[
 /// let page = |w: &str| w == "page";
 /// assert_eq!(proper_names("Summarise the Eiffel Tower page", page), ["Eiffel Tower"]);
 /// assert!(proper_names("what is in the docs folder?", none).is_empty());
+/// assert_eq!(proper_names("who is Judge Amy Berman Jackson?", none), ["Amy Berman Jackson"]);
 /// ```
 pub fn proper_names(query: &str, own: impl Fn(&str) -> bool) -> Vec<String> {
     let ws = tokens(query);
@@ -1302,6 +1390,14 @@ pub fn proper_names(query: &str, own: impl Fn(&str) -> bool) -> Vec<String> {
                     start += 1;
                 }
             }
+        }
+        // A title before a person's name is not part of it ("Judge Amy Berman Jackson").
+        while start < last
+            && ws.get(start).is_some_and(|w| {
+                HONORIFICS.contains(&text(w).trim_end_matches('.').to_lowercase().as_str())
+            })
+        {
+            start += 1;
         }
         i = last + 1;
         let (Some(a), Some(b), Some(run)) = (ws.get(start), ws.get(last), ws.get(start..=last))
@@ -2374,6 +2470,21 @@ mod tests {
         let q = "messages in channel C0ENG42";
         let spans = crate::spans::query_spans(q);
         assert!(focus(Param::named("channel"), q, &spans, |s| s.len() < 3).is_none());
+    }
+
+    #[test]
+    fn handles_go_to_channels_and_users() {
+        let q = "ping the #deploys channel with 'v2.14.0 is live'";
+        let spans = crate::spans::query_spans(q);
+        let f = focus(Param::named("channel"), q, &spans, |_| true);
+        assert_eq!(f.unwrap_or_default(), ["#deploys"]);
+        let q = "message @h.tanaka directly: 'the invoice is attached in #finance'";
+        let spans = crate::spans::query_spans(q);
+        let f = focus(Param::named("username"), q, &spans, |_| true);
+        assert_eq!(f.unwrap_or_default(), ["@h.tanaka"]);
+        // A handle inside a quoted text is part of the text.
+        let f = focus(Param::named("channel_name"), q, &spans, |_| true);
+        assert_eq!(f.unwrap_or_default(), ["@h.tanaka"]);
     }
 
     #[test]

@@ -1221,6 +1221,15 @@ impl<'a> Grounding<'a> {
         if !self.cues || !free_string(schema) {
             return None;
         }
+        // A parameter the tool's docstring documents ("month: Month to retrieve (YYYY-MM-DD,
+        // first of month)") is read with that documentation.
+        let documented = crate::listed::documentation(k, schema, &self.spec.description);
+        let mut own = schema.clone();
+        if let (Some(o), false) = (own.as_object_mut(), documented.is_empty()) {
+            o.entry("description")
+                .or_insert_with(|| Value::String(documented.to_string()));
+        }
+        let schema = &own;
         let text = |f: &str| schema.get(f).and_then(Value::as_str).unwrap_or("");
         let described = format!("{} {}", text("description"), text("format"));
         if !crate::narrow::takes_date(k, schema) {
@@ -1250,7 +1259,18 @@ impl<'a> Grounding<'a> {
                 }
                 out
             });
-        (!dates.is_empty()).then_some(dates)
+        if !dates.is_empty() {
+            return Some(dates);
+        }
+        // A month written as a date is its first day ("break down March 2026" → `2026-03-01`).
+        let month = crate::cues::name_words(k).iter().any(|w| w == "month");
+        let firsts: Vec<String> = crate::periods::named(self.query)
+            .into_iter()
+            .filter(|p| month && p.first.get(..7) == p.last.get(..7))
+            .map(|p| p.first)
+            .filter(|d| within(schema, d))
+            .collect();
+        (!firsts.is_empty()).then_some(firsts)
     }
 
     /// A parameter named for a version (`version`, `python_version`) takes the versions the
@@ -1435,6 +1455,23 @@ mod tests {
                 && !format_placeholder("MM")
                 && !format_placeholder("EU-WEST")
         );
+    }
+
+    #[test]
+    fn a_month_written_as_a_date_is_its_first_day() {
+        // YNAB's `get_month`, documented in its docstring only.
+        let month = ToolSpec::new(
+            "get_month",
+            "Get a budget month.\n\nArgs:\n    month: Month to retrieve (YYYY-MM-DD, first of \
+             month, e.g. \"2026-03-01\").",
+            json!({"type": "object", "properties": {"month": {"type": "string"}},
+                   "required": ["month"]}),
+        );
+        let (g, _) = ground_strings(&month, "break down March 2026 by category", true);
+        assert_eq!(allowed(&g, "month"), ["2026-03-01"]);
+        // A date that is no month's first day is left to the request's ISO dates.
+        let (g, _) = ground_strings(&month, "the month of 2026-03-15", true);
+        assert_eq!(allowed(&g, "month"), ["2026-03-15"]);
     }
 
     #[test]
