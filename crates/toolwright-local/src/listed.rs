@@ -12,6 +12,74 @@ use serde_json::Value;
 /// Words that make a sentence's quoted values examples rather than the only choices.
 const EXAMPLE_MARKERS: [&str; 6] = ["e.g", "such as", "example", " like ", "for instance", "i.e"];
 
+/// The numbered codes `text` glosses, when it glosses two or more: "0=enabled, 1=disabled",
+/// "Storage type: 0=float, 1=char, 2=log", "0 - not classified, 1 - information". Each gloss
+/// runs from its `=`, `:` or dash to the next comma, semicolon, full stop, bracket or code.
+///
+/// ```
+/// use toolwright_local::listed::numbered_codes;
+/// let c = numbered_codes("Storage type to read: 0=float, 1=char, 2=log. Must match.").unwrap();
+/// assert_eq!(c, [(0, "float".to_string()), (1, "char".into()), (2, "log".into())]);
+/// assert_eq!(numbered_codes("0 - not classified, 1 - information").unwrap()[0].1, "not classified");
+/// assert!(numbered_codes("Severity 0-5.").is_none());
+/// assert!(numbered_codes("Returns 10: the count").is_none());
+/// ```
+pub fn numbered_codes(text: &str) -> Option<Vec<(i64, String)>> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let at = |i: usize| chars.get(i).map(|(_, c)| *c);
+    let mut out: Vec<(i64, String)> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let starts = at(i).is_some_and(|c| c.is_ascii_digit())
+            && (i == 0 || at(i - 1).is_some_and(|c| !c.is_alphanumeric() && c != '.'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while at(j).is_some_and(|c| c.is_ascii_digit()) {
+            j += 1;
+        }
+        let code_end = j;
+        while at(j) == Some(' ') {
+            j += 1;
+        }
+        if !matches!(at(j), Some('=' | ':' | '-' | '\u{2013}')) {
+            i = j.max(i + 1);
+            continue;
+        }
+        j += 1;
+        while at(j) == Some(' ') {
+            j += 1;
+        }
+        // The gloss: words of letters up to a closing mark or the next code.
+        let from = j;
+        while let Some(c) = at(j) {
+            let next_code = c.is_ascii_digit() && at(j.wrapping_sub(1)) == Some(' ');
+            if matches!(c, ',' | ';' | '.' | '(' | ')' | '\n') || next_code {
+                break;
+            }
+            j += 1;
+        }
+        let byte = |k: usize| chars.get(k).map_or(text.len(), |(b, _)| *b);
+        let gloss = text.get(byte(from)..byte(j)).unwrap_or("").trim();
+        let worded = gloss.chars().next().is_some_and(char::is_alphabetic)
+            && gloss
+                .chars()
+                .all(|c| c.is_alphabetic() || c == ' ' || c == '-');
+        let code = text
+            .get(byte(i)..byte(code_end))
+            .and_then(|c| c.parse::<i64>().ok());
+        if let (true, Some(code)) = (worded, code)
+            && !out.iter().any(|(c, _)| *c == code)
+        {
+            out.push((code, gloss.to_lowercase()));
+        }
+        i = j.max(i + 1);
+    }
+    (out.len() >= 2).then_some(out)
+}
+
 /// The text that documents parameter `name`: its own description, or else the line of the
 /// tool description's argument list that starts with its name (`name: …`, `- name: …`,
 /// `name (str): …`).

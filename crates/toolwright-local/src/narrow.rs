@@ -2047,6 +2047,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     keep_written(props, query, &mut stays, &mut report);
     keep_cued(props, query, &mut stays, &mut report);
     keep_for_quote(props, query, &mut stays, &mut report);
+    let coded = keep_coded(props, spec, query, &required, &mut stays, &mut report);
     keep_range_ends(props, query, &mut stays, &mut report);
     keep_marked_side(props, query, &required, &mut stays);
     // A cap ("the first 3000 characters") keeps the parameter that takes it.
@@ -2150,6 +2151,13 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             at_least_one(p);
         }
     }
+    // A numbered code the request names by its gloss is the value ("disable monitoring" →
+    // `status` 1 of "0=enabled, 1=disabled").
+    for (name, codes) in coded {
+        if let Some(p) = kept.get_mut(&name) {
+            *p = only_codes(p, &codes);
+        }
+    }
     // A flag the request states takes the value it states.
     for (name, v) in &report.flags {
         if let Some(p) = kept.get_mut(name) {
@@ -2186,6 +2194,99 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     root.insert("required".into(), Value::Array(kept_required));
     out.parameters = Value::Object(root);
     (out, report)
+}
+
+/// Keeps (and makes required) each number parameter, or list of them, whose documentation
+/// glosses numbered codes ([`crate::listed::numbered_codes`]: "0=enabled, 1=disabled") when the
+/// request says a gloss ("disable monitoring on host 10105", "item 45690 (float history)");
+/// the parameters with the codes named.
+fn keep_coded(
+    props: &Map<String, Value>,
+    spec: &ToolSpec,
+    query: &str,
+    required: &[&str],
+    stays: &mut [bool],
+    report: &mut Narrowing,
+) -> Vec<(String, Vec<i64>)> {
+    let unquoted = toolwright_catalog::values::without_quoted(query);
+    // The request's opening verb is what a tool that reads does, not a state it filters by
+    // ("open tickets" for `list_tickets` is no `status` 0=open): only a tool that changes
+    // things is told a state by its verb ("disable monitoring" for `host_update`).
+    let reads = toolwright_catalog::text::name_object(&spec.name)
+        .is_none_or(|(a, _)| a == toolwright_catalog::text::Action::Read);
+    let all = words(&unquoted);
+    let said = if reads {
+        without_opening_verb(&unquoted, &all)
+    } else {
+        all
+    };
+    let says = |gloss: &str| {
+        let ws: Vec<String> = words(gloss)
+            .into_iter()
+            .filter(|w| w.len() >= 3 && !toolwright_catalog::text::is_stop_word(w))
+            .collect();
+        !ws.is_empty() && ws.iter().all(|g| said.iter().any(|w| same_word(w, g)))
+    };
+    let mut out = Vec::new();
+    for (i, (name, p)) in props.iter().enumerate() {
+        if !takes_codes(p) {
+            continue;
+        }
+        let doc = crate::listed::documentation(name, p, &spec.description);
+        let Some(codes) = crate::listed::numbered_codes(doc) else {
+            continue;
+        };
+        let named: Vec<i64> = codes
+            .iter()
+            .filter(|(_, g)| says(g))
+            .map(|(c, _)| *c)
+            .collect();
+        if named.is_empty() {
+            continue;
+        }
+        if let Some(s) = stays.get_mut(i) {
+            *s = true;
+        }
+        if !required.contains(&name.as_str()) && !report.promoted.contains(name) {
+            report.promoted.push(name.clone());
+        }
+        out.push((name.clone(), named));
+    }
+    out
+}
+
+/// Whether `p` takes a number, or a list of them (a number or text each, as pydantic's
+/// `list[int | str]`), alone or beside `null`.
+fn takes_codes(p: &Value) -> bool {
+    let unnulled = crate::spans::without_null(p);
+    let p = unnulled.as_ref().unwrap_or(p);
+    let typed = |v: &Value, t: &str| v.get("type").and_then(Value::as_str) == Some(t);
+    let number = |v: &Value| {
+        typed(v, "integer")
+            || v.get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|a| a.iter().any(|x| typed(x, "integer")))
+    };
+    p.get("enum").is_none()
+        && (number(p) || (typed(p, "array") && p.get("items").is_some_and(number)))
+}
+
+/// `p` (a number or a list of them, see [`takes_codes`]) restricted to `codes`; a list takes
+/// at least one.
+fn only_codes(p: &Value, codes: &[i64]) -> Value {
+    let unnulled = crate::spans::without_null(p);
+    let inner = unnulled.as_ref().unwrap_or(p);
+    let description = inner.get("description").cloned();
+    let number = json!({"type": "integer", "enum": codes});
+    let mut out = if inner.get("type").and_then(Value::as_str) == Some("array") {
+        json!({"type": "array", "items": number, "minItems": 1})
+    } else {
+        number
+    };
+    if let (Some(o), Some(d)) = (out.as_object_mut(), description) {
+        o.insert("description".into(), d);
+    }
+    out
 }
 
 /// Gives an array schema (or the array of an optional one, `anyOf: [array, null]`) with no
@@ -2501,6 +2602,46 @@ mod tests {
             n.parameters["properties"]["hostids"]["anyOf"][0]["minItems"],
             json!(1)
         );
+    }
+
+    #[test]
+    fn a_numbered_code_named_by_its_gloss_is_the_value() {
+        // Zabbix: `status` "0=enabled, 1=disabled", `severities` glossed in the docstring.
+        let opt = |t: Value| json!({"anyOf": [t, {"type": "null"}], "default": null});
+        let update = ToolSpec::new(
+            "host_update",
+            "Update a host.\n\nArgs:\n    severities: 0 - not classified, 1 - information, \
+             2 - warning, 3 - average, 4 - high, 5 - disaster.",
+            json!({"type": "object", "properties": {
+                "hostid": {"type": "string"},
+                "status": {"anyOf": [{"type": "integer"}, {"type": "null"}],
+                           "description": "0=enabled, 1=disabled."},
+                "severities": opt(json!({"type": "array",
+                    "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}))},
+                "required": ["hostid"]}),
+        );
+        let (n, r) = narrow_for_query(&update, "disable monitoring on host 10105");
+        assert_eq!(r.promoted, ["status"]);
+        assert_eq!(n.parameters["properties"]["status"]["enum"], json!([1]));
+        assert!(n.parameters["properties"].get("severities").is_none());
+        let (n, _) = narrow_for_query(&update, "any disaster or high severity problems?");
+        let sev = &n.parameters["properties"]["severities"];
+        assert_eq!(sev["items"]["enum"], json!([4, 5]));
+        assert_eq!(sev["minItems"], json!(1));
+        // Nothing glossed is said: nothing kept.
+        let (n, _) = narrow_for_query(&update, "rename host 10105 to web-2");
+        assert!(n.parameters["properties"].get("status").is_none());
+        // A tool that reads takes its opening verb for what it does.
+        let list = ToolSpec::new(
+            "list_tickets",
+            "List tickets.",
+            json!({"type": "object", "properties": {
+                "status": {"type": "integer", "description": "0=open, 1=archived"}}}),
+        );
+        let (n, _) = narrow_for_query(&list, "archive the tickets of today");
+        assert!(n.parameters["properties"].get("status").is_none());
+        let (n, _) = narrow_for_query(&list, "show archived tickets");
+        assert_eq!(n.parameters["properties"]["status"]["enum"], json!([1]));
     }
 
     #[test]
