@@ -144,6 +144,8 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("msg", "message"),
     ("doc", "document"),
     ("colour", "color"),
+    ("passwd", "password"),
+    ("pwd", "password"),
 ];
 
 /// Words that stand before a name word without naming the thing ("the new table", "the whole
@@ -640,10 +642,10 @@ fn tokens(query: &str) -> Vec<Word> {
 /// written (`repo_path` → `repo`: "in the repo at /srv/shop"), or the two words of a two-word
 /// name as a phrase (`commit_message` → `commit message`, `source_branch` → `source branch`:
 /// both must be written, in that order), or `None` (`name`, `file_path`, three words or more).
-/// A name word without an id suffix glued to it in one lower-case word (`hostids` → `host`,
-/// `eventid` → `event`); other words as they are.
+/// A name word without an id or name suffix glued to it in one lower-case word (`hostids` →
+/// `host`, `eventid` → `event`, `username` → `user`); other words as they are.
 fn unglued(w: String) -> String {
-    ["ids", "id"]
+    ["ids", "id", "name"]
         .iter()
         .find_map(|s| w.strip_suffix(s).filter(|h| h.chars().count() >= 4))
         .map(String::from)
@@ -691,6 +693,9 @@ fn names(w: &str, cue: &str) -> bool {
 /// let v = cue_values("topic", "deep research on the topic 'quantum batteries'").unwrap();
 /// assert_eq!(v, ["quantum batteries"]);
 /// assert!(cue_values("player_name", "the player stats of LeBron James").is_none());
+/// // A glued name suffix: "user 'mlopez'" for `username`.
+/// let v = cue_values("username", "create zabbix user 'mlopez' with password 'x'").unwrap();
+/// assert_eq!(v, ["mlopez"]);
 /// ```
 pub fn cue_values(param: &str, query: &str) -> Option<Vec<String>> {
     values_named_by(&cue_word(param)?, query)
@@ -1238,13 +1243,16 @@ pub fn focus(
     (!v.is_empty()).then_some(v)
 }
 
-/// The value-like word written in brackets right after `cue` (or after a word that follows it:
-/// "the Finance team (8b1f2c3d-…)", "my checking account (a1b2c3d4-…)").
+/// The value-like word that glosses `cue`'s thing as an identifier right after it: in brackets
+/// ("the Finance team (8b1f2c3d-…)", "my checking account (a1b2c3d4-…)") or after the word
+/// `id` ("the 'restart nginx' script, id 17").
 ///
 /// ```
 /// use toolwright_local::cues::bracketed_after;
 /// let q = "channels in the Finance team (8b1f2c3d-4e5f) please";
 /// assert_eq!(bracketed_after("team", q).as_deref(), Some("8b1f2c3d-4e5f"));
+/// let q = "execute the 'restart nginx' script, id 17, on host 10105";
+/// assert_eq!(bracketed_after("script", q).as_deref(), Some("17"));
 /// assert_eq!(bracketed_after("team", "the team (the new one)"), None);
 /// ```
 pub fn bracketed_after(cue: &str, query: &str) -> Option<String> {
@@ -1256,7 +1264,11 @@ pub fn bracketed_after(cue: &str, query: &str) -> Option<String> {
         }
         let n = ws.get(i + 1)?;
         let opens = query.get(n.raw.clone())?.starts_with(['(', '[']);
-        (opens && value_like(text(n))).then(|| text(n).to_string())
+        if opens && value_like(text(n)) {
+            return Some(text(n).to_string());
+        }
+        let v = ws.get(i + 2)?;
+        (text(n).eq_ignore_ascii_case("id") && value_like(text(v))).then(|| text(v).to_string())
     })
 }
 
