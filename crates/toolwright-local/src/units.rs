@@ -52,6 +52,8 @@ const UNITS: &[(&str, Dimension, f64)] = &[
     ("hours", Dimension::Time, 3_600.0),
     ("day", Dimension::Time, 86_400.0),
     ("days", Dimension::Time, 86_400.0),
+    ("week", Dimension::Time, 604_800.0),
+    ("weeks", Dimension::Time, 604_800.0),
     ("mm", Dimension::Length, 0.001),
     ("millimeters", Dimension::Length, 0.001),
     ("cm", Dimension::Length, 0.01),
@@ -178,7 +180,33 @@ fn stated_at(query: &str) -> Vec<(f64, Dimension, f64, Value, Option<Way>)> {
             out.push((n, d, f, v, way(before, rest)));
         }
     }
+    out.extend(one_unit(query));
     out
+}
+
+/// "the past day", "in the next hour", "over the last week": one of a unit of a minute or more,
+/// with its way in time, where no number is written before the unit.
+fn one_unit(query: &str) -> Vec<(f64, Dimension, f64, Value, Option<Way>)> {
+    let lower = query.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(2)
+        .filter_map(|pair| {
+            let [before, word] = pair else { return None };
+            let way = if AHEAD_BEFORE.contains(before) {
+                Way::Ahead
+            } else if BACK_BEFORE.contains(before) {
+                Way::Back
+            } else {
+                return None;
+            };
+            let (d, f) = unit(word).filter(|(_, f)| *f >= 60.0 && !word.ends_with('s'))?;
+            Some((1.0, d, f, Value::from(1), Some(way)))
+        })
+        .collect()
 }
 
 /// Which way in time a quantity points.
@@ -264,6 +292,9 @@ fn number(n: f64) -> Option<Value> {
 /// let p = placed(window.as_object().unwrap(), "anything about Berlin over the last 60 days");
 /// assert_eq!(p, [("days_back".to_string(), json!(60), json!(60))]);
 /// assert!(placed(window.as_object().unwrap(), "14 days").is_empty());
+/// let hours = json!({"hours": {"type": "integer"}});
+/// let p = placed(hours.as_object().unwrap(), "messages with attachments from the past day");
+/// assert_eq!(p, [("hours".to_string(), json!(24), json!(1))]);
 /// let props = json!({"radius": {"type": "number", "description": "Radius in meters"}});
 /// let p = placed(props.as_object().unwrap(), "chargers within 2 km of 52.52,13.405");
 /// assert_eq!(p, [("radius".to_string(), json!(2000), json!(2))]);
