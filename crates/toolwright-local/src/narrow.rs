@@ -1504,7 +1504,8 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     };
     // Counts written in words ("with a pet") are numbers the request states too.
     let counted = crate::caps::counted_in_words(props, query);
-    if numbers.is_empty() && counted.is_empty() {
+    // And so is one of a unit written without a number ("the past day").
+    if numbers.is_empty() && counted.is_empty() && crate::units::placed(props, query).is_empty() {
         return (spec.clone(), report);
     }
     // Numbers the query attaches to a parameter by naming it go to that parameter; the others
@@ -2602,6 +2603,20 @@ mod tests {
             n.parameters["properties"]["hostids"]["anyOf"][0]["minItems"],
             json!(1)
         );
+    }
+
+    #[test]
+    fn one_of_a_unit_written_without_a_number_is_grounded() {
+        let recent = ToolSpec::new(
+            "get_recent_messages",
+            "Recent messages.",
+            json!({"type": "object", "properties": {"hours": {"type": "number"}}}),
+        );
+        let q = "any messages with attachments from the past day?";
+        let (n, _) = narrow_for_query(&recent, q);
+        let (g, report) = ground_numbers(&n, q);
+        assert_eq!(report, ["hours"]);
+        assert_eq!(g.parameters["properties"]["hours"]["enum"], json!([24]));
     }
 
     #[test]
