@@ -400,11 +400,16 @@ fn choices(
                 .then(|| crate::listed::example_values(text))
                 .flatten()
         };
-        // "You must provide an `area_code` or a `phone_number`" lists parameters, not values.
-        let values: Vec<String> = crate::listed::listed_values(text)
-            .or_else(examples)?
-            .into_iter()
-            .filter(|v| !params.keys().any(|k| same_name(k, v)))
+        // "You must provide an `area_code` or a `phone_number`" lists parameters, not values;
+        // the parameter's own name is one of its values beside others that name no parameter
+        // (`cleared`: "cleared", "uncleared", or "reconciled").
+        let listed = crate::listed::listed_values(text).or_else(examples)?;
+        let names_one = |v: &String| params.keys().any(|k| same_name(k, v));
+        let others = listed.iter().any(|v| !names_one(v));
+        let values: Vec<String> = listed
+            .iter()
+            .filter(|v| !names_one(v) || (others && same_name(name, v)))
+            .cloned()
             .collect();
         (!values.is_empty()).then_some(values)
     })
@@ -2709,6 +2714,20 @@ mod tests {
         assert!(s.parameters["properties"]["AreaCode"].get("enum").is_none());
         assert!(same_name("area_code", "AreaCode"));
         assert!(!same_name("area", "AreaCode"));
+        // A parameter's own name among values that name no parameter is a value.
+        let update = ToolSpec::new(
+            "update_transaction",
+            "Update a transaction.\n\nArgs:\n    cleared: \"cleared\", \"uncleared\", or \"reconciled\".",
+            json!({"type": "object", "properties": {
+                "transaction_id": {"type": "string"},
+                "cleared": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+                "required": ["transaction_id"]}),
+        );
+        let (s, _) = narrow_for_query(&update, "mark transaction 7e57 as cleared");
+        assert_eq!(
+            s.parameters["properties"]["cleared"]["enum"],
+            json!(["cleared"])
+        );
     }
 
     #[test]
