@@ -61,8 +61,10 @@ pub(crate) fn described(p: &Value) -> &str {
     p.get("description").and_then(Value::as_str).unwrap_or("")
 }
 
-/// Whether a parameter takes any number or integer (no `enum`).
+/// Whether a parameter takes any number or integer (no `enum`), alone or beside `null`.
 pub(crate) fn free_number(p: &Value) -> bool {
+    let unnulled = crate::spans::without_null(p);
+    let p = unnulled.as_ref().unwrap_or(p);
     p.get("enum").is_none()
         && matches!(
             p.get("type").and_then(Value::as_str),
@@ -151,7 +153,7 @@ fn keep_marked_side(
 
 /// The last word of the name of a text parameter a quoted text is the value of, besides those
 /// that match part of a name ([`matches_part`]).
-const QUOTE_TAKERS: [&str; 3] = ["title", "keyword", "keywords"];
+const QUOTE_TAKERS: [&str; 4] = ["title", "name", "keyword", "keywords"];
 
 /// The last words of the names of text parameters that match part of a thing's name or text
 /// (`group_name_contains`, `title_like`).
@@ -1434,6 +1436,8 @@ pub(crate) fn attached_numbers(
 /// Whether the number `n` fits a number or integer schema: an integer for `integer`, within
 /// its `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum`.
 pub(crate) fn number_fits(schema: &Value, n: &Value) -> bool {
+    let unnulled = crate::spans::without_null(schema);
+    let schema = unnulled.as_ref().unwrap_or(schema);
     let ty = schema.get("type").and_then(Value::as_str);
     let typed = match ty {
         Some("integer") => n.is_i64() || n.is_u64(),
@@ -2148,7 +2152,12 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             report.dropped.push(name.clone());
             continue;
         }
-        kept.insert(name.clone(), p.clone());
+        // An optional number written the pydantic way (`anyOf: [integer, null]`) is kept as
+        // its number, so that number grounding reads it.
+        let unnulled = free_number(p)
+            .then(|| crate::spans::without_null(p))
+            .flatten();
+        kept.insert(name.clone(), unnulled.unwrap_or_else(|| p.clone()));
     }
     // A list kept for a value the request names takes at least one item: free, the model
     // wrote `"hostids": []` for "templates linked to host 10084".
@@ -2608,6 +2617,28 @@ mod tests {
             n.parameters["properties"]["hostids"]["anyOf"][0]["minItems"],
             json!(1)
         );
+    }
+
+    #[test]
+    fn optional_numbers_written_the_pydantic_way_are_numbers() {
+        // Domoticz's `toggle_switch`: `idx` is `anyOf: [integer, null]`.
+        let toggle = ToolSpec::new(
+            "toggle_switch",
+            "Toggle device.",
+            json!({"type": "object", "properties": {
+                "idx": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}],
+                        "default": null, "description": "Numeric idx"},
+                "name": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}}}),
+        );
+        let q = "flip the hallway light, device 23";
+        let (n, r) = narrow_for_query(&toggle, q);
+        assert_eq!(r.for_numbers, ["idx"]);
+        assert_eq!(n.parameters["properties"]["idx"]["type"], json!("integer"));
+        let (g, _) = ground_numbers(&n, q);
+        assert_eq!(g.parameters["properties"]["idx"]["enum"], json!([23]));
+        // And a quoted name is the thing's name.
+        let (_, r) = narrow_for_query(&toggle, "toggle the 'Porch Lamp'");
+        assert_eq!(r.promoted, ["name"]);
     }
 
     #[test]
