@@ -845,6 +845,15 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
     let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
     let lower = |w: &Word| text(w).to_lowercase();
     let plain = |w: &Word| FUNCTION_WORDS.contains(&lower(w).as_str());
+    // A number with a unit after it is a quantity, not the thing's name ("my Gym calendar
+    // within 12 hours").
+    let quantity = |w: &Word| {
+        text(w).parse::<f64>().is_ok()
+            && ws
+                .iter()
+                .find(|n| n.body.start >= w.body.end)
+                .is_some_and(|n| crate::units::is_unit(text(n)))
+    };
     // A phrase cue ("commit message") is met where its last word is written right after the
     // others; the rules below read what follows its last word and what precedes its first.
     let parts: Vec<&str> = cue.split(' ').collect();
@@ -913,7 +922,7 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
                     .get(n.raw.clone())
                     .is_none_or(|r| !r.starts_with(['(', '[']))
             })
-            .find(|n| value_like(text(n)));
+            .find(|n| value_like(text(n)) && !quantity(n));
         if let Some(n) = next {
             out.push(text(n).to_string());
             continue;
@@ -1552,7 +1561,7 @@ fn own_word_values(param: &str, query: &str) -> Option<Vec<String>> {
 fn is_bare_id(param: &str) -> bool {
     matches!(
         name_words(param).as_slice(),
-        [w] if matches!(w.as_str(), "id" | "uuid" | "identifier")
+        [w] if matches!(w.as_str(), "id" | "uid" | "uuid" | "guid" | "identifier")
     )
 }
 
@@ -1583,7 +1592,7 @@ fn id_shaped(s: &str) -> bool {
 /// `uuid` or `identifier` (`knowledgeBaseId`, `parent_id`, `issue_id_or_url`), or its
 /// description calls it one ("The ID of the product to create the price for.").
 pub fn holds_identifier(param: &str, description: &str) -> bool {
-    let id_word = |w: &str| matches!(w, "id" | "ids" | "uuid" | "identifier");
+    let id_word = |w: &str| matches!(w, "id" | "ids" | "uid" | "uuid" | "guid" | "identifier");
     name_words(param).iter().any(|w| id_word(w))
         || description
             .split(|c: char| !c.is_alphanumeric())
@@ -2482,6 +2491,18 @@ mod tests {
         let q = "messages in channel C0ENG42";
         let spans = crate::spans::query_spans(q);
         assert!(focus(Param::named("channel"), q, &spans, |s| s.len() < 3).is_none());
+    }
+
+    #[test]
+    fn a_quantity_is_no_name_and_a_uid_is_an_id() {
+        let q = "next thing on my Gym calendar within 12 hours";
+        let spans = crate::spans::query_spans(q);
+        let f = focus(Param::named("calendar_id"), q, &spans, |_| true);
+        assert_eq!(f.unwrap_or_default(), ["Gym"]);
+        let q = "get rid of calendar entry 3b2a1c0d-9e8f-4a7b";
+        let spans = crate::spans::query_spans(q);
+        let f = focus(Param::named("uid"), q, &spans, |_| true);
+        assert_eq!(f.unwrap_or_default(), ["3b2a1c0d-9e8f-4a7b"]);
     }
 
     #[test]

@@ -80,6 +80,11 @@ const UNITS: &[(&str, Dimension, f64)] = &[
     ("pct", Dimension::Percent, 1.0),
 ];
 
+/// Whether `word` names a unit ("hours", "km", "%").
+pub(crate) fn is_unit(word: &str) -> bool {
+    unit(word).is_some()
+}
+
 /// The unit a word names.
 fn unit(word: &str) -> Option<(Dimension, f64)> {
     let w = word.to_lowercase();
@@ -180,7 +185,6 @@ fn stated_at(query: &str) -> Vec<(f64, Dimension, f64, Value, Option<Way>)> {
             out.push((n, d, f, v, way(before, rest)));
         }
     }
-    out.extend(one_unit(query));
     out
 }
 
@@ -301,7 +305,7 @@ fn number(n: f64) -> Option<Value> {
 /// ```
 pub fn placed(props: &Map<String, Value>, query: &str) -> Vec<(String, Value, Value)> {
     let mut out = Vec::new();
-    for (n, dim, size, written, way) in stated_at(query) {
+    for (n, dim, size, written, way) in stated_at(query).into_iter().chain(one_unit(query)) {
         let mut takers: Vec<(&String, f64, &Value)> = props
             .iter()
             .filter(|(_, p)| crate::narrow::free_number(p))
