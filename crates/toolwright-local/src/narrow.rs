@@ -918,9 +918,13 @@ pub(crate) fn renames(query: &str, name: &str) -> bool {
     renamed(&words(query), name)
 }
 
-/// Words that open a flag's name without saying what it switches: auxiliaries and modals
-/// (`is_minor_edit`, `has_wiki`, `should_notify`) and the prefix `auto` (`autoInit`).
-const FLAG_OPENERS: &[&str] = &["is", "has", "have", "should", "can", "do", "does", "auto"];
+/// Words of a flag's name that do not say what it switches: auxiliaries and modals
+/// (`is_minor_edit`, `has_wiki`, `should_notify`), the prefix `auto` (`autoInit`), and the
+/// verb of including and the word `only` ("with laps" sets `include_laps`, "my starred
+/// segments" `starred_only`).
+const FLAG_OPENERS: &[&str] = &[
+    "is", "has", "have", "should", "can", "do", "does", "auto", "include", "includes", "only",
+];
 
 /// Prepositions of a flag's name: the words after the last one name what it switches
 /// (`initialize_with_readme` → `readme`, `convert_to_markdown` → `markdown`).
@@ -3102,6 +3106,24 @@ mod tests {
             s.parameters["properties"]["includeImage"]["enum"],
             json!([false])
         );
+        // The verb of including and `only` need not be said.
+        let strava = ToolSpec::new(
+            "query_activities",
+            "Query activities.",
+            json!({"type": "object", "properties": {
+                "include_laps": {"type": "boolean"}, "include_kudos": {"type": "boolean"},
+                "starred_only": {"type": "boolean"}}}),
+        );
+        let (_, r) = narrow_for_query(&strava, "activity 118 with laps, skip the kudos");
+        assert_eq!(
+            r.flags,
+            [
+                ("include_laps".to_string(), true),
+                ("include_kudos".to_string(), false)
+            ]
+        );
+        let (_, r) = narrow_for_query(&strava, "show me my starred segments");
+        assert_eq!(r.flags, [("starred_only".to_string(), true)]);
         assert_eq!(flag_words("autoInit"), ["init"]);
         assert_eq!(flag_words("convert_to_markdown"), ["markdown"]);
         assert_eq!(flag_words("use_display_names"), ["use", "display", "names"]);
