@@ -157,29 +157,36 @@ pub fn capped(
     query: &str,
     attached: impl Fn(&str) -> Vec<Value>,
 ) -> Vec<(String, Value)> {
-    each_number(props, query, |v, Around { prev, pair, next }| {
-        let by_before = prev.is_some_and(|p| BEFORE.contains(&p.text.as_str()))
-            || pair.is_some_and(|p| BEFORE_PAIRS.contains(&p));
-        let by_after = next.is_some_and(|n| AFTER.contains(&n.text.as_str()));
-        if !(by_before || by_after)
-            || next.is_some_and(|n| TIME.iter().any(|t| same_word(&n.text, t)))
-        {
-            return Vec::new();
-        }
-        // Only a parameter that can take the number claims it: "the latest 25 orders" does not
-        // give 25 to an `order` of `asc` or `desc`.
-        let elsewhere = props.iter().any(|(k, p)| {
-            !cap_param(k) && fits(p, v) && attached(k).iter().any(|a| a.as_f64() == v.as_f64())
-        });
-        if elsewhere {
-            return Vec::new();
-        }
-        props
-            .iter()
-            .filter(|(k, p)| cap_param(k) && fits(p, v))
-            .map(|(k, _)| k)
-            .collect()
-    })
+    each_number(
+        props,
+        query,
+        |v,
+         Around {
+             prev, pair, next, ..
+         }| {
+            let by_before = prev.is_some_and(|p| BEFORE.contains(&p.text.as_str()))
+                || pair.is_some_and(|p| BEFORE_PAIRS.contains(&p));
+            let by_after = next.is_some_and(|n| AFTER.contains(&n.text.as_str()));
+            if !(by_before || by_after)
+                || next.is_some_and(|n| TIME.iter().any(|t| same_word(&n.text, t)))
+            {
+                return Vec::new();
+            }
+            // Only a parameter that can take the number claims it: "the latest 25 orders" does not
+            // give 25 to an `order` of `asc` or `desc`.
+            let elsewhere = props.iter().any(|(k, p)| {
+                !cap_param(k) && fits(p, v) && attached(k).iter().any(|a| a.as_f64() == v.as_f64())
+            });
+            if elsewhere {
+                return Vec::new();
+            }
+            props
+                .iter()
+                .filter(|(k, p)| cap_param(k) && fits(p, v))
+                .map(|(k, _)| k)
+                .collect()
+        },
+    )
 }
 
 /// Each number of the request with the parameters of `props` that `takers` says may take it
@@ -209,6 +216,8 @@ struct Around<'w> {
     pair: Option<(&'w str, &'w str)>,
     /// The word right after it.
     next: Option<&'w Word>,
+    /// The three words after it, whatever stands between ("4.5 stars and up").
+    after: Vec<&'w str>,
 }
 
 /// [`Around`] the number at characters `start..end` of the request.
@@ -226,7 +235,18 @@ fn around<'w>(chars: &[char], ws: &'w [Word], start: usize, end: usize) -> Aroun
         .iter()
         .find(|w| w.start >= end)
         .filter(|w| adjacent(chars, end, w.start));
-    Around { prev, pair, next }
+    let after = ws
+        .iter()
+        .filter(|w| w.start >= end)
+        .take(3)
+        .map(|w| w.text.as_str())
+        .collect();
+    Around {
+        prev,
+        pair,
+        next,
+        after,
+    }
 }
 
 /// Gives `v` to the one parameter of `takers` that can take it: the only one, or among several
@@ -265,6 +285,10 @@ const UPPER: &[&str] = &["under", "below"];
 const UPPER_PAIRS: &[(&str, &str)] = &[("less", "than"), ("cheaper", "than")];
 /// Words right before a number that make it a lower bound of a value ("over 4").
 const LOWER: &[&str] = &["over", "above"];
+/// Words after "or" or "and" after a number that make it an upper bound ("60 or less").
+const UPPER_AFTER: &[&str] = &["less", "fewer", "lower", "below", "under", "cheaper"];
+/// Words after "or" or "and" after a number that make it a lower bound ("4.5 stars and up").
+const LOWER_AFTER: &[&str] = &["up", "more", "better", "higher", "above", "over", "greater"];
 /// Word pairs right before a number that make it a lower bound ("at least 4").
 const LOWER_PAIRS: &[(&str, &str)] = &[("at", "least")];
 
@@ -286,36 +310,60 @@ const LOWER_PAIRS: &[(&str, &str)] = &[("at", "least")];
 /// assert_eq!(bounded(props, q, |_| Vec::new()), [("maxPrice".to_string(), json!(60))]);
 /// assert_eq!(bounded(props, "rooms over $90", |_| Vec::new()), [("minPrice".to_string(), json!(90))]);
 /// assert!(bounded(props, "rooms for 60", |_| Vec::new()).is_empty());
+/// let rated = json!({"min_rating": {"type": "number"}, "limit": {"type": "integer"}});
+/// let rated = rated.as_object().unwrap();
+/// let q = "best museums in Madrid, 4.5 stars and up";
+/// assert_eq!(bounded(rated, q, |_| Vec::new()), [("min_rating".to_string(), json!(4.5))]);
+/// assert_eq!(bounded(props, "rooms at 80 or less", |_| Vec::new()),
+///            [("maxPrice".to_string(), json!(80))]);
 /// ```
 pub fn bounded(
     props: &Map<String, Value>,
     query: &str,
     attached: impl Fn(&str) -> Vec<Value>,
 ) -> Vec<(String, Value)> {
-    each_number(props, query, |v, Around { prev, pair, .. }| {
-        let said = |one: &[&str], two: &[(&str, &str)]| {
-            prev.is_some_and(|p| one.contains(&p.text.as_str()))
-                || pair.is_some_and(|p| two.contains(&p))
-        };
-        let side = if said(UPPER, UPPER_PAIRS) {
-            ["max", "maximum"]
-        } else if said(LOWER, LOWER_PAIRS) {
-            ["min", "minimum"]
-        } else {
-            return Vec::new();
-        };
-        if props
-            .keys()
-            .any(|k| attached(k).iter().any(|a| a.as_f64() == v.as_f64()))
-        {
-            return Vec::new();
-        }
-        props
-            .iter()
-            .filter(|(k, p)| name_words(k).iter().any(|w| side.contains(&w.as_str())) && fits(p, v))
-            .map(|(k, _)| k)
-            .collect()
-    })
+    each_number(
+        props,
+        query,
+        |v,
+         Around {
+             prev, pair, after, ..
+         }| {
+            let said = |one: &[&str], two: &[(&str, &str)]| {
+                prev.is_some_and(|p| one.contains(&p.text.as_str()))
+                    || pair.is_some_and(|p| two.contains(&p))
+            };
+            // "4.5 stars and up", "4 or more", "60 or less": "or" or "and" and a word of the
+            // side, right after the number or after one word.
+            let follows = |side: &[&str]| {
+                let tail = |k: usize| match after.get(k..k + 2) {
+                    Some([joint, word]) => matches!(*joint, "or" | "and") && side.contains(word),
+                    _ => false,
+                };
+                tail(0) || tail(1)
+            };
+            let side = if said(UPPER, UPPER_PAIRS) || follows(UPPER_AFTER) {
+                ["max", "maximum"]
+            } else if said(LOWER, LOWER_PAIRS) || follows(LOWER_AFTER) {
+                ["min", "minimum"]
+            } else {
+                return Vec::new();
+            };
+            if props
+                .keys()
+                .any(|k| attached(k).iter().any(|a| a.as_f64() == v.as_f64()))
+            {
+                return Vec::new();
+            }
+            props
+                .iter()
+                .filter(|(k, p)| {
+                    name_words(k).iter().any(|w| side.contains(&w.as_str())) && fits(p, v)
+                })
+                .map(|(k, _)| k)
+                .collect()
+        },
+    )
 }
 
 /// Words that count one ("a pet", "one child").
