@@ -110,7 +110,45 @@ pub fn documentation<'a>(name: &str, schema: &'a Value, tool_description: &'a st
 /// with spaces after a phrase that says so ("Valid values include: companies, contacts, deals";
 /// "value : HTTPS, HTTP or PING").
 pub fn listed_values(text: &str) -> Option<Vec<String>> {
-    quoted_choices(text).or_else(|| code_list(text))
+    quoted_choices(text)
+        .or_else(|| code_list(text))
+        .or_else(|| one_of_words(text))
+}
+
+/// The words a sentence that opens "One of" lists, joined by commas (the last by "or" or
+/// "and" too), three or more, each one word: "One of attractions, museums, parks, nightlife.
+/// Defaults to attractions." (see [`listed_values`]).
+fn one_of_words(text: &str) -> Option<Vec<String>> {
+    // A docstring wraps its lines inside a sentence.
+    let flat = text.replace('\n', " ");
+    sentences(&flat).into_iter().find_map(|s| {
+        let s = s.trim();
+        let rest = s
+            .get(..7)
+            .filter(|h| h.eq_ignore_ascii_case("one of "))
+            .and_then(|_| s.get(7..))?;
+        let word = |v: &str| {
+            !v.is_empty()
+                && v.len() <= 24
+                && v.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        };
+        let vals: Vec<String> = rest
+            .trim_end_matches('.')
+            .split(',')
+            .flat_map(|v| v.split(" or ").flat_map(|v| v.split(" and ")))
+            .map(|v| {
+                let v = v.trim();
+                v.strip_prefix("or ")
+                    .or_else(|| v.strip_prefix("and "))
+                    .unwrap_or(v)
+                    .trim()
+                    .to_string()
+            })
+            .filter(|v| !v.is_empty())
+            .collect();
+        (vals.len() >= 3 && vals.iter().all(|v| word(v))).then_some(vals)
+    })
 }
 
 /// Phrases that introduce a sentence's list of a parameter's values ("Valid values include:
@@ -322,6 +360,11 @@ mod tests {
             ["companies", "contacts", "line_items"]
         );
         assert!(listed_values("Colors: red, green, or blue").is_none());
+        let d = "One of attractions, museums, parks, landmarks, shopping,\nnightlife, \
+                 restaurants, cafes, bars. Defaults to ``attractions``.";
+        assert_eq!(listed_values(d).map(|v| v.len()), Some(9));
+        assert!(listed_values("One of the ids of a project, or a key").is_none());
+        assert!(listed_values("One of a or b").is_none());
     }
 
     #[test]
