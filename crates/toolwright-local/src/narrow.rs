@@ -1437,6 +1437,40 @@ pub(crate) fn attached_numbers(
     out
 }
 
+/// Whether the request writes a number right after the last distinctive word of parameter
+/// `name`, with no word between ("page 2" for `page`, "limit: 20" for `limit`); not a rate
+/// ("50 per page" is no `page`).
+fn number_after_name(
+    name: &str,
+    words: &[(usize, String)],
+    numbers: &[(usize, usize, Value)],
+) -> bool {
+    let parts: Vec<String> = name_words(name)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
+        .collect();
+    let Some(last) = parts.last() else {
+        return false;
+    };
+    let ws: Vec<String> = words.iter().map(|(_, w)| w.clone()).collect();
+    if !names_loosely(&ws, name, &[]) {
+        return false;
+    }
+    words.iter().enumerate().any(|(i, (pos, w))| {
+        let rated = i
+            .checked_sub(1)
+            .and_then(|j| words.get(j))
+            .is_some_and(|(_, p)| RATE_WORDS.contains(&p.as_str()));
+        let next_word = words.get(i + 1).map_or(usize::MAX, |(s, _)| *s);
+        word_matches(last, w)
+            && !rated
+            && numbers
+                .iter()
+                .find(|(s, _, _)| s > pos)
+                .is_some_and(|(s, _, _)| *s < next_word && *s <= pos + w.chars().count() + 3)
+    })
+}
+
 /// Whether the number `n` fits a number or integer schema: an integer for `integer`, within
 /// its `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum`.
 pub(crate) fn number_fits(schema: &Value, n: &Value) -> bool {
@@ -2076,12 +2110,18 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         .into_iter()
         .map(|(k, v, _)| (k, v));
     let sizes = crate::units::sized(props, query);
+    // And a number written right after the parameter's name ("page 2, 50 per page").
+    let numbered = props
+        .iter()
+        .filter(|(k, p)| free_number(p) && number_after_name(k, &words, &spans))
+        .map(|(k, _)| (k.clone(), Value::Null));
     for (name, _) in caps
         .into_iter()
         .chain(bounds)
         .chain(counted)
         .chain(units)
         .chain(sizes)
+        .chain(numbered)
     {
         // A parameter that stays optional for its name ("the next 8 hours" for `hours`) is made
         // required too: the request gives its value, and the model left it out.
@@ -2643,6 +2683,21 @@ mod tests {
         // And a quoted name is the thing's name.
         let (_, r) = narrow_for_query(&toggle, "toggle the 'Porch Lamp'");
         assert_eq!(r.promoted, ["name"]);
+    }
+
+    #[test]
+    fn a_number_right_after_a_parameters_name_makes_it_required() {
+        let items = ToolSpec::new(
+            "list-items",
+            "List items.",
+            json!({"type": "object", "properties": {
+                "status": {"type": "string"}, "page": {"type": "integer"},
+                "limit": {"type": "integer"}}}),
+        );
+        let (_, r) = narrow_for_query(&items, "show resolved items, page 2, 50 per page");
+        assert!(r.promoted.contains(&"page".to_string()), "{r:?}");
+        let (_, r) = narrow_for_query(&items, "show the items, 50 per page");
+        assert!(!r.promoted.contains(&"page".to_string()), "{r:?}");
     }
 
     #[test]

@@ -994,7 +994,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     // A file placed in a directory ("todo.md in /home/ana") is one path for a parameter that
     // takes a file.
     let values = |k: &str, schema: &Value| -> Option<Vec<String>> {
-        let v = g.pointed(k, schema)?;
+        let v = unschemed_names(k, g.pointed(k, schema)?);
         if placed.is_empty() || !crate::cues::takes_file(k, &g.names) {
             return Some(v);
         }
@@ -1041,6 +1041,30 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         root.insert("properties".into(), Value::Object(grounded));
     }
     (out, report)
+}
+
+/// A thing's name written as its address (`gs://static-site-assets`, `s3://logs`) is the name
+/// after the scheme, for a parameter named as a name (`bucket_name`); an address with a path
+/// after the name stays whole.
+fn unschemed_names(k: &str, values: Vec<String>) -> Vec<String> {
+    let named = crate::cues::name_words(k)
+        .last()
+        .is_some_and(|w| w == "name");
+    if !named {
+        return values;
+    }
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        let bare = v
+            .split_once("://")
+            .map(|(_, rest)| rest.trim_end_matches('/'))
+            .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+            .map_or_else(|| v.clone(), String::from);
+        if !out.contains(&bare) {
+            out.push(bare);
+        }
+    }
+    out
 }
 
 /// The values offered to an array's items, with every item of a list the request writes
@@ -1454,6 +1478,23 @@ mod tests {
             !format_placeholder("AAPL")
                 && !format_placeholder("MM")
                 && !format_placeholder("EU-WEST")
+        );
+    }
+
+    #[test]
+    fn a_name_written_as_an_address_is_the_name() {
+        let s = spec(json!({"bucket_name": {"type": "string"}}));
+        let (g, _) = ground_strings(
+            &s,
+            "print the iam bindings on gs://static-site-assets",
+            true,
+        );
+        assert!(allowed(&g, "bucket_name").contains(&"static-site-assets".to_string()));
+        assert!(!allowed(&g, "bucket_name").iter().any(|v| v.contains("://")));
+        assert_eq!(unschemed_names("url", vec!["gs://a".into()]), ["gs://a"]);
+        assert_eq!(
+            unschemed_names("object_name", vec!["gs://a/b.txt".into()]),
+            ["gs://a/b.txt"]
         );
     }
 
