@@ -1456,6 +1456,10 @@ fn number_after_name(
     if !names_loosely(&ws, name, &[]) {
         return false;
     }
+    // "the last 10 occurrences" is a cap of occurrences, not `last_id` 10.
+    if ORDER_WORDS.contains(&last.as_str()) {
+        return false;
+    }
     words.iter().enumerate().any(|(i, (pos, w))| {
         let rated = i
             .checked_sub(1)
@@ -1470,6 +1474,12 @@ fn number_after_name(
                 .is_some_and(|(s, _, _)| *s < next_word && *s <= pos + w.chars().count() + 3)
     })
 }
+
+/// Words that say which end ("the last 10", "the first 5"), which name no parameter's value
+/// when a number follows them (`last_id`); bounds such as "max 10" or "top 5" do.
+const ORDER_WORDS: &[&str] = &[
+    "first", "last", "next", "previous", "prev", "latest", "recent", "newest", "oldest",
+];
 
 /// Whether the number `n` fits a number or integer schema: an integer for `integer`, within
 /// its `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum`.
@@ -2698,6 +2708,11 @@ mod tests {
         assert!(r.promoted.contains(&"page".to_string()), "{r:?}");
         let (_, r) = narrow_for_query(&items, "show the items, 50 per page");
         assert!(!r.promoted.contains(&"page".to_string()), "{r:?}");
+        assert!(!number_after_name(
+            "last_id",
+            &words_at("the last 10 occurrences"),
+            &numbers_at("the last 10 occurrences")
+        ));
     }
 
     #[test]
