@@ -1456,8 +1456,9 @@ fn number_after_name(
     if !names_loosely(&ws, name, &[]) {
         return false;
     }
-    // "the last 10 occurrences" is a cap of occurrences, not `last_id` 10.
-    if ORDER_WORDS.contains(&last.as_str()) {
+    // "the last 10 occurrences" is a cap of occurrences, not `last_id` 10, and "max 20" no
+    // `max_id`: an identifier is named by its thing ("item 1482"), not by an order word.
+    if ORDER_WORDS.contains(&last.as_str()) || crate::cues::holds_identifier(name, "") {
         return false;
     }
     words.iter().enumerate().any(|(i, (pos, w))| {
