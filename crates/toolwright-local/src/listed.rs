@@ -136,15 +136,7 @@ fn one_of_words(text: &str) -> Option<Vec<String>> {
         let vals: Vec<String> = rest
             .trim_end_matches('.')
             .split(',')
-            .flat_map(|v| v.split(" or ").flat_map(|v| v.split(" and ")))
-            .map(|v| {
-                let v = v.trim();
-                v.strip_prefix("or ")
-                    .or_else(|| v.strip_prefix("and "))
-                    .unwrap_or(v)
-                    .trim()
-                    .to_string()
-            })
+            .flat_map(joined_items)
             .filter(|v| !v.is_empty())
             .collect();
         (vals.len() >= 3 && vals.iter().all(|v| word(v))).then_some(vals)
@@ -189,21 +181,28 @@ fn code_list(text: &str) -> Option<Vec<String>> {
                     return vec![v.to_string()];
                 }
                 // "HTTPS, HTTP or PING": the last two are joined by "or" or "and".
-                v.trim()
-                    .split(" or ")
-                    .flat_map(|v| v.split(" and "))
-                    .map(|v| {
-                        let v = v.trim();
-                        v.strip_prefix("and ")
-                            .or_else(|| v.strip_prefix("or "))
-                            .unwrap_or(v)
-                            .to_string()
-                    })
-                    .collect()
+                joined_items(v)
             })
             .collect();
         (vals.len() >= 3 && vals.iter().all(|v| code(v))).then_some(vals)
     })
+}
+
+/// The items of one comma-separated part of a list, where the last two are joined by "or" or
+/// "and" ("HTTP or PING" → `HTTP`, `PING`; "and bars" → `bars`).
+fn joined_items(part: &str) -> Vec<String> {
+    part.trim()
+        .split(" or ")
+        .flat_map(|v| v.split(" and "))
+        .map(|v| {
+            let v = v.trim();
+            v.strip_prefix("and ")
+                .or_else(|| v.strip_prefix("or "))
+                .unwrap_or(v)
+                .trim()
+                .to_string()
+        })
+        .collect()
 }
 
 /// The quoted choices of `text` (see [`listed_values`]).
