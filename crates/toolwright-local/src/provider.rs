@@ -741,7 +741,6 @@ enum Missing<'t> {
     Next(&'t ToolSpec, String),
 }
 
-/// The conversation as plain text turns for a direct answer.
 /// Whether one of `tools` has a parameter that takes a date ([`crate::narrow::takes_date`]).
 fn takes_a_date(tools: &[ToolSpec]) -> bool {
     tools.iter().any(|t| {
@@ -752,6 +751,7 @@ fn takes_a_date(tools: &[ToolSpec]) -> bool {
     })
 }
 
+/// The conversation as plain text turns for a direct answer.
 fn direct_messages(turn: &Turn<'_>) -> Vec<(String, String)> {
     let mut messages = vec![pair("system", DIRECT_SYSTEM)];
     for m in turn.messages {
