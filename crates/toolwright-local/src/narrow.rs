@@ -2117,10 +2117,13 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // And a count written in words ("with a pet" → `pets`).
     let counted = crate::caps::counted_in_words(props, query);
     // So does a number stated with a unit ("takes 10 seconds" → `duration` in seconds).
-    let units = crate::units::placed(props, query)
+    let units: Vec<(String, Value)> = crate::units::placed(props, query)
         .into_iter()
-        .map(|(k, v, _)| (k, v));
+        .map(|(k, v, _)| (k, v))
+        .collect();
     let sizes = crate::units::sized(props, query);
+    // A parameter given a quantity of its unit or a side of a size takes no other number.
+    let measured: Vec<String> = units.iter().chain(&sizes).map(|(k, _)| k.clone()).collect();
     // And a number written right after the parameter's name ("page 2, 50 per page").
     let numbered = props
         .iter()
@@ -2187,9 +2190,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     }
     let numbers_unplaced = !stated.is_empty()
         && !props
-            .values()
+            .iter()
             .zip(&stays)
-            .any(|(p, s)| *s && free_number(p));
+            .any(|((k, p), s)| *s && free_number(p) && !measured.contains(k));
     let mut kept = Map::new();
     for ((name, p), stay) in props.iter().zip(stays) {
         // Only a parameter one of those numbers fits (a year is no `k` of at most 100), and
@@ -2714,6 +2717,25 @@ mod tests {
             &words_at("the last 10 occurrences"),
             &numbers_at("the last 10 occurrences")
         ));
+    }
+
+    #[test]
+    fn a_parameter_given_a_quantity_takes_no_other_number() {
+        let discover = ToolSpec::new(
+            "discover_by_genre_tool",
+            "Discover films by genre.",
+            json!({"type": "object", "properties": {
+                "genre": {"type": "string"},
+                "within_days": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null},
+                "limit": {"default": 10, "type": "integer"}},
+                "required": ["genre"]}),
+        );
+        let (_, r) = narrow_for_query(
+            &discover,
+            "animation films from the last 180 days, 5 of them",
+        );
+        assert!(r.promoted.contains(&"within_days".to_string()), "{r:?}");
+        assert_eq!(r.for_numbers, ["limit"]);
     }
 
     #[test]
