@@ -330,11 +330,27 @@ pub fn on_side(name: &str, side: Side) -> bool {
     name_words(name).iter().any(|w| words.contains(&w.as_str()))
 }
 
-/// The calendar dates the request writes the ISO way (`2025-06-01`), in its order.
+/// The calendar dates the request writes the ISO way (`2025-06-01`), in its order; a range
+/// written with two dots between its dates (`2026-06-01..2026-06-30`) gives both.
+///
+/// ```
+/// use toolwright_local::cues::iso_dates;
+/// assert_eq!(iso_dates("from 2026-06-01 to 2026-06-30"), ["2026-06-01", "2026-06-30"]);
+/// assert_eq!(iso_dates("for 2026-06-01..2026-06-30"), ["2026-06-01", "2026-06-30"]);
+/// ```
 pub fn iso_dates(query: &str) -> Vec<String> {
     tokens(query)
         .iter()
         .filter_map(|w| query.get(w.body.clone()))
+        .flat_map(|w| {
+            let range = w
+                .split_once("..")
+                .filter(|(a, b)| iso_date(a) && iso_date(b));
+            match range {
+                Some((a, b)) => vec![a, b],
+                None => vec![w],
+            }
+        })
         .filter(|w| iso_date(w))
         .map(String::from)
         .collect()

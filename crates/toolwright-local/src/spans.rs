@@ -1018,6 +1018,11 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
                     let fits = whole_listed(query, fits, |s| within(items, s));
                     let mut a = p.as_object().cloned().unwrap_or_default();
                     a.insert("items".into(), restricted(items, fits));
+                    // A list a cue points a value at takes at least one: the model had
+                    // written `"account_ids": []` for "my relationship with account 55019".
+                    if g.cued.borrow().iter().any(|(c, _)| c == k) {
+                        a.entry("minItems").or_insert(json!(1));
+                    }
                     Value::Object(a)
                 })
             }
@@ -1478,6 +1483,20 @@ mod tests {
             !format_placeholder("AAPL")
                 && !format_placeholder("MM")
                 && !format_placeholder("EU-WEST")
+        );
+    }
+
+    #[test]
+    fn a_list_a_cue_points_at_takes_at_least_one_item() {
+        let s = spec(json!({"account_ids": {"type": "array", "items": {"type": "string"}}}));
+        let (g, _) = ground_strings(&s, "check my relationship with account 55019", true);
+        assert_eq!(
+            g.parameters["properties"]["account_ids"]["minItems"],
+            json!(1)
+        );
+        assert_eq!(
+            g.parameters["properties"]["account_ids"]["items"]["enum"],
+            json!(["55019"])
         );
     }
 
