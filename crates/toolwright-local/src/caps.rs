@@ -189,6 +189,61 @@ pub fn capped(
     )
 }
 
+/// The request's counts of the tool's own things, each with the one cap parameter of `props`
+/// (see [`capped`]) that takes it: a number right before the plural of a word of the tool's
+/// object ("list 80 followers" for `account_followers`, "10 cases" for `search_cases`).
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_local::caps::capped_things;
+/// let props = json!({"account_id": {"type": "string"}, "limit": {"type": "integer"}});
+/// let props = props.as_object().unwrap();
+/// let q = "list 80 followers of mastodon user 4412";
+/// assert_eq!(capped_things(props, q, "account_followers", |_| Vec::new()),
+///            [("limit".to_string(), json!(80))]);
+/// assert!(capped_things(props, "follower 80", "account_followers", |_| Vec::new()).is_empty());
+/// ```
+pub fn capped_things(
+    props: &Map<String, Value>,
+    query: &str,
+    tool: &str,
+    attached: impl Fn(&str) -> Vec<Value>,
+) -> Vec<(String, Value)> {
+    // The object after the name's verb, or every word of a name without one.
+    let things: Vec<String> = toolwright_catalog::text::name_object(tool).map_or_else(
+        || {
+            name_words(tool)
+                .iter()
+                .map(|w| toolwright_catalog::text::stem(w))
+                .collect()
+        },
+        |(_, o)| o,
+    );
+    if things.is_empty() {
+        return Vec::new();
+    }
+    each_number(props, query, |v, Around { next, .. }| {
+        let counts = next.is_some_and(|n| {
+            n.text.len() > 3
+                && n.text.ends_with('s')
+                && things
+                    .iter()
+                    .any(|t| toolwright_catalog::text::stem(&n.text) == *t)
+        });
+        let elsewhere = props.iter().any(|(k, p)| {
+            !cap_param(k) && fits(p, v) && attached(k).iter().any(|a| a.as_f64() == v.as_f64())
+        });
+        if !counts || elsewhere {
+            return Vec::new();
+        }
+        props
+            .iter()
+            .filter(|(k, p)| cap_param(k) && fits(p, v))
+            .map(|(k, _)| k)
+            .collect()
+    })
+}
+
 /// Each number of the request with the parameters of `props` that `takers` says may take it
 /// (given the number and the words around it), each given to one of them by [`take_one`].
 fn each_number<'p>(

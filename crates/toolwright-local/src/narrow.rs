@@ -1600,9 +1600,10 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
             .unwrap_or_default()
     };
     let caps = crate::caps::capped(props, query, named);
+    let things = crate::caps::capped_things(props, query, &spec.name, named);
     let bounds = crate::caps::bounded(props, query, named);
     // A count written in words ("with a pet" → `pets: 1`) goes to the parameter it counts.
-    for (k, v) in caps.into_iter().chain(bounds).chain(counted) {
+    for (k, v) in caps.into_iter().chain(things).chain(bounds).chain(counted) {
         if let Some((_, own)) = attached.iter_mut().find(|(n, _)| *n == k)
             && own.is_empty()
         {
@@ -2112,6 +2113,10 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // A cap ("the first 3000 characters") keeps the parameter that takes it.
     let (words, spans) = (words_at(query), numbers_at(query));
     let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
+    // And so does a count of the tool's own things ("list 80 followers").
+    let things = crate::caps::capped_things(props, query, &spec.name, |k| {
+        attached_numbers(k, &words, &spans)
+    });
     // So does a bound on a value ("under 60" → `maxPrice`).
     let bounds = crate::caps::bounded(props, query, |k| attached_numbers(k, &words, &spans));
     // And a count written in words ("with a pet" → `pets`).
@@ -2131,6 +2136,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         .map(|(k, _)| (k.clone(), Value::Null));
     for (name, _) in caps
         .into_iter()
+        .chain(things)
         .chain(bounds)
         .chain(counted)
         .chain(units)
