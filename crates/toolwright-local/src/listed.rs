@@ -89,6 +89,18 @@ pub fn documentation<'a>(name: &str, schema: &'a Value, tool_description: &'a st
     {
         return d;
     }
+    // An optional value's own branch may carry it (`anyOf: [{"type": "string", "description":
+    // …}, {"type": "null"}]`).
+    let branch = schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.get("description").and_then(Value::as_str))
+        .find(|d| !d.trim().is_empty());
+    if let Some(d) = branch {
+        return d;
+    }
     tool_description
         .lines()
         .find_map(|line| {
@@ -174,9 +186,16 @@ fn code_list(text: &str) -> Option<Vec<String>> {
         let lead = head.trim().to_lowercase();
         let phrased = VALUE_PHRASES.iter().any(|p| lead.contains(p))
             || matches!(lead.as_str(), "value" | "values");
+        // Codes written as such (`this_month, last_month, last_30_days`) may be joined by ", "
+        // too: no English word has an underscore.
+        let snake =
+            tail.split(',').filter(|v| v.contains('_')).count() * 2 >= tail.split(',').count();
         let vals: Vec<String> = tail
             .split(',')
             .flat_map(|v| {
+                if snake && !phrased {
+                    return vec![v.trim().trim_end_matches('.').to_string()];
+                }
                 if !phrased {
                     return vec![v.to_string()];
                 }
@@ -359,6 +378,17 @@ mod tests {
             ["companies", "contacts", "line_items"]
         );
         assert!(listed_values("Colors: red, green, or blue").is_none());
+        let d = "Predefined period: this_month, last_month, this_year, last_30_days, all.";
+        assert_eq!(
+            listed_values(d).unwrap(),
+            [
+                "this_month",
+                "last_month",
+                "this_year",
+                "last_30_days",
+                "all"
+            ]
+        );
         let d = "One of attractions, museums, parks, landmarks, shopping,\nnightlife, \
                  restaurants, cafes, bars. Defaults to ``attractions``.";
         assert_eq!(listed_values(d).map(|v| v.len()), Some(9));
