@@ -63,11 +63,13 @@ const COUNTED: &[&str] = &[
 ];
 
 /// Whether a parameter's name says it bounds how many or how much is returned: `limit`,
-/// `max_length`, `maxResults`, `top_k`, `per_page`, `count`, `n`, `num_results`, `page_size`.
+/// `max_length`, `maxResults`, `top_k`, `per_page`, `count`, `n`, `num_results`, `page_size`,
+/// a `size` alone (a search's page size).
 ///
 /// ```
 /// use toolwright_local::caps::cap_param;
 /// assert!(cap_param("limit") && cap_param("maxResults") && cap_param("top_k"));
+/// assert!(cap_param("size") && !cap_param("file_size"));
 /// assert!(cap_param("n") && cap_param("num_results") && cap_param("page_size"));
 /// assert!(!cap_param("start_index") && !cap_param("page") && !cap_param("days"));
 /// ```
@@ -75,7 +77,7 @@ pub fn cap_param(name: &str) -> bool {
     let ws = name_words(name);
     let has = |w: &str| ws.iter().any(|x| x == w);
     ws.iter().any(|w| CAP_WORDS.contains(&w.as_str()))
-        || matches!(ws.as_slice(), [w] if w == "n" || w == "k")
+        || matches!(ws.as_slice(), [w] if w == "n" || w == "k" || w == "size")
         || ((has("num") || has("number") || has("n"))
             && ws.iter().any(|w| COUNTED.contains(&w.as_str())))
         || ((has("page") || has("batch")) && has("size"))
@@ -151,6 +153,10 @@ fn fits(schema: &Value, v: &Value) -> bool {
 /// let q = "open https://www.gov.uk/x and give me the first 3000 characters";
 /// assert_eq!(capped(props, q, |_| Vec::new()), [("max_length".to_string(), json!(3000))]);
 /// assert!(capped(props, "give me 3000 characters", |_| Vec::new()).is_empty());
+/// let ages = json!({"limit": {"type": "integer"}, "max_age": {"type": "integer"}});
+/// let q = "top 10 reactions in patients";
+/// assert_eq!(capped(ages.as_object().unwrap(), q, |_| Vec::new()),
+///            [("limit".to_string(), json!(10))]);
 /// ```
 pub fn capped(
     props: &Map<String, Value>,
@@ -326,6 +332,20 @@ fn take_one(
             .copied()
             .collect(),
         _ => Vec::new(),
+    };
+    // Else the one that bounds nothing but the count ("top 10 reactions": `limit`, not
+    // `max_age`).
+    let chosen = if chosen.is_empty() && takers.len() > 1 {
+        let pure = |k: &str| {
+            name_words(k).iter().all(|w| {
+                CAP_WORDS.contains(&w.as_str())
+                    || COUNTED.contains(&w.as_str())
+                    || matches!(w.as_str(), "n" | "k" | "num" | "number" | "page" | "size")
+            })
+        };
+        takers.iter().filter(|k| pure(k)).copied().collect()
+    } else {
+        chosen
     };
     if let [one] = chosen.as_slice()
         && !out.iter().any(|(k, _)| k == *one)
