@@ -178,21 +178,31 @@ pub fn capped(
             {
                 return Vec::new();
             }
-            // Only a parameter that can take the number claims it: "the latest 25 orders" does not
-            // give 25 to an `order` of `asc` or `desc`.
-            let elsewhere = props.iter().any(|(k, p)| {
-                !cap_param(k) && fits(p, v) && attached(k).iter().any(|a| a.as_f64() == v.as_f64())
-            });
-            if elsewhere {
-                return Vec::new();
-            }
-            props
-                .iter()
-                .filter(|(k, p)| cap_param(k) && fits(p, v))
-                .map(|(k, _)| k)
-                .collect()
+            cap_takers(props, v, &attached)
         },
     )
+}
+
+/// The cap parameters of `props` that can take the cap `v`, unless a parameter that is no cap
+/// is given `v` by name (`attached`).
+fn cap_takers<'p>(
+    props: &'p Map<String, Value>,
+    v: &Value,
+    attached: &impl Fn(&str) -> Vec<Value>,
+) -> Vec<&'p String> {
+    // Only a parameter that can take the number claims it: "the latest 25 orders" does not
+    // give 25 to an `order` of `asc` or `desc`.
+    let elsewhere = props.iter().any(|(k, p)| {
+        !cap_param(k) && fits(p, v) && attached(k).iter().any(|a| a.as_f64() == v.as_f64())
+    });
+    if elsewhere {
+        return Vec::new();
+    }
+    props
+        .iter()
+        .filter(|(k, p)| cap_param(k) && fits(p, v))
+        .map(|(k, _)| k)
+        .collect()
 }
 
 /// The request's counts of the tool's own things, each with the one cap parameter of `props`
@@ -236,17 +246,10 @@ pub fn capped_things(
                     .iter()
                     .any(|t| toolwright_catalog::text::stem(&n.text) == *t)
         });
-        let elsewhere = props.iter().any(|(k, p)| {
-            !cap_param(k) && fits(p, v) && attached(k).iter().any(|a| a.as_f64() == v.as_f64())
-        });
-        if !counts || elsewhere {
+        if !counts {
             return Vec::new();
         }
-        props
-            .iter()
-            .filter(|(k, p)| cap_param(k) && fits(p, v))
-            .map(|(k, _)| k)
-            .collect()
+        cap_takers(props, v, &attached)
     })
 }
 
