@@ -1374,6 +1374,16 @@ fn word_matches(p: &str, w: &str) -> bool {
 /// Words that make a number a rate of what follows ("100 per page", "5 each day").
 const RATE_WORDS: &[&str] = &["per", "each", "every"];
 
+/// The last distinctive word of parameter `name` (three letters or more, not generic), when
+/// the request's `words` name the parameter ([`names_loosely`]).
+fn named_word(name: &str, words: &[(usize, String)]) -> Option<String> {
+    let last = name_words(name)
+        .into_iter()
+        .rfind(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))?;
+    let ws: Vec<String> = words.iter().map(|(_, w)| w.clone()).collect();
+    names_loosely(&ws, name, &[]).then_some(last)
+}
+
 /// The numbers the query attaches to parameter `name`: after a mention of the name's last
 /// distinctive word, the first number with at most 3 words between ("initial velocity of 10",
 /// "budgets not exceeding $100"), else a number just before it with at most 1 word between
@@ -1387,24 +1397,16 @@ pub(crate) fn attached_numbers(
     words: &[(usize, String)],
     numbers: &[(usize, usize, Value)],
 ) -> Vec<Value> {
-    let parts: Vec<String> = name_words(name)
-        .into_iter()
-        .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
-        .collect();
-    let Some(last) = parts.last() else {
+    let Some(last) = named_word(name, words) else {
         return Vec::new();
     };
-    let ws: Vec<String> = words.iter().map(|(_, w)| w.clone()).collect();
-    if !names_loosely(&ws, name, &[]) {
-        return Vec::new();
-    }
     let per_name = name_words(name)
         .iter()
         .any(|w| RATE_WORDS.contains(&w.as_str()));
     let between = |a: usize, b: usize| words.iter().filter(|(s, _)| *s > a && *s < b).count();
     let mut out: Vec<Value> = Vec::new();
     for (pos, w) in words {
-        if !word_matches(last, w) {
+        if !word_matches(&last, w) {
             continue;
         }
         let after = numbers
@@ -1445,17 +1447,9 @@ fn number_after_name(
     words: &[(usize, String)],
     numbers: &[(usize, usize, Value)],
 ) -> bool {
-    let parts: Vec<String> = name_words(name)
-        .into_iter()
-        .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
-        .collect();
-    let Some(last) = parts.last() else {
+    let Some(last) = named_word(name, words) else {
         return false;
     };
-    let ws: Vec<String> = words.iter().map(|(_, w)| w.clone()).collect();
-    if !names_loosely(&ws, name, &[]) {
-        return false;
-    }
     // "the last 10 occurrences" is a cap of occurrences, not `last_id` 10, and "max 20" no
     // `max_id`: an identifier is named by its thing ("item 1482"), not by an order word.
     if ORDER_WORDS.contains(&last.as_str()) || crate::cues::holds_identifier(name, "") {
@@ -1467,7 +1461,7 @@ fn number_after_name(
             .and_then(|j| words.get(j))
             .is_some_and(|(_, p)| RATE_WORDS.contains(&p.as_str()));
         let next_word = words.get(i + 1).map_or(usize::MAX, |(s, _)| *s);
-        word_matches(last, w)
+        word_matches(&last, w)
             && !rated
             && numbers
                 .iter()
