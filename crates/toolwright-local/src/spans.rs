@@ -448,9 +448,12 @@ impl OwnWords {
         OwnWords { used, offered }
     }
 
-    /// Whether `s` is one word the tool uses of its own, not one it offers.
+    /// Whether `s` is one word the tool uses of its own, not one it offers. A number is never
+    /// one: a number in a tool's text is an example of a value ("a Goodreads id, numeric, like
+    /// '2767052.The_Hunger_Games'"), and a request may write that very value.
     fn own(&self, s: &str) -> bool {
         !s.contains(char::is_whitespace)
+            && !s.bytes().all(|b| b.is_ascii_digit())
             && self.used.contains(&s.to_lowercase())
             && !self.offered.contains(s)
     }

@@ -224,6 +224,12 @@ const COURTESY: &[&str] = &[
 /// which a date parameter takes.
 const SPANS_OF_TIME: &[&str] = &["between", "since", "after", "before", "until", "from"];
 
+/// Lowercase words inside a person's or a work's name ("Vincent van Gogh", "Lord of the Rings").
+const NAME_PARTICLES: &[&str] = &[
+    "van", "von", "de", "da", "del", "der", "den", "di", "du", "la", "le", "y", "bin", "al", "of",
+    "the", "and",
+];
+
 /// Prepositions of a closing place ("out of kb X", "on yahoo finance", "in my vault").
 const PLACES: &[&str] = &[
     "from", "in", "on", "via", "using", "through", "with", "at", "into", "across", "inside",
@@ -319,11 +325,36 @@ impl<'q> Words<'q> {
             .iter()
             .map(|r| query[r.clone()].to_lowercase())
             .collect();
-        Words {
+        let mut words = Words {
             query,
             body,
             lower,
             ends,
+        };
+        words.keep_names_whole();
+        words
+    }
+
+    /// An initial's full stop ("Ursula K. Le Guin") and a title's colon between two capitalised
+    /// words ("Dune: Part Two") end no clause: they are inside a name.
+    fn keep_names_whole(&mut self) {
+        for i in 0..self.len().saturating_sub(1) {
+            let (Some(b), Some(next)) = (self.body.get(i), self.body.get(i + 1)) else {
+                continue;
+            };
+            let (w, tail) = (
+                self.query.get(b.clone()).unwrap_or(""),
+                self.query.get(b.end..next.start).unwrap_or("").trim(),
+            );
+            let capital = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
+            let next_word = self.query.get(next.clone()).unwrap_or("");
+            let initial = tail == "." && w.chars().count() == 1 && capital(w);
+            let titled = tail == ":" && capital(w) && capital(next_word);
+            if (initial && capital(next_word)) || titled {
+                if let Some(e) = self.ends.get_mut(i) {
+                    *e = false;
+                }
+            }
         }
     }
 
@@ -367,7 +398,9 @@ impl<'q> Words<'q> {
     fn after_heading(&self) -> usize {
         let colon = (0..self.len().min(6)).find(|&i| {
             let b = self.body.get(i).map_or(0, |r| r.end);
-            self.query.get(b..).is_some_and(|t| t.starts_with(':'))
+            // A title's colon ("Dune: Part Two") ends no clause, and heads nothing.
+            self.ends.get(i).copied().unwrap_or(false)
+                && self.query.get(b..).is_some_and(|t| t.starts_with(':'))
         });
         match colon {
             Some(i) if self.len() >= i + 3 => i + 1,
@@ -478,6 +511,9 @@ impl<'q> Words<'q> {
                 _ => break,
             }
         }
+        if kind == TopicKind::Search {
+            start = self.named_after_kind(start, end, own);
+        }
         let content = (start..end).any(|i| {
             let w = self.word(i);
             !crate::cues::is_function_word(w) && !own(w)
@@ -487,6 +523,40 @@ impl<'q> Words<'q> {
         }
         let (a, b) = (self.body.get(start)?.start, self.body.get(end - 1)?.end);
         self.query.get(a..b).map(str::to_string)
+    }
+
+    /// Where a search's topic starts once the words that only say what kind of thing it names
+    /// are dropped: the tool's own words, then `named`, `called` or `by`, before a proper name
+    /// or a number that ends the topic ("TV show *Severance*", "candidate named *Priya
+    /// Raman*", "books by *Ursula K. Le Guin*", "ISBN *9780593135204*"). A search engine
+    /// matches the name; the kind's words would only miss. Otherwise `start`.
+    fn named_after_kind(&self, start: usize, end: usize, own: &impl Fn(&str) -> bool) -> usize {
+        let mut s = start;
+        while s < end && own(self.word(s)) {
+            s += 1;
+        }
+        if s > start && s < end && matches!(self.word(s), "named" | "called" | "by") {
+            s += 1;
+        }
+        let raw = |i: usize| {
+            self.body
+                .get(i)
+                .and_then(|b| self.query.get(b.clone()))
+                .unwrap_or("")
+        };
+        let capital = |i: usize| {
+            raw(i)
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        };
+        // Lowercase particles inside a name ("Vincent van Gogh", "Gabriel García Márquez").
+        let particle = |i: usize| NAME_PARTICLES.contains(&self.word(i));
+        let named = s > start
+            && s < end
+            && capital(s)
+            && (s..end).all(|i| capital(i) || (i > s && particle(i)));
+        if named { s } else { start }
     }
 
     /// Where a closing place starts in `start..end`: a preposition whose following words are
@@ -691,6 +761,54 @@ mod tests {
                 "have firecrawl's research agent dig up the founders of vector database startups"
             )[0],
             "the founders of vector database startups"
+        );
+    }
+
+    #[test]
+    fn a_name_after_the_words_of_its_kind_is_the_topic() {
+        // Set K's Goodreads, CineLens; set L's Ashby (read, 2026-12-07).
+        assert_eq!(
+            search(
+                "search goodreads for books by Ursula K. Le Guin",
+                &["goodreads", "books", "search"]
+            ),
+            ["Ursula K. Le Guin"]
+        );
+        assert_eq!(
+            search("find the movie Dune: Part Two", &["movie", "search"]),
+            ["Dune: Part Two"]
+        );
+        assert_eq!(
+            search("find the TV show Severance", &["tv", "show"]),
+            ["Severance"]
+        );
+        assert_eq!(
+            search(
+                "find the candidate named Priya Raman in Ashby",
+                &["candidate", "ashby"]
+            ),
+            ["Priya Raman"]
+        );
+        assert_eq!(
+            search(
+                "look up ISBN 9780593135204 on goodreads",
+                &["isbn", "goodreads"]
+            ),
+            ["9780593135204"]
+        );
+        // Not a name after the kind's words: the phrase stays whole.
+        assert_eq!(
+            search("find hotels in Paris", &["hotels"]),
+            ["hotels in Paris"]
+        );
+        assert_eq!(
+            search("search issues login bug", &["issues", "search"]),
+            ["issues login bug"]
+        );
+        // A heading's colon still heads.
+        assert_eq!(
+            search("duckduckgo search: best budget keyboards", &["duckduckgo"]),
+            ["best budget keyboards"]
         );
     }
 
