@@ -1335,13 +1335,29 @@ pub fn named_properly(
     query: &str,
     fits: impl Fn(&str) -> bool,
 ) -> Option<Vec<String>> {
+    let own = |w: &str| tool_uses(param.tool, param.tool_description, w);
+    // A part of a person's name, beside a parameter for the other part, takes that part of
+    // the persons the request names ("Jan Kowalski" → `first_name` Jan, `last_name`
+    // Kowalski).
+    if let Some(part) = name_part(param.name)
+        && param
+            .siblings
+            .iter()
+            .any(|s| name_part(s).is_some_and(|o| o != part))
+    {
+        let v: Vec<String> = person_names(query, own)
+            .into_iter()
+            .map(|(first, last)| if part == NamePart::First { first } else { last })
+            .filter(|v| fits(v))
+            .collect();
+        return (!v.is_empty()).then_some(v);
+    }
     let words = name_words(param.name);
     let title = words.last().is_some_and(|w| w == "title");
     let name = words.last().is_some_and(|w| w == "name");
     if !(title || name) || !toolwright_catalog::values::quoted_spans(query).is_empty() {
         return None;
     }
-    let own = |w: &str| tool_uses(param.tool, param.tool_description, w);
     let capitals = |v: &str| {
         v.split_whitespace()
             .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
@@ -1352,6 +1368,74 @@ pub fn named_properly(
         .filter(|v| fits(v) && (title || capitals(v) > 1))
         .collect();
     (!v.is_empty()).then_some(v)
+}
+
+/// The part of a person's name a parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamePart {
+    /// `first_name`, `firstName`, `given_name`, `buyer_first_name`, `forename`.
+    First,
+    /// `last_name`, `lastName`, `family_name`, `surname`.
+    Last,
+}
+
+/// The part of a person's name parameter `param` takes, if it takes one.
+///
+/// ```
+/// use toolwright_local::cues::{NamePart, name_part};
+/// assert_eq!(name_part("buyer_first_name"), Some(NamePart::First));
+/// assert_eq!(name_part("lastName"), Some(NamePart::Last));
+/// assert_eq!(name_part("surname"), Some(NamePart::Last));
+/// assert_eq!(name_part("file_name"), None);
+/// ```
+pub fn name_part(param: &str) -> Option<NamePart> {
+    let words = name_words(param);
+    let (last, before) = match words.as_slice() {
+        [.., b, l] => (l.as_str(), Some(b.as_str())),
+        [l] => (l.as_str(), None),
+        [] => return None,
+    };
+    match (before, last) {
+        (_, "firstname" | "forename" | "givenname") => Some(NamePart::First),
+        (_, "lastname" | "surname" | "familyname") => Some(NamePart::Last),
+        (Some("first" | "given" | "fore"), "name") => Some(NamePart::First),
+        (Some("last" | "family" | "sur"), "name") => Some(NamePart::Last),
+        _ => None,
+    }
+}
+
+/// The persons' names a request writes, split into a first and a last name: each
+/// [`proper_names`] of two or three capitalised words, joined by nothing, none the tool's own
+/// (`own`); the last word is the last name ("Jan Kowalski", "Mary Ann Lee" → `Mary Ann`,
+/// `Lee`).
+///
+/// ```
+/// use toolwright_local::cues::person_names;
+/// let own = |w: &str| w == "Nimble";
+/// assert_eq!(
+///     person_names("add Sarah Lindqvist to Nimble", own),
+///     [("Sarah".to_string(), "Lindqvist".to_string())]
+/// );
+/// assert!(person_names("add sarah to the list", own).is_empty());
+/// ```
+pub fn person_names(query: &str, own: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    let capital = |w: &str| {
+        let mut cs = w.chars();
+        cs.next().is_some_and(char::is_uppercase) && cs.any(char::is_lowercase)
+    };
+    proper_names(query, &own)
+        .into_iter()
+        .filter_map(|n| {
+            let ws: Vec<&str> = n.split_whitespace().collect();
+            let person = (2..=3).contains(&ws.len())
+                && ws.iter().all(|w| capital(w) && !own(w))
+                && ws
+                    .iter()
+                    .all(|w| w.chars().all(|c| c.is_alphabetic() || "-'".contains(c)));
+            let (last, firsts) = ws.split_last()?;
+            person.then(|| (firsts.join(" "), (*last).to_string()))
+        })
+        .collect()
 }
 
 /// Whether a tool's name or description uses `word` (any case) as a word of its own: "Slack"

@@ -255,6 +255,45 @@ fn keep_for_quote(
     }
 }
 
+/// Keeps (and makes required) a tool's two parts of a person's name
+/// ([`crate::cues::name_part`]: one `first_name`, one `last_name`) when the request writes a
+/// person's name ([`crate::cues::person_names`]): "register private customer Anna Nowak as a
+/// client" names `first_name` and `last_name` by their value, as an e-mail address names
+/// `email`. String grounding gives each its part.
+fn keep_person_name(
+    props: &Map<String, Value>,
+    spec: &ToolSpec,
+    query: &str,
+    stays: &mut [bool],
+    report: &mut Narrowing,
+) {
+    use crate::cues::{NamePart, name_part};
+    let of = |part: NamePart| -> Vec<usize> {
+        props
+            .keys()
+            .enumerate()
+            .filter(|(_, k)| name_part(k) == Some(part))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let (firsts, lasts) = (of(NamePart::First), of(NamePart::Last));
+    let ([first], [last]) = (firsts.as_slice(), lasts.as_slice()) else {
+        return;
+    };
+    let own = |w: &str| crate::cues::tool_uses(&spec.name, &spec.description, w);
+    if crate::cues::person_names(query, own).is_empty() {
+        return;
+    }
+    for i in [*first, *last] {
+        if let (Some(s), Some(name)) = (stays.get_mut(i), props.keys().nth(i))
+            && !*s
+        {
+            *s = true;
+            report.promoted.push(name.clone());
+        }
+    }
+}
+
 /// A range's two sides stay together: when the request writes two ISO dates ("updated between
 /// 2025-06-01 and 2025-06-30") and one side of a pair of free parameters stays
 /// ([`crate::cues::RANGE_ENDS`]: `updated_from` and `updated_to`), the other stays too, and both
@@ -1950,7 +1989,33 @@ fn restrict_enums(
             &spec.description,
             names.len(),
         );
-        if mentioned.is_empty() || mentioned.len() < names.len() || mentioned.len() == vals.len() {
+        // A required text whose documentation lists its only choices ("record_type: 'person'
+        // or 'company'") takes one of them even when the request names none: the model
+        // chooses among the choices, not among the request's words.
+        let required = |n: &str| {
+            spec.parameters
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|x| x.as_str() == Some(n)))
+        };
+        let only_choices = match names.as_slice() {
+            [n] => {
+                mentioned.is_empty()
+                    && listed
+                    && required(n)
+                    && crate::listed::listed_values(documented(n)).as_ref() == Some(&vals)
+            }
+            _ => false,
+        };
+        let mentioned = if only_choices {
+            vals.clone()
+        } else {
+            mentioned
+        };
+        if mentioned.is_empty()
+            || mentioned.len() < names.len()
+            || (mentioned.len() == vals.len() && !only_choices)
+        {
             continue;
         }
         // Several parameters sharing the values get them in the request's order: a move's ends
@@ -2101,6 +2166,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     keep_written(props, query, &mut stays, &mut report);
     keep_cued(props, query, &mut stays, &mut report);
     keep_for_quote(props, query, &mut stays, &mut report);
+    keep_person_name(props, spec, query, &mut stays, &mut report);
     let coded = keep_coded(props, spec, query, &required, &mut stays, &mut report);
     keep_range_ends(props, query, &mut stays, &mut report);
     keep_marked_side(props, query, &required, &mut stays);
@@ -2504,6 +2570,40 @@ mod tests {
                 "{q}"
             );
         }
+    }
+
+    #[test]
+    fn a_person_named_keeps_both_parts_of_the_name_and_choices_stay_choices() {
+        // Set L's Nimble and InvoiceOcean (read, 2026-12-07).
+        let contact = ToolSpec::new(
+            "create_contact",
+            "Create a new contact (person or company).\n\nArgs:\n    record_type: 'person' \
+             or 'company'.\n    first_name: First name.\n",
+            json!({"type": "object", "properties": {
+                "record_type": {"type": "string"},
+                "first_name": {"type": "string", "default": ""},
+                "last_name": {"type": "string", "default": ""},
+                "email": {"type": "string", "default": ""}},
+              "required": ["record_type"]}),
+        );
+        let (s, r) = narrow_for_query(&contact, "new contact: Diego Ramos, diego.r@gmail.com");
+        let props = &s.parameters["properties"];
+        assert!(props.get("first_name").is_some() && props.get("last_name").is_some());
+        assert!(r.promoted.contains(&"last_name".to_string()));
+        assert_eq!(props["record_type"]["enum"], json!(["person", "company"]));
+        let (g, _) =
+            crate::spans::ground_strings(&s, "new contact: Diego Ramos, diego.r@gmail.com", true);
+        assert_eq!(
+            g.parameters["properties"]["first_name"]["enum"],
+            json!(["Diego"])
+        );
+        assert_eq!(
+            g.parameters["properties"]["last_name"]["enum"],
+            json!(["Ramos"])
+        );
+        // No person named: the parts stay out.
+        let (s, _) = narrow_for_query(&contact, "new contact for acme corp, info@acme.com");
+        assert!(s.parameters["properties"].get("first_name").is_none());
     }
 
     #[test]
