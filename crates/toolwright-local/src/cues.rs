@@ -1200,6 +1200,15 @@ pub fn focus(
     if !handles.is_empty() {
         return Some(handles);
     }
+    // Who made a thing is named after `by` ("recalls by Pfizer" for `firm`).
+    // The tool's name only: a description quotes makers as examples ("Pfizer").
+    let own = |w: &str| tool_uses(param.tool, "", w);
+    if let Some(v) = made_by(param.name, query, own)
+        .map(|v| v.into_iter().filter(|v| fits(v)).collect::<Vec<_>>())
+        .filter(|v| !v.is_empty())
+    {
+        return Some(v);
+    }
     let named = cue_values(param.name, query)
         .or_else(|| {
             // After the object's word, a number is the object's id, not its name ("under project
@@ -1366,6 +1375,110 @@ pub fn named_properly(
     let v: Vec<String> = proper_names(query, own)
         .into_iter()
         .filter(|v| fits(v) && (title || capitals(v) > 1))
+        .collect();
+    (!v.is_empty()).then_some(v)
+}
+
+/// Last name words of parameters that take who made or issued a thing: "by X" names one.
+const MAKERS: &[&str] = &[
+    "author",
+    "authors",
+    "artist",
+    "firm",
+    "manufacturer",
+    "company",
+    "vendor",
+    "creator",
+    "publisher",
+    "brand",
+    "maker",
+    "labeler",
+    "sponsor",
+    "organization",
+    "organisation",
+    "developer",
+    "composer",
+    "director",
+    "writer",
+    "studio",
+    "band",
+    "performer",
+];
+
+/// Words before `by` that make it an ordering, not a maker ("sort by Name").
+const ORDERING: &[&str] = &[
+    "sort", "sorted", "order", "ordered", "group", "grouped", "filter", "filtered", "rank",
+    "ranked", "split", "broken", "break", "pivot", "count", "counts",
+];
+
+/// Days and months: "by Friday", "by March" is a deadline, not a maker.
+const CALENDAR_NAMES: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "eod",
+    "noon",
+    "midnight",
+];
+
+/// The proper names the request says made or issued a thing ("Class I recalls by *Pfizer*",
+/// "songs by *Nina Simone*"), for a parameter named as a maker ([`MAKERS`]: `firm`, `author`,
+/// `manufacturer`); none the tool's own words name (`own`), none after an ordering ("sort by
+/// Name") and none a day or month ("by Friday").
+///
+/// ```
+/// use toolwright_local::cues::made_by;
+/// let none = |_: &str| false;
+/// let q = "Class I drug recalls by Pfizer that are still ongoing";
+/// assert_eq!(made_by("firm", q, none).unwrap(), ["Pfizer"]);
+/// assert!(made_by("drug_name", q, none).is_none());
+/// assert!(made_by("author", "finish the draft by Friday", none).is_none());
+/// assert!(made_by("author", "sort by Name", none).is_none());
+/// ```
+pub fn made_by(param: &str, query: &str, own: impl Fn(&str) -> bool) -> Option<Vec<String>> {
+    let words = name_words(param);
+    if !words.last().is_some_and(|w| MAKERS.contains(&w.as_str())) {
+        return None;
+    }
+    let ws = tokens(query);
+    let text = |w: &Word| query.get(w.body.clone()).unwrap_or("");
+    let starts: Vec<usize> = ws
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            text(w).eq_ignore_ascii_case("by")
+                && !(*i > 0
+                    && ws
+                        .get(i - 1)
+                        .is_some_and(|p| ORDERING.contains(&text(p).to_lowercase().as_str())))
+        })
+        .filter_map(|(i, _)| ws.get(i + 1))
+        .filter(|n| !CALENDAR_NAMES.contains(&text(n).to_lowercase().as_str()))
+        .map(|n| n.body.start)
+        .collect();
+    let v: Vec<String> = proper_names(query, &own)
+        .into_iter()
+        .filter(|n| {
+            starts
+                .iter()
+                .any(|s| query.get(*s..).is_some_and(|t| t.starts_with(n.as_str())))
+        })
         .collect();
     (!v.is_empty()).then_some(v)
 }

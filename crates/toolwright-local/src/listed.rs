@@ -101,18 +101,43 @@ pub fn documentation<'a>(name: &str, schema: &'a Value, tool_description: &'a st
     if let Some(d) = branch {
         return d;
     }
-    tool_description
-        .lines()
-        .find_map(|line| {
-            let l = line.trim_start().trim_start_matches(['-', '*', ' ']);
-            let rest = l.strip_prefix(name)?;
-            let rest = match rest.strip_prefix(" (") {
-                Some(typed) => typed.split_once(')')?.1,
-                None => rest,
-            };
-            rest.strip_prefix(':').map(str::trim)
-        })
-        .unwrap_or("")
+    argument_entry(name, tool_description).unwrap_or("")
+}
+
+/// The entry of the tool description's argument list for `name`: from after `name:` to the end
+/// of its last continuation line (a docstring wraps an entry onto lines indented deeper than
+/// its own: `classification: Optional severity filter; one of "Class I",` / `"Class II",
+/// "Class III".`).
+fn argument_entry<'a>(name: &str, text: &'a str) -> Option<&'a str> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut offset = 0;
+    let mut lines = text.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        let start = offset;
+        offset += line.len();
+        let l = line.trim_start().trim_start_matches(['-', '*', ' ']);
+        let Some(rest) = l.strip_prefix(name) else {
+            continue;
+        };
+        let rest = match rest.strip_prefix(" (") {
+            Some(typed) => typed.split_once(')').map_or("", |t| t.1),
+            None => rest,
+        };
+        let Some(body) = rest.strip_prefix(':') else {
+            continue;
+        };
+        let from = start + (line.len() - body.len());
+        let own = indent(line);
+        let mut end = offset;
+        for next in lines.by_ref() {
+            if next.trim().is_empty() || indent(next) <= own {
+                break;
+            }
+            end += next.len();
+        }
+        return text.get(from..end).map(str::trim);
+    }
+    None
 }
 
 /// The values `text` lists as the only choices: the quoted words ('x', "x" or `x`) of a
@@ -226,7 +251,8 @@ fn joined_items(part: &str) -> Vec<String> {
 
 /// The quoted choices of `text` (see [`listed_values`]).
 fn quoted_choices(text: &str) -> Option<Vec<String>> {
-    sentences(text).into_iter().find_map(|s| {
+    let text = unwrapped(text);
+    sentences(&text).into_iter().find_map(|s| {
         let lower = s.to_lowercase();
         let chooses = ["one of", "options", " or "]
             .iter()
@@ -282,6 +308,23 @@ pub fn example_values(text: &str) -> Option<Vec<String>> {
 }
 
 /// `text` cut at each ". " and line break (a period inside a quote, as in 'v1.2', does not cut).
+/// `text` with the lines a docstring wraps inside a sentence joined: a line break stays after
+/// a sentence's or a heading's end (`.` `:` `;` `!` `?`) and before a bullet (`-` `*`).
+fn unwrapped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line.trim_end());
+        let Some(next) = lines.peek() else {
+            break;
+        };
+        let ended = line.trim_end().ends_with(['.', ':', ';', '!', '?']) || line.trim().is_empty();
+        let bullet = next.trim_start().starts_with(['-', '*']) || next.trim().is_empty();
+        out.push(if ended || bullet { '\n' } else { ' ' });
+    }
+    out
+}
+
 fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut start, mut quote) = (0, None::<char>);
@@ -313,8 +356,9 @@ fn starts_word(text: &str, i: usize) -> bool {
         .is_none_or(|p| !p.is_alphanumeric())
 }
 
-/// The single quoted words of `s`: 'x', "x" or `x`, one token of letters, digits, `_`, `-`,
-/// `.` or `/` (an apostrophe inside a word, as in "server's", opens nothing).
+/// The quoted words of `s`: 'x', "x" or `x`, one token of letters, digits, `_`, `-`, `.` or
+/// `/`, or up to three such tokens a single space apart ("Class II") (an apostrophe inside a
+/// word, as in "server's", opens nothing).
 pub(crate) fn quoted_words(s: &str) -> Vec<String> {
     let token = |c: char| c.is_alphanumeric() || "_-./".contains(c);
     let mut out = Vec::new();
@@ -323,11 +367,22 @@ pub(crate) fn quoted_words(s: &str) -> Vec<String> {
             continue;
         }
         let rest = s.get(i + 1..).unwrap_or("");
-        let len: usize = rest
-            .chars()
-            .take_while(|c| token(*c))
-            .map(char::len_utf8)
-            .sum();
+        let mut len = 0;
+        for word in 0..3 {
+            let tail = rest.get(len..).unwrap_or("");
+            let step = usize::from(word > 0 && tail.starts_with(' '));
+            let more: usize = tail
+                .get(step..)
+                .unwrap_or("")
+                .chars()
+                .take_while(|c| token(*c))
+                .map(char::len_utf8)
+                .sum();
+            if (word > 0 && step == 0) || more == 0 {
+                break;
+            }
+            len += step + more;
+        }
         let closes = rest.get(len..).is_some_and(|r| r.starts_with(q));
         if len > 0 && closes {
             out.push(rest.get(..len).unwrap_or("").to_string());
@@ -340,6 +395,27 @@ pub(crate) fn quoted_words(s: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_docstring_entry_goes_on_over_its_deeper_lines() {
+        // Set L's openFDA docstrings (read, 2026-12-07).
+        let d = "Search recalls.\n\n    Args:\n        drug_name: Drug name to search.\n            \
+                 Optional.\n        classification: Optional severity filter; one of \"Class I\",\n            \
+                 \"Class II\", \"Class III\".\n        status: Optional status filter.\n\n    \
+                 Returns:\n        A dict.";
+        let none = json!({});
+        let c = documentation("classification", &none, d);
+        assert!(c.starts_with("Optional severity") && c.ends_with("\"Class III\"."));
+        assert_eq!(
+            listed_values(c).unwrap(),
+            ["Class I", "Class II", "Class III"]
+        );
+        assert_eq!(documentation("status", &none, d), "Optional status filter.");
+        assert_eq!(
+            documentation("drug_name", &none, d),
+            "Drug name to search.\n            Optional."
+        );
+    }
 
     #[test]
     fn choices_are_listed_examples_are_not() {

@@ -255,6 +255,31 @@ fn keep_for_quote(
     }
 }
 
+/// Keeps (and makes required) an optional parameter named as a thing's maker (`firm`,
+/// `author`, `manufacturer`) when the request names a maker after `by`
+/// ([`crate::cues::made_by`]: "Class I drug recalls by Pfizer").
+fn keep_maker(
+    props: &Map<String, Value>,
+    spec: &ToolSpec,
+    query: &str,
+    stays: &mut [bool],
+    report: &mut Narrowing,
+) {
+    // The tool's name only: a description quotes makers as examples ("Pfizer").
+    let own = |w: &str| crate::cues::tool_uses(&spec.name, "", w);
+    for (i, (name, p)) in props.iter().enumerate() {
+        if stays.get(i).copied().unwrap_or(true) || p.get("enum").is_some() || boolean_param(p) {
+            continue;
+        }
+        if crate::cues::made_by(name, query, own).is_some()
+            && let Some(s) = stays.get_mut(i)
+        {
+            *s = true;
+            report.promoted.push(name.clone());
+        }
+    }
+}
+
 /// Keeps (and makes required) a tool's two parts of a person's name
 /// ([`crate::cues::name_part`]: one `first_name`, one `last_name`) when the request writes a
 /// person's name ([`crate::cues::person_names`]): "register private customer Anna Nowak as a
@@ -2167,6 +2192,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     keep_cued(props, query, &mut stays, &mut report);
     keep_for_quote(props, query, &mut stays, &mut report);
     keep_person_name(props, spec, query, &mut stays, &mut report);
+    keep_maker(props, spec, query, &mut stays, &mut report);
     let coded = keep_coded(props, spec, query, &required, &mut stays, &mut report);
     keep_range_ends(props, query, &mut stays, &mut report);
     keep_marked_side(props, query, &required, &mut stays);
