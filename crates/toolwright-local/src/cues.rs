@@ -1222,6 +1222,31 @@ pub fn focus(
             })
         })
         .or_else(|| own_word_values(param.name, query));
+    // An identifier is one word: a cue that took a phrase of value-like words ("these
+    // applications: e5f6a7b8-…, 0a1b2c3d-…, 9f8e7d6c-…") gives its value-like words.
+    let named = named.map(|v| {
+        if !holds_identifier(param.name, param.description) {
+            return v;
+        }
+        let mut out: Vec<String> = Vec::new();
+        for s in v {
+            if !s.contains(char::is_whitespace) {
+                out.push(s);
+                continue;
+            }
+            // A bracket opens an aside about something else ("(reason 1c2d…)").
+            let words = s
+                .split(['(', '['])
+                .next()
+                .unwrap_or("")
+                .split(|c: char| c.is_whitespace() || ",;".contains(c))
+                .filter(|w| value_like(w) && w.chars().any(|c| c.is_ascii_digit()))
+                .map(String::from);
+            out.extend(words);
+        }
+        out.dedup();
+        out
+    });
     // An identifier is the value-like word in brackets after the thing's name, not the name:
     // `teamId` of "the Finance team (8b1f2c3d-…)".
     let named = match named {

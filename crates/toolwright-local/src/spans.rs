@@ -998,6 +998,7 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
     // takes a file.
     let values = |k: &str, schema: &Value| -> Option<Vec<String>> {
         let v = unschemed_names(k, g.pointed(k, schema)?);
+        let v = comma_joined(k, schema, &spec.description, query, v);
         if placed.is_empty() || !crate::cues::takes_file(k, &g.names) {
             return Some(v);
         }
@@ -1049,6 +1050,42 @@ pub fn ground_strings(spec: &ToolSpec, query: &str, cues: bool) -> (ToolSpec, Ve
         root.insert("properties".into(), Value::Object(grounded));
     }
     (out, report)
+}
+
+/// A text documented as comma-separated ("contact_ids: Comma-separated contact IDs") takes a
+/// list the request writes ([`crate::lists::listed`]) as one text, its items joined by commas,
+/// in place of the items the list holds: "attach the note to 5f3a… and 64b0…" gives
+/// `contact_ids` "5f3a…,64b0…", not one of them.
+fn comma_joined(
+    k: &str,
+    schema: &Value,
+    tool_description: &str,
+    query: &str,
+    v: Vec<String>,
+) -> Vec<String> {
+    let documented = crate::listed::documentation(k, schema, tool_description).to_lowercase();
+    let separated = [
+        "comma-separated",
+        "comma separated",
+        "separated by comma",
+        "comma-delimited",
+    ]
+    .iter()
+    .any(|m| documented.contains(m));
+    if !separated || !free_string(schema) {
+        return v;
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut joined_items: Vec<String> = Vec::new();
+    for list in crate::lists::listed(query) {
+        if list.iter().any(|w| v.contains(w)) {
+            out.push(list.join(","));
+            joined_items.extend(list);
+        }
+    }
+    out.extend(v.into_iter().filter(|s| !joined_items.contains(s)));
+    out.dedup();
+    out
 }
 
 /// A thing's name written as its address (`gs://static-site-assets`, `s3://logs`) is the name
@@ -1500,6 +1537,28 @@ mod tests {
         assert_eq!(
             g.parameters["properties"]["account_ids"]["items"]["enum"],
             json!(["55019"])
+        );
+    }
+
+    #[test]
+    fn a_comma_separated_text_takes_the_whole_list_and_ids_are_words() {
+        // Set L's Nimble and Ashby (read, 2026-12-07).
+        let note = spec(json!({
+            "contact_ids": {"type": "string", "description": "Comma-separated contact IDs (1-10)."},
+            "note": {"type": "string"}}));
+        let q = "attach the note 'Met at SaaStr' to 5f3a1b2c9d8e and 64b0c1d2e3f4";
+        let (g, _) = ground_strings(&note, q, true);
+        assert_eq!(allowed(&g, "contact_ids"), ["5f3a1b2c9d8e,64b0c1d2e3f4"]);
+        let bulk = spec(json!({
+            "application_ids": {"type": "array", "items": {"type": "string"},
+                "description": "Array of application IDs (UUIDs) to archive."},
+            "archive_reason_id": {"type": "string"}}));
+        let q = "bulk-reject these applications: e5f6a7b8-c9d0, 0a1b2c3d-4e5f, 9f8e7d6c-5b4a \
+                 (reason 1c2d3e4f-5a6b)";
+        let (g, _) = ground_strings(&bulk, q, true);
+        assert_eq!(
+            g.parameters["properties"]["application_ids"]["items"]["enum"],
+            json!(["e5f6a7b8-c9d0", "0a1b2c3d-4e5f", "9f8e7d6c-5b4a"])
         );
     }
 
