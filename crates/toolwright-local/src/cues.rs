@@ -1235,14 +1235,19 @@ pub fn focus(
                 continue;
             }
             // A bracket opens an aside about something else ("(reason 1c2d…)").
-            let words = s
+            let words: Vec<String> = s
                 .split(['(', '['])
                 .next()
                 .unwrap_or("")
                 .split(|c: char| c.is_whitespace() || ",;".contains(c))
                 .filter(|w| value_like(w) && w.chars().any(|c| c.is_ascii_digit()))
-                .map(String::from);
-            out.extend(words);
+                .map(String::from)
+                .collect();
+            if words.is_empty() {
+                out.push(s);
+            } else {
+                out.extend(words);
+            }
         }
         out.dedup();
         out
@@ -1542,6 +1547,23 @@ pub fn name_part(param: &str) -> Option<NamePart> {
     }
 }
 
+/// Words for an organisation: a proper name right after one is no person's.
+const ORGANISATIONS: &[&str] = &[
+    "company",
+    "companies",
+    "organization",
+    "organisation",
+    "org",
+    "business",
+    "firm",
+    "brand",
+    "vendor",
+    "supplier",
+    "employer",
+    "agency",
+    "team",
+];
+
 /// The persons' names a request writes, split into a first and a last name: each
 /// [`proper_names`] of two or three capitalised words, joined by nothing, none the tool's own
 /// (`own`); the last word is the last name ("Jan Kowalski", "Mary Ann Lee" → `Mary Ann`,
@@ -1555,14 +1577,27 @@ pub fn name_part(param: &str) -> Option<NamePart> {
 ///     [("Sarah".to_string(), "Lindqvist".to_string())]
 /// );
 /// assert!(person_names("add sarah to the list", own).is_empty());
+/// assert!(person_names("create a company record for Bluewater Logistics", own).is_empty());
 /// ```
 pub fn person_names(query: &str, own: impl Fn(&str) -> bool) -> Vec<(String, String)> {
     let capital = |w: &str| {
         let mut cs = w.chars();
         cs.next().is_some_and(char::is_uppercase) && cs.any(char::is_lowercase)
     };
+    // "a company record for Bluewater Logistics": a name after a word for an organisation is
+    // the organisation's.
+    let organisation = |name: &str| {
+        let before = query.split(name).next().unwrap_or("");
+        let words: Vec<String> = toolwright_catalog::text::words(before);
+        words
+            .iter()
+            .rev()
+            .take(4)
+            .any(|w| ORGANISATIONS.contains(&w.as_str()))
+    };
     proper_names(query, &own)
         .into_iter()
+        .filter(|n| !organisation(n))
         .filter_map(|n| {
             let ws: Vec<&str> = n.split_whitespace().collect();
             let person = (2..=3).contains(&ws.len())
@@ -1835,6 +1870,16 @@ pub fn holds_identifier(param: &str, description: &str) -> bool {
         || description
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| w == "ID" || w == "IDs" || w.eq_ignore_ascii_case("identifier"))
+}
+
+/// Whether parameter `param` holds an identifier and nothing else: [`holds_identifier`], and
+/// neither its name nor its description says it may be a name ("Party name/ID").
+pub(crate) fn only_identifier(param: &str, description: &str) -> bool {
+    let named = name_words(param).iter().any(|w| w == "name")
+        || description
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w.eq_ignore_ascii_case("name") || w.eq_ignore_ascii_case("title"));
+    holds_identifier(param, description) && !named
 }
 
 /// Whether an identifier's leading letters name the parameter `param`: they start one of its

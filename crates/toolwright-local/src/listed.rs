@@ -260,8 +260,9 @@ fn quoted_choices(text: &str) -> Option<Vec<String>> {
         if !chooses || EXAMPLE_MARKERS.iter().any(|m| lower.contains(m)) {
             return None;
         }
+        // Choices may be short phrases ("Class I", "Class II").
         let mut vals: Vec<String> = Vec::new();
-        for v in quoted_words(s) {
+        for v in quoted_runs(s, 3) {
             if !vals.contains(&v) {
                 vals.push(v);
             }
@@ -357,9 +358,13 @@ fn starts_word(text: &str, i: usize) -> bool {
 }
 
 /// The quoted words of `s`: 'x', "x" or `x`, one token of letters, digits, `_`, `-`, `.` or
-/// `/`, or up to three such tokens a single space apart ("Class II") (an apostrophe inside a
-/// word, as in "server's", opens nothing).
+/// `/` (an apostrophe inside a word, as in "server's", opens nothing).
 pub(crate) fn quoted_words(s: &str) -> Vec<String> {
+    quoted_runs(s, 1)
+}
+
+/// The quoted texts of `s` of at most `most` tokens each (see [`quoted_words`]).
+fn quoted_runs(s: &str, most: usize) -> Vec<String> {
     let token = |c: char| c.is_alphanumeric() || "_-./".contains(c);
     let mut out = Vec::new();
     for (i, q) in s.char_indices() {
@@ -368,7 +373,7 @@ pub(crate) fn quoted_words(s: &str) -> Vec<String> {
         }
         let rest = s.get(i + 1..).unwrap_or("");
         let mut len = 0;
-        for word in 0..3 {
+        for word in 0..most {
             let tail = rest.get(len..).unwrap_or("");
             let step = usize::from(word > 0 && tail.starts_with(' '));
             let more: usize = tail

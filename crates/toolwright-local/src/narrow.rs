@@ -155,6 +155,23 @@ fn keep_marked_side(
 /// that match part of a name ([`matches_part`]).
 const QUOTE_TAKERS: [&str; 4] = ["title", "name", "keyword", "keywords"];
 
+/// Whether parameter `name` holds a text a quote may be ([`QUOTE_TAKERS`], [`BODY_TAKERS`], a
+/// `description`, `summary`, `caption`, `comment` or `note`).
+pub(crate) fn takes_text(name: &str) -> bool {
+    name_words(name).last().is_some_and(|w| {
+        QUOTE_TAKERS.contains(&w.as_str())
+            || BODY_TAKERS.contains(&w.as_str())
+            || matches!(
+                w.as_str(),
+                "description" | "summary" | "caption" | "comment" | "note"
+            )
+    })
+}
+
+/// The last word of the name of a text parameter that holds a message's or a document's body:
+/// a quoted text may be it as well as a title, so neither takes the quote on its own.
+const BODY_TAKERS: [&str; 4] = ["text", "content", "body", "message"];
+
 /// The last words of the names of text parameters that match part of a thing's name or text
 /// (`group_name_contains`, `title_like`).
 const MATCHERS: [&str; 5] = ["contains", "containing", "like", "substring", "matching"];
@@ -199,20 +216,34 @@ fn keep_for_quote(
             .or_else(|| crate::listed::example_values(described(p)))
             .is_some_and(|vals| vals.iter().any(|v| said.contains(&v.to_lowercase())))
     };
+    // Nor does an identifier, or a text written in a form (a URL, a path, an e-mail address,
+    // a date) take a quoted phrase: "save https://… as 'Rust 2.0 announcement'" leaves the
+    // quote to `title`, "rename pin 1122334455 to 'Best rye bread'" too.
+    let formed = |k: &str, p: &Value| {
+        crate::cues::only_identifier(k, described(p))
+            || crate::cues::written_as_described(k, described(p)).is_some()
+    };
     let taken = props
-        .values()
+        .iter()
         .zip(stays.iter())
-        .any(|(p, s)| *s && free_text(p) && !chosen(p));
+        .any(|((k, p), s)| *s && free_text(p) && !chosen(p) && !formed(k, p));
     if taken {
+        return;
+    }
+    if let Some(i) = quote_introduced(props, query, stays, &free_text) {
+        if let (Some(s), Some(name)) = (stays.get_mut(i), props.keys().nth(i)) {
+            *s = true;
+            report.promoted.push(name.clone());
+        }
         return;
     }
     let takes_quote = |name: &str, p: &Value| {
         free_text(p)
             && (crate::topic::takes_topic(name, described(p)).is_some()
                 || matches_part(name)
-                || name_words(name)
-                    .last()
-                    .is_some_and(|w| QUOTE_TAKERS.contains(&w.as_str())))
+                || name_words(name).last().is_some_and(|w| {
+                    QUOTE_TAKERS.contains(&w.as_str()) || BODY_TAKERS.contains(&w.as_str())
+                }))
     };
     let mut open: Vec<usize> = props
         .iter()
@@ -316,6 +347,54 @@ fn keep_person_name(
             *s = true;
             report.promoted.push(name.clone());
         }
+    }
+}
+
+/// The one optional free text a quoted text is introduced for: the words right before the
+/// quote are the first words of its documentation or its name ("with alt text 'Storks on a
+/// nest'" for a `description` documented "Alt text / accessibility description", "with CW
+/// 'election talk'" does not say `spoiler_text`).
+fn quote_introduced(
+    props: &Map<String, Value>,
+    query: &str,
+    stays: &[bool],
+    free_text: &impl Fn(&Value) -> bool,
+) -> Option<usize> {
+    let before: Vec<Vec<String>> = toolwright_catalog::values::quoted_spans(query)
+        .into_iter()
+        .map(|r| {
+            let head = query.get(..r.start).unwrap_or("");
+            let ws = words(head);
+            ws.get(ws.len().saturating_sub(3)..)
+                .unwrap_or_default()
+                .to_vec()
+        })
+        .collect();
+    let introduced = |k: &str, p: &Value| {
+        let doc = words(described(p));
+        let opening: Vec<&String> = doc
+            .iter()
+            .filter(|w| !crate::cues::is_function_word(w))
+            .take(2)
+            .collect();
+        let own: Vec<String> = name_words(k);
+        before.iter().any(|b| {
+            let said = |w: &String| b.iter().any(|x| same_word(x, w));
+            (opening.len() == 2 && opening.iter().all(|w| said(w)))
+                || (!own.is_empty() && own.iter().all(said) && !own.iter().all(|w| w.len() < 3))
+        })
+    };
+    let open: Vec<usize> = props
+        .iter()
+        .enumerate()
+        .filter(|(i, (k, p))| {
+            !stays.get(*i).copied().unwrap_or(true) && free_text(p) && introduced(k, p)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match open.as_slice() {
+        [i] => Some(*i),
+        _ => None,
     }
 }
 
@@ -2029,6 +2108,7 @@ fn restrict_enums(
                     && listed
                     && required(n)
                     && crate::listed::listed_values(documented(n)).as_ref() == Some(&vals)
+                    && only_the_choices(documented(n), &vals)
             }
             _ => false,
         };
@@ -2075,6 +2155,18 @@ fn restrict_enums(
             }
         }
     }
+}
+
+/// Whether a documentation says nothing but its choices: at most four words outside them
+/// ("'person' or 'company'.", "Email type: 'work', 'personal', or 'other'."), not a text that
+/// also describes another way of writing the value ("Budget month in ISO format (e.g.
+/// 2016-12-01). The string 'current' can also be used").
+fn only_the_choices(documentation: &str, choices: &[String]) -> bool {
+    let mut rest = documentation.to_lowercase();
+    for c in choices {
+        rest = rest.replace(&c.to_lowercase(), " ");
+    }
+    words(&rest).len() <= 4
 }
 
 /// `spec` with its parameters narrowed to what `query` mentions (see the module docs).
@@ -2630,6 +2722,43 @@ mod tests {
         // No person named: the parts stay out.
         let (s, _) = narrow_for_query(&contact, "new contact for acme corp, info@acme.com");
         assert!(s.parameters["properties"].get("first_name").is_none());
+    }
+
+    #[test]
+    fn a_quote_goes_to_the_text_it_is_introduced_for_not_to_an_identifier() {
+        // Set K's wallabag, Pinterest and Mastodon (read, 2026-12-07).
+        let opt = |d: &str| json!({"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "description": d});
+        let media = ToolSpec::new(
+            "media_post",
+            "Upload a media file.",
+            json!({"type": "object", "properties": {
+                "file_path": {"type": "string", "description": "Absolute path to the media file."},
+                "description": opt("Alt text / accessibility description for the media.")},
+              "required": ["file_path"]}),
+        );
+        let q = "upload /home/ana/storks.jpg to mastodon with alt text 'Storks on a nest'";
+        let (s, _) = narrow_for_query(&media, q);
+        let (g, _) = crate::spans::ground_strings(&s, q, true);
+        assert_eq!(
+            g.parameters["properties"]["description"]["enum"],
+            json!(["Storks on a nest"])
+        );
+        let pin = ToolSpec::new(
+            "update_pin",
+            "Update metadata on an existing pin.",
+            json!({"type": "object", "properties": {
+                "pin_id": {"type": "string", "title": "Pin Id"},
+                "title": opt(""),
+                "link": opt("")},
+              "required": ["pin_id"]}),
+        );
+        let q = "rename pin 1122334455 to 'Best rye bread'";
+        let (s, _) = narrow_for_query(&pin, q);
+        let (g, _) = crate::spans::ground_strings(&s, q, true);
+        assert_eq!(
+            g.parameters["properties"]["title"]["enum"],
+            json!(["Best rye bread"])
+        );
     }
 
     #[test]

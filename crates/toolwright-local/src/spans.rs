@@ -902,8 +902,16 @@ fn quoted_to_free(
     let free: Vec<&String> = props
         .iter()
         .filter(|(k, p)| {
+            // An optional name, title or body written the pydantic way (`anyOf: [string,
+            // null]`) is a text too.
+            let unnulled = without_null(p).filter(|_| crate::narrow::takes_text(k));
+            let p = unnulled.as_ref().unwrap_or(p);
+            // An identifier is one word, never a quoted phrase.
+            let identifier = crate::cues::only_identifier(k, crate::narrow::described(p))
+                && quote.contains(char::is_whitespace);
             required.contains(&k.as_str())
                 && free_string(p)
+                && !identifier
                 && within(p, quote)
                 && !cued.iter().any(|(c, _)| c == *k)
         })
@@ -912,6 +920,8 @@ fn quoted_to_free(
     if let [k] = free.as_slice()
         && let Some(p) = props.get(k.as_str())
     {
+        let unnulled = without_null(p);
+        let p = unnulled.as_ref().unwrap_or(p);
         grounded.insert((*k).clone(), restricted(p, vec![quote.clone()]));
         if !report.contains(k) {
             report.push((*k).clone());
