@@ -1698,7 +1698,9 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
         return (spec.clone(), report);
     };
     // Counts written in words ("with a pet") are numbers the request states too.
-    let counted = crate::caps::counted_in_words(props, query);
+    let mut counted = crate::caps::counted_in_words(props, query);
+    // And a month named in words, to a number parameter named as a month ("March" → 3).
+    counted.extend(crate::periods::month_numbers(props, query));
     // And so is one of a unit written without a number ("the past day").
     if numbers.is_empty() && counted.is_empty() && crate::units::placed(props, query).is_empty() {
         return (spec.clone(), report);
@@ -2297,8 +2299,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     });
     // So does a bound on a value ("under 60" → `maxPrice`).
     let bounds = crate::caps::bounded(props, query, |k| attached_numbers(k, &words, &spans));
-    // And a count written in words ("with a pet" → `pets`).
-    let counted = crate::caps::counted_in_words(props, query);
+    // And a count written in words ("with a pet" → `pets`), or a month ("March" → `month`).
+    let mut counted = crate::caps::counted_in_words(props, query);
+    counted.extend(crate::periods::month_numbers(props, query));
     // So does a number stated with a unit ("takes 10 seconds" → `duration` in seconds).
     let units: Vec<(String, Value)> = crate::units::placed(props, query)
         .into_iter()

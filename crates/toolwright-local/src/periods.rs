@@ -158,6 +158,56 @@ fn words_at(query: &str) -> Vec<(std::ops::Range<usize>, String)> {
     out
 }
 
+/// The number of the month the request names (capitalised, or before a year: "from March
+/// 2025", "in may 2026"; not the verb "may"), for each number parameter named as a month
+/// (`month`, `release_month`): a month written by its name is its number to such a parameter.
+/// Nothing when the request names no month or two.
+///
+/// ```
+/// use serde_json::json;
+/// use toolwright_local::periods::month_numbers;
+/// let props = json!({"year": {"type": "integer"},
+///     "month": {"anyOf": [{"type": "integer"}, {"type": "null"}]}});
+/// let props = props.as_object().unwrap();
+/// assert_eq!(month_numbers(props, "popular new releases from March 2025"),
+///            [("month".to_string(), json!(3))]);
+/// assert!(month_numbers(props, "what may be popular in 2025").is_empty());
+/// ```
+pub fn month_numbers(
+    props: &serde_json::Map<String, serde_json::Value>,
+    query: &str,
+) -> Vec<(String, serde_json::Value)> {
+    let words = words_at(query);
+    let mut months: Vec<u32> = Vec::new();
+    for (i, (range, w)) in words.iter().enumerate() {
+        let capital = query
+            .get(range.clone())
+            .and_then(|t| t.chars().next())
+            .is_some_and(char::is_uppercase);
+        let dated = words
+            .get(i + 1)
+            .is_some_and(|(_, n)| year_of(n.trim_end_matches(',')).is_some());
+        if let Some(m) = month_of(w).filter(|_| (capital && w.len() >= 3) || dated)
+            && !months.contains(&m)
+        {
+            months.push(m);
+        }
+    }
+    let [month] = months.as_slice() else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .filter(|(k, p)| {
+            crate::cues::name_words(k)
+                .last()
+                .is_some_and(|w| w == "month")
+                && crate::narrow::free_number(p)
+        })
+        .map(|(k, _)| (k.clone(), serde_json::Value::from(*month)))
+        .collect()
+}
+
 /// The days `query` writes in words with their year, as ISO dates with the byte range each is
 /// written in: "January 1 2026", "Jan 1st, 2026", "1 January 2026", "the 1st of September
 /// 2026" (the range starts at the day). A day its month does not have is none.

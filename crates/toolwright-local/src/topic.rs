@@ -350,10 +350,10 @@ impl<'q> Words<'q> {
             let next_word = self.query.get(next.clone()).unwrap_or("");
             let initial = tail == "." && w.chars().count() == 1 && capital(w);
             let titled = tail == ":" && capital(w) && capital(next_word);
-            if (initial && capital(next_word)) || titled {
-                if let Some(e) = self.ends.get_mut(i) {
-                    *e = false;
-                }
+            if ((initial && capital(next_word)) || titled)
+                && let Some(e) = self.ends.get_mut(i)
+            {
+                *e = false;
             }
         }
     }
