@@ -1547,6 +1547,127 @@ pub fn name_part(param: &str) -> Option<NamePart> {
     }
 }
 
+/// Prepositions after one of the tool's own words that open what the request is about
+/// ("recalls *of* valsartan", "reports *for* lamotrigine").
+const SUBJECT_MARKS: &[&str] = &["of", "for", "on", "about", "involving", "mentioning"];
+
+/// What the request says the tool's things are about, for a parameter named for the thing in
+/// the tool's own name (`drug_name` of `search_drug_recalls`): the words right after one of
+/// the tool's own words and a preposition of [`SUBJECT_MARKS`] ("any FDA recalls of
+/// *valsartan*?"), one to three words that are neither function words nor the tool's own nor
+/// numbers, up to punctuation. `own` says whether a word is the tool's own.
+///
+/// ```
+/// use toolwright_local::cues::subject_of;
+/// let own = |w: &str| ["fda", "recalls", "drug", "search"].contains(&w);
+/// let q = "have there been any FDA recalls of valsartan?";
+/// let tool = "search_drug_recalls";
+/// let siblings = ["drug_name", "firm"];
+/// assert_eq!(subject_of("drug_name", tool, &siblings, q, own).unwrap(), ["valsartan"]);
+/// assert!(subject_of("firm", tool, &siblings, q, own).is_none());
+/// assert!(subject_of("drug_name", tool, &siblings, "recalls of 2024", own).is_none());
+/// ```
+pub fn subject_of(
+    param: &str,
+    tool: &str,
+    siblings: &[&str],
+    query: &str,
+    own: impl Fn(&str) -> bool,
+) -> Option<Vec<String>> {
+    let thing: Vec<String> = name_words(param)
+        .into_iter()
+        .filter(|w| !GENERIC.contains(&w.as_str()))
+        .collect();
+    let [thing] = thing.as_slice() else {
+        return None;
+    };
+    if !name_words(tool).contains(thing) || holds_identifier(param, "") {
+        return None;
+    }
+    // A word written with dots ("last.fm", "rocket.chat") is the tool's own when its parts are.
+    let own = |w: &str| {
+        own(w) || {
+            let mut parts = w
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|p| !p.is_empty());
+            w.contains('.') && parts.all(&own)
+        }
+    };
+    let names = proper_names(query, |_| false);
+    let ws = tokens(query);
+    let lower = |i: usize| {
+        ws.get(i)
+            .and_then(|w| query.get(w.body.clone()))
+            .unwrap_or("")
+            .to_lowercase()
+    };
+    let content = |w: &str| {
+        !w.is_empty()
+            && !is_function_word(w)
+            && !own(w)
+            && !w.chars().any(|c| c.is_ascii_digit())
+            && !crate::periods::is_month(w)
+    };
+    let mut out: Vec<String> = Vec::new();
+    for i in 1..ws.len() {
+        let before = lower(i - 1);
+        if !SUBJECT_MARKS.contains(&lower(i).as_str()) || !own(&before) || is_function_word(&before)
+        {
+            continue;
+        }
+        let mut j = i + 1;
+        while DETERMINERS.contains(&lower(j).as_str()) {
+            j += 1;
+        }
+        let start = j;
+        while j < ws.len() && j < start + 3 && content(&lower(j)) {
+            let ended = ws.get(j).is_some_and(|w| ends(query, w));
+            j += 1;
+            if ended {
+                break;
+            }
+        }
+        // The phrase must end there: at punctuation, the request's end or a function word.
+        let closed = j == ws.len()
+            || ws.get(j - 1).is_some_and(|w| ends(query, w))
+            || is_function_word(&lower(j));
+        let Some(a) = ws.get(start) else {
+            continue;
+        };
+        // A name that holds small words is whole ("tracklist of *Kind of Blue*").
+        let named = names.iter().find(|n| {
+            query
+                .get(a.body.start..)
+                .is_some_and(|t| t.starts_with(n.as_str()))
+        });
+        let plain = ws
+            .get(j.max(start + 1) - 1)
+            .filter(|_| j > start && closed)
+            .and_then(|b| query.get(a.body.start..b.body.end));
+        // The longer of the two: "Kind of Blue" over "Kind", "Bern railway station" over "Bern".
+        let phrase = match (named, plain) {
+            (Some(n), Some(p)) if p.len() > n.len() => Some(p.to_string()),
+            (Some(n), _) => Some(n.clone()),
+            (None, p) => p.map(str::to_string),
+        };
+        // "report for *company* Acme Ltd", "folder of my work *account*": a phrase holding
+        // another parameter's name word is that parameter's.
+        let other = |w: &str| {
+            siblings
+                .iter()
+                .filter(|s| **s != param)
+                .any(|s| name_words(s).iter().any(|n| n == w))
+        };
+        if let Some(v) = phrase
+            && !toolwright_catalog::text::words(&v).iter().any(|w| other(w))
+            && !out.contains(&v)
+        {
+            out.push(v);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// Words for an organisation: a proper name right after one is no person's.
 const ORGANISATIONS: &[&str] = &[
     "company",

@@ -288,7 +288,9 @@ fn keep_for_quote(
 
 /// Keeps (and makes required) an optional parameter named as a thing's maker (`firm`,
 /// `author`, `manufacturer`) when the request names a maker after `by`
-/// ([`crate::cues::made_by`]: "Class I drug recalls by Pfizer").
+/// ([`crate::cues::made_by`]: "Class I drug recalls by Pfizer"), or one named for the tool's
+/// thing when the request says what its things are about ([`crate::cues::subject_of`]:
+/// "recalls of valsartan" for `drug_name`).
 fn keep_maker(
     props: &Map<String, Value>,
     spec: &ToolSpec,
@@ -298,11 +300,15 @@ fn keep_maker(
 ) {
     // The tool's name only: a description quotes makers as examples ("Pfizer").
     let own = |w: &str| crate::cues::tool_uses(&spec.name, "", w);
+    let siblings: Vec<&str> = props.keys().map(String::as_str).collect();
     for (i, (name, p)) in props.iter().enumerate() {
         if stays.get(i).copied().unwrap_or(true) || p.get("enum").is_some() || boolean_param(p) {
             continue;
         }
-        if crate::cues::made_by(name, query, own).is_some()
+        let own_text = |w: &str| crate::cues::tool_uses(&spec.name, &spec.description, w);
+        let about = p.get("default").is_some()
+            && crate::cues::subject_of(name, &spec.name, &siblings, query, own_text).is_some();
+        if (about || crate::cues::made_by(name, query, own).is_some())
             && let Some(s) = stays.get_mut(i)
         {
             *s = true;

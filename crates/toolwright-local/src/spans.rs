@@ -1275,6 +1275,23 @@ impl<'a> Grounding<'a> {
             tool_description: &self.spec.description,
         };
         let fit = |s: &str| within(schema, s) && !own(s);
+        // What the tool's things are about ("recalls of valsartan" for `drug_name`), for a
+        // parameter the schema leaves optional (it has a default): a required one has
+        // readings of its own, which this one would override.
+        let optional = self
+            .props
+            .get(k)
+            .is_some_and(|p| p.get("default").is_some());
+        let own_text = |w: &str| crate::cues::tool_uses(&self.spec.name, &self.spec.description, w);
+        if optional
+            && let Some(v) =
+                crate::cues::subject_of(k, &self.spec.name, &self.names, self.query, own_text)
+                    .map(|v| v.into_iter().filter(|v| fit(v)).collect::<Vec<_>>())
+                    .filter(|v| !v.is_empty())
+        {
+            self.cued.borrow_mut().push((k.to_string(), v.clone()));
+            return Some(v);
+        }
         match crate::cues::focus(param, self.query, &fits, fit) {
             Some(v) => {
                 self.cued.borrow_mut().push((k.to_string(), v.clone()));
