@@ -1588,6 +1588,61 @@ pub(crate) fn attached_numbers(
     out
 }
 
+/// The numbers the request writes right next to a word that only one of the tool's number
+/// parameters has in its name ("add a product, 89 net, 350 gross" → `price_net` 89,
+/// `price_gross` 350): the word tells the parameters apart where the whole name is not said.
+/// Each parameter takes a number only when exactly one stands next to one of its words.
+pub(crate) fn distinguished_numbers(
+    props: &Map<String, Value>,
+    query: &str,
+) -> Vec<(String, Value)> {
+    let numeric: Vec<&String> = props
+        .iter()
+        .filter(|(_, p)| free_number(p))
+        .map(|(k, _)| k)
+        .collect();
+    if numeric.len() < 2 {
+        return Vec::new();
+    }
+    let (words, numbers) = (words_at(query), numbers_at(query));
+    let own = |k: &str| -> Vec<String> {
+        name_words(k)
+            .into_iter()
+            .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
+            .collect()
+    };
+    let mut out = Vec::new();
+    for k in &numeric {
+        let distinct: Vec<String> = own(k)
+            .into_iter()
+            .filter(|w| !numeric.iter().any(|o| o != k && own(o).contains(w)))
+            .collect();
+        let next_to = |(start, end, _): &&(usize, usize, Value)| {
+            let after = words.iter().find(|(s, _)| *s >= *end);
+            let before = words
+                .iter()
+                .rev()
+                .find(|(s, w)| s + w.chars().count() <= *start);
+            let clear = |a: usize, b: usize| !numbers.iter().any(|(s, _, _)| *s > a && *s < b);
+            let after = after.filter(|(s, _)| clear(*end, *s));
+            let before = before.filter(|(s, _)| clear(*s, *start));
+            [after, before]
+                .into_iter()
+                .flatten()
+                .any(|(_, w)| distinct.iter().any(|d| w == d))
+        };
+        if let [(_, _, v)] = numbers
+            .iter()
+            .filter(next_to)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            out.push(((*k).clone(), v.clone()));
+        }
+    }
+    out
+}
+
 /// Whether the request writes a number right after the last distinctive word of parameter
 /// `name`, with no word between ("page 2" for `page`, "limit: 20" for `limit`); not a rate
 /// ("50 per page" is no `page`).
@@ -1707,6 +1762,8 @@ pub fn ground_numbers(spec: &ToolSpec, query: &str) -> (ToolSpec, Vec<String>) {
     let mut counted = crate::caps::counted_in_words(props, query);
     // And a month named in words, to a number parameter named as a month ("March" → 3).
     counted.extend(crate::periods::month_numbers(props, query));
+    // And a number next to the word that tells a number parameter apart ("89 net").
+    counted.extend(distinguished_numbers(props, query));
     // And so is one of a unit written without a number ("the past day").
     if numbers.is_empty() && counted.is_empty() && crate::units::placed(props, query).is_empty() {
         return (spec.clone(), report);
@@ -2308,6 +2365,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     // And a count written in words ("with a pet" → `pets`), or a month ("March" → `month`).
     let mut counted = crate::caps::counted_in_words(props, query);
     counted.extend(crate::periods::month_numbers(props, query));
+    counted.extend(distinguished_numbers(props, query));
     // So does a number stated with a unit ("takes 10 seconds" → `duration` in seconds).
     let units: Vec<(String, Value)> = crate::units::placed(props, query)
         .into_iter()
@@ -2768,6 +2826,26 @@ mod tests {
             g.parameters["properties"]["title"]["enum"],
             json!(["Best rye bread"])
         );
+    }
+
+    #[test]
+    fn a_number_next_to_the_word_that_tells_a_parameter_apart_is_its_own() {
+        let props = json!({
+            "amount_off": {"type": "integer"},
+            "duration_in_months": {"type": "integer"},
+            "max_redemptions": {"type": "integer"}});
+        let props = props.as_object().unwrap();
+        let q = "stripe coupon LOYAL10: $10 off every month for 3 months";
+        assert_eq!(
+            distinguished_numbers(props, q),
+            [
+                ("amount_off".to_string(), json!(10)),
+                ("duration_in_months".to_string(), json!(3))
+            ]
+        );
+        // One parameter alone needs no telling apart.
+        let one = json!({"limit": {"type": "integer"}});
+        assert!(distinguished_numbers(one.as_object().unwrap(), "the last 5 months").is_empty());
     }
 
     #[test]
