@@ -210,7 +210,8 @@ fn code_list(text: &str) -> Option<Vec<String>> {
         // "Valid values include: …", or a sentence that opens "value :" or "values:".
         let lead = head.trim().to_lowercase();
         let phrased = VALUE_PHRASES.iter().any(|p| lead.contains(p))
-            || matches!(lead.as_str(), "value" | "values");
+            || matches!(lead.as_str(), "value" | "values")
+            || choice_label(&lead);
         // Codes written as such (`this_month, last_month, last_30_days`) may be joined by ", "
         // too: no English word has an underscore.
         let snake =
@@ -230,6 +231,35 @@ fn code_list(text: &str) -> Option<Vec<String>> {
             .collect();
         (vals.len() >= 3 && vals.iter().all(|v| code(v))).then_some(vals)
     })
+}
+
+/// Whether `lead` (lower case) is a short label naming a kind of choice ("document kind",
+/// "status", "sort order"): a list after it and a colon is the choices ("Document kind: vat,
+/// proforma, correction, receipt").
+fn choice_label(lead: &str) -> bool {
+    let words: Vec<&str> = lead.split_whitespace().collect();
+    words.len() <= 3
+        && words.last().is_some_and(|w| {
+            matches!(
+                *w,
+                "kind"
+                    | "kinds"
+                    | "type"
+                    | "types"
+                    | "status"
+                    | "mode"
+                    | "format"
+                    | "category"
+                    | "level"
+                    | "order"
+                    | "state"
+                    | "class"
+                    | "visibility"
+                    | "priority"
+                    | "role"
+                    | "scope"
+            )
+        })
 }
 
 /// The items of one comma-separated part of a list, where the last two are joined by "or" or
@@ -420,6 +450,14 @@ mod tests {
             documentation("drug_name", &none, d),
             "Drug name to search.\n            Optional."
         );
+    }
+
+    #[test]
+    fn a_short_label_and_a_colon_list_the_choices() {
+        // Set L's InvoiceOcean (read, 2026-12-07).
+        let d = "Document kind: vat, proforma, correction, receipt, advance, final, estimate";
+        assert_eq!(listed_values(d).unwrap().len(), 7);
+        assert!(listed_values("Tags to add: red, green, blue").is_none());
     }
 
     #[test]
