@@ -1611,33 +1611,41 @@ pub(crate) fn distinguished_numbers(
             .filter(|w| w.chars().count() >= 3 && !GENERIC.contains(&w.as_str()))
             .collect()
     };
+    // Each number with the words right before and after it (no other number between).
+    let clear = |a: usize, b: usize| !numbers.iter().any(|(s, _, _)| *s > a && *s < b);
+    let beside: Vec<(&Value, Vec<&str>)> = numbers
+        .iter()
+        .map(|(start, end, v)| {
+            let after = words
+                .iter()
+                .find(|(s, _)| *s >= *end)
+                .filter(|(s, _)| clear(*end, *s));
+            let before = words
+                .iter()
+                .rev()
+                .find(|(s, w)| s + w.chars().count() <= *start)
+                .filter(|(s, _)| clear(*s, *start));
+            let ws = [after, before]
+                .into_iter()
+                .flatten()
+                .map(|(_, w)| w.as_str())
+                .collect();
+            (v, ws)
+        })
+        .collect();
     let mut out = Vec::new();
     for k in &numeric {
         let distinct: Vec<String> = own(k)
             .into_iter()
             .filter(|w| !numeric.iter().any(|o| o != k && own(o).contains(w)))
             .collect();
-        let next_to = |(start, end, _): &&(usize, usize, Value)| {
-            let after = words.iter().find(|(s, _)| *s >= *end);
-            let before = words
-                .iter()
-                .rev()
-                .find(|(s, w)| s + w.chars().count() <= *start);
-            let clear = |a: usize, b: usize| !numbers.iter().any(|(s, _, _)| *s > a && *s < b);
-            let after = after.filter(|(s, _)| clear(*end, *s));
-            let before = before.filter(|(s, _)| clear(*s, *start));
-            [after, before]
-                .into_iter()
-                .flatten()
-                .any(|(_, w)| distinct.iter().any(|d| w == d))
-        };
-        if let [(_, _, v)] = numbers
+        let next_to: Vec<&Value> = beside
             .iter()
-            .filter(next_to)
-            .collect::<Vec<_>>()
-            .as_slice()
-        {
-            out.push(((*k).clone(), v.clone()));
+            .filter(|(_, ws)| ws.iter().any(|w| distinct.iter().any(|d| w == d)))
+            .map(|(v, _)| *v)
+            .collect();
+        if let [v] = next_to.as_slice() {
+            out.push(((*k).clone(), (*v).clone()));
         }
     }
     out
