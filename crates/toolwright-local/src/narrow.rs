@@ -231,10 +231,7 @@ fn keep_for_quote(
         return;
     }
     if let Some(i) = quote_introduced(props, query, stays, &free_text) {
-        if let (Some(s), Some(name)) = (stays.get_mut(i), props.keys().nth(i)) {
-            *s = true;
-            report.promoted.push(name.clone());
-        }
+        promote(i, props, stays, report);
         return;
     }
     let takes_quote = |name: &str, p: &Value| {
@@ -278,11 +275,18 @@ fn keep_for_quote(
             .collect();
         open = said;
     }
-    if let [i] = open.as_slice()
-        && let (Some(s), Some(name)) = (stays.get_mut(*i), props.keys().nth(*i))
-    {
+    if let [i] = open.as_slice() {
+        promote(*i, props, stays, report);
+    }
+}
+
+/// Keeps the `i`-th parameter of `props` and reports it made required.
+fn promote(i: usize, props: &Map<String, Value>, stays: &mut [bool], report: &mut Narrowing) {
+    if let (Some(s), Some(name)) = (stays.get_mut(i), props.keys().nth(i)) {
         *s = true;
-        report.promoted.push(name.clone());
+        if !report.promoted.contains(name) {
+            report.promoted.push(name.clone());
+        }
     }
 }
 
@@ -308,11 +312,8 @@ fn keep_maker(
         let own_text = |w: &str| crate::cues::tool_uses(&spec.name, &spec.description, w);
         let about = p.get("default").is_some()
             && crate::cues::subject_of(name, &spec.name, &siblings, query, own_text).is_some();
-        if (about || crate::cues::made_by(name, query, own).is_some())
-            && let Some(s) = stays.get_mut(i)
-        {
-            *s = true;
-            report.promoted.push(name.clone());
+        if about || crate::cues::made_by(name, query, own).is_some() {
+            promote(i, props, stays, report);
         }
     }
 }
@@ -347,11 +348,8 @@ fn keep_person_name(
         return;
     }
     for i in [*first, *last] {
-        if let (Some(s), Some(name)) = (stays.get_mut(i), props.keys().nth(i))
-            && !*s
-        {
-            *s = true;
-            report.promoted.push(name.clone());
+        if stays.get(i) == Some(&false) {
+            promote(i, props, stays, report);
         }
     }
 }
