@@ -12,6 +12,10 @@
 //! parameters take a statement (`sql`, or a `query` / `statement` documented as SQL) and
 //! [`sql_statements`] finds the statements a request writes, each from its first keyword to
 //! where the request goes back to English ("run SELECT count(*) FROM users on project p1").
+//!
+//! JSON is written whole too: [`takes_json`] says which text parameters take a JSON document
+//! (`policy_json`, "ACL policy as JSON string") and [`json_written`] finds the JSON objects and
+//! arrays a request writes, each from its opening bracket to the one that closes it.
 
 /// Whether parameter `name`, documented as `doc`, takes code to run.
 ///
@@ -275,4 +279,83 @@ fn reads_as_sql(words: Option<&[(usize, &str)]>) -> bool {
                     | "HAVING"
             )
     })
+}
+
+/// Whether text parameter `name`, documented as `doc`, takes a JSON document: `json` is a word
+/// of its name, or its documentation says "JSON string", "JSON object", "as JSON"; not a path
+/// or URL ("Path to the JSON file").
+///
+/// ```
+/// use toolwright_local::code::takes_json;
+/// assert!(takes_json("policy_json", ""));
+/// assert!(takes_json("policy", "ACL policy as JSON string to validate"));
+/// assert!(!takes_json("policy", "The policy's name"));
+/// assert!(!takes_json("path", "Path of the JSON file in the collection"));
+/// ```
+pub fn takes_json(name: &str, doc: &str) -> bool {
+    // "Path to the JSON file" takes a path.
+    if crate::cues::written_as_described(name, doc).is_some() {
+        return false;
+    }
+    let says = [
+        "JSON string",
+        "JSON object",
+        "JSON array",
+        "JSON document",
+        "JSON text",
+        "JSON-encoded",
+        "as JSON",
+    ];
+    crate::cues::name_words(name).iter().any(|w| w == "json")
+        || says.iter().any(|s| doc.contains(s))
+}
+
+/// The JSON objects and arrays `query` writes, whole: from an opening `{` or `[` to the bracket
+/// that closes it (brackets inside strings do not count), when the text parses as JSON.
+///
+/// ```
+/// use toolwright_local::code::json_written;
+/// let q = r#"validate this ACL: {"acls":[{"action":"accept","src":["*"]}]} please"#;
+/// assert_eq!(json_written(q), [r#"{"acls":[{"action":"accept","src":["*"]}]}"#]);
+/// assert!(json_written("tags [a, b]").is_empty());
+/// ```
+pub fn json_written(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(start) = query
+        .get(from..)
+        .and_then(|t| t.find(['{', '[']))
+        .map(|i| i + from)
+    {
+        let end = json_end(query, start);
+        match end.and_then(|e| query.get(start..e)) {
+            Some(text) if serde_json::from_str::<serde_json::Value>(text).is_ok() => {
+                out.push(text.to_string());
+                from = start + text.len();
+            }
+            _ => from = start + 1,
+        }
+    }
+    out
+}
+
+/// The byte just after the bracket that closes the one at `start`, or `None`.
+fn json_end(query: &str, start: usize) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, c) in query.get(start..)?.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '{' | '[' if !in_string => depth += 1,
+            '}' | ']' if !in_string => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(start + i + c.len_utf8());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }

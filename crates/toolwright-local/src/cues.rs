@@ -1983,10 +1983,25 @@ fn id_shaped(s: &str) -> bool {
 }
 
 /// Whether a parameter holds an identifier of something: a word of its name is `id`, `ids`,
-/// `uuid` or `identifier` (`knowledgeBaseId`, `parent_id`, `issue_id_or_url`), or its
-/// description calls it one ("The ID of the product to create the price for.").
+/// `uuid` or `identifier` (`knowledgeBaseId`, `parent_id`, `issue_id_or_url`), or a serial
+/// number, a hash or a digest (`serial`, `file_hash`, `checksum`), or its description calls it one
+/// ("The ID of the product to create the price for.").
 pub fn holds_identifier(param: &str, description: &str) -> bool {
-    let id_word = |w: &str| matches!(w, "id" | "ids" | "uid" | "uuid" | "guid" | "identifier");
+    // A serial number, a hash or a digest is one token too ("mac C02DR3TTMD6R" is no serial).
+    let id_word = |w: &str| {
+        matches!(
+            w,
+            "id" | "ids"
+                | "uid"
+                | "uuid"
+                | "guid"
+                | "identifier"
+                | "serial"
+                | "hash"
+                | "checksum"
+                | "digest"
+        )
+    };
     name_words(param).iter().any(|w| id_word(w))
         || description
             .split(|c: char| !c.is_alphanumeric())

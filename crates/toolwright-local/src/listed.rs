@@ -284,7 +284,8 @@ fn quoted_choices(text: &str) -> Option<Vec<String>> {
     let text = unwrapped(text);
     sentences(&text).into_iter().find_map(|s| {
         let lower = s.to_lowercase();
-        let chooses = ["one of", "options", " or "]
+        // A union written with bars ("'infrastructure' | 'personal' | 'home'") chooses too.
+        let chooses = ["one of", "options", " or ", "' | '", "\" | \""]
             .iter()
             .any(|m| lower.contains(m));
         if !chooses || EXAMPLE_MARKERS.iter().any(|m| lower.contains(m)) {
@@ -449,6 +450,16 @@ mod tests {
         assert_eq!(
             documentation("drug_name", &none, d),
             "Drug name to search.\n            Optional."
+        );
+    }
+
+    #[test]
+    fn a_union_written_with_bars_lists_the_choices() {
+        let d =
+            "DD-278 scope filter: 'infrastructure' | 'personal' | 'home'. Filtered client-side.";
+        assert_eq!(
+            listed_values(d).unwrap(),
+            ["infrastructure", "personal", "home"]
         );
     }
 

@@ -219,14 +219,23 @@ fn keep_for_quote(
     // Nor does an identifier, or a text written in a form (a URL, a path, an e-mail address,
     // a date) take a quoted phrase: "save https://… as 'Rust 2.0 announcement'" leaves the
     // quote to `title`, "rename pin 1122334455 to 'Best rye bread'" too.
-    let formed = |k: &str, p: &Value| {
+    // Only with one quote: of two ("tag it 'prod' and 'rotated-2026'") neither is a title.
+    let one_quote = toolwright_catalog::values::quoted_spans(query).len() == 1;
+    let written = |k: &str, p: &Value| {
         crate::cues::only_identifier(k, described(p))
             || crate::cues::written_as_described(k, described(p)).is_some()
     };
-    let taken = props
-        .iter()
-        .zip(stays.iter())
-        .any(|((k, p), s)| *s && free_text(p) && !chosen(p) && !formed(k, p));
+    let formed = |k: &str, p: &Value| one_quote && written(k, p);
+    // A list of texts that stays takes a quote too ("remove the 'old recovery code' field" →
+    // `removeFields`).
+    let texts = |p: &Value| {
+        p.get("type").and_then(Value::as_str) == Some("array")
+            && p.get("items").is_some_and(free_text)
+    };
+    let taken = props.iter().zip(stays.iter()).any(|((k, p), s)| {
+        *s && ((free_text(p) && !chosen(p) && !formed(k, p))
+            || (one_quote && texts(p) && !written(k, p)))
+    });
     if taken {
         return;
     }
@@ -2344,7 +2353,9 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         let code_written = (crate::code::takes_sql(name, documented(name))
             && !crate::code::sql_statements(query).is_empty())
             || (crate::code::takes_code(name, documented(name))
-                && !crate::code::written(query).is_empty());
+                && !crate::code::written(query).is_empty())
+            || (crate::code::takes_json(name, documented(name))
+                && !crate::code::json_written(query).is_empty());
         let named_by_value = value_mentioned || kind_named || glob_named || code_written;
         if !is_required && named_by_value && !renames {
             report.promoted.push(name.clone());

@@ -1446,6 +1446,13 @@ impl<'a> Grounding<'a> {
             self.cued.borrow_mut().push((k.to_string(), v.clone()));
             return Some(v);
         }
+        // A JSON text takes the JSON the request writes, whole (an ACL policy).
+        if crate::code::takes_json(k, documented)
+            && let Some(v) = some(within_schema(crate::code::json_written(query)))
+        {
+            self.cued.borrow_mut().push((k.to_string(), v.clone()));
+            return Some(v);
+        }
         // Code to run takes the code the request writes, whole ("console.log([1, 2].length)").
         if crate::code::takes_code(k, documented)
             && let Some(v) = some(within_schema(crate::code::written(query)))
