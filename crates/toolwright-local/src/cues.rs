@@ -895,16 +895,9 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
             j += 1;
         }
         // A quoted text right there (checked on the raw word, before any linking word).
-        let quote = [i + 1, j].into_iter().find_map(|k| {
-            let n = ws.get(k)?;
-            let starts = query.get(n.raw.clone())?.starts_with(QUOTES);
-            let r = quoted
-                .iter()
-                .find(|r| r.start == n.raw.start)
-                .filter(|_| starts)?;
-            let inner = query.get(r.start + 1..r.end.saturating_sub(1))?.trim();
-            (!inner.is_empty()).then(|| inner.to_string())
-        });
+        let quote = [i + 1, j]
+            .into_iter()
+            .find_map(|k| quoted_at(query, &quoted, ws.get(k)?));
         if let Some(q) = quote {
             out.push(q);
             continue;
@@ -1001,8 +994,25 @@ fn values_named_by(cue: &str, query: &str) -> Option<Vec<String>> {
             out.push(text(b).to_string());
         }
     }
+    with_their_parts(out)
+}
+
+/// The text quoted from word `n` on, when `n` opens a quote: its inside, trimmed, if any.
+fn quoted_at(query: &str, quoted: &[std::ops::Range<usize>], n: &Word) -> Option<String> {
+    let starts = query.get(n.raw.clone())?.starts_with(QUOTES);
+    let r = quoted
+        .iter()
+        .find(|r| r.start == n.raw.start)
+        .filter(|_| starts)?;
+    let inner = query.get(r.start + 1..r.end.saturating_sub(1))?.trim();
+    (!inner.is_empty()).then(|| inner.to_string())
+}
+
+/// Each value followed by its parts ([`crate::spans::push_parts`]), each once; `None` when
+/// there are none.
+fn with_their_parts(values: Vec<String>) -> Option<Vec<String>> {
     let mut all = Vec::new();
-    for v in out {
+    for v in values {
         let mut parts = Vec::new();
         crate::spans::push_parts(&v, &mut parts);
         all.push(v);

@@ -2145,11 +2145,7 @@ fn restrict_enums(
     [vw, vw_listed]: [&[String]; 2],
     report: &mut Narrowing,
 ) {
-    let documented = |name: &str| {
-        props.get(name).map_or("", |p| {
-            crate::listed::documentation(name, p, &spec.description)
-        })
-    };
+    let documented = |name: &str| documented(props, spec, name);
     let mut groups: Vec<(Vec<String>, Vec<String>)> = Vec::new();
     for (name, p) in kept.iter() {
         if let Some(vals) = choices(name, p, &spec.description, props) {
@@ -2261,107 +2257,16 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let qw = words(query);
-    // A parameter's name inside a quoted value names nothing: "Write release notes" is the
-    // task's name, and says nothing of its `notes`.
-    let unquoted_words = words(&toolwright_catalog::values::without_quoted(query));
-    // "100 per page" names a size per page (`perPage`, `page_size`), not which `page`: a word
-    // after a rate word names only a parameter whose name says the rate too.
-    let unrated_words: Vec<String> = unquoted_words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let rated = i
-                .checked_sub(1)
-                .and_then(|j| unquoted_words.get(j))
-                .is_some_and(|p| RATE_WORDS.contains(&p.as_str()));
-            if rated { String::new() } else { w.clone() }
-        })
-        .collect();
-    // A word of the tool's own name says which tool: it names a parameter only as written
-    // ("new customer" names `create_customer`, not its `customData`).
-    let tool_words = words(&spec.name);
-    // The words an allowed value may be named by: the request's, then the codes of the
-    // currencies it names by name or sign, in its order ("250 pounds to yen" → `gbp`, `jpy`,
-    // for an enum of ISO codes).
-    let vw: Vec<String> = qw
-        .iter()
-        .cloned()
-        .chain(crate::kinds::named(
-            crate::kinds::Kind::Currency { upper: false },
-            query,
-        ))
-        .collect();
-    let vw_listed = without_opening_verb(query, &vw);
-    let documented = |name: &str| {
-        props.get(name).map_or("", |p| {
-            crate::listed::documentation(name, p, &spec.description)
-        })
-    };
+    let said = Said::new(spec, query);
     let mut report = Narrowing::default();
     // Which parameters stay: required ones, and optional ones the query names or names a value of.
-    let mut stays: Vec<bool> = Vec::with_capacity(props.len());
-    for (name, p) in props {
-        let is_required = required.contains(&name.as_str());
-        if !is_required && boolean_param(p) {
-            let flag = flag_in_query(&qw, name);
-            if let Some(v) = flag {
-                report.flags.push((name.clone(), v));
-            }
-            stays.push(flag.is_some());
-            continue;
-        }
-        let values = choices(name, p, &spec.description, props);
-        // "rename" says the new name is given: the parameter must be set.
-        let renames = renamed(&qw, name);
-        if !is_required && renames {
-            report.promoted.push(name.clone());
-        }
-        let rate_named = name_words(name)
-            .iter()
-            .any(|w| RATE_WORDS.contains(&w.as_str()));
-        let said = if rate_named {
-            &unquoted_words
-        } else {
-            &unrated_words
-        };
-        let name_mentioned = mentions(said, &name.replace('_', " "))
-            || names_loosely(said, name, &tool_words)
-            || renames;
-        let words = if enum_values(p).is_none() {
-            &vw_listed
-        } else {
-            &vw
-        };
-        let value_mentioned = values.as_ref().is_some_and(|v| {
-            !mentioned_values(words, v, documented(name), &spec.name, &spec.description, 1)
-                .0
-                .is_empty()
-        });
-        // A colour, a language or a country the request names is the value of a parameter that
-        // takes that kind ("new label waiting-on, orange"): values of a known kind name their
-        // parameter.
-        let kind_named = values.is_none()
-            && crate::kinds::kind_of(name, documented(name))
-                .is_some_and(|k| !crate::kinds::named(k, query).is_empty());
-        // So does a pattern the request describes ("keys starting with user:"); "all" alone
-        // is what an optional pattern's default already says.
-        let glob_named = crate::globs::takes_glob(name, documented(name))
-            && crate::globs::described(query).iter().any(|g| g != "*");
-        // And code the request writes ("run SELECT count(*) FROM users") names the parameter
-        // that takes code of its kind.
-        let code_written = (crate::code::takes_sql(name, documented(name))
-            && !crate::code::sql_statements(query).is_empty())
-            || (crate::code::takes_code(name, documented(name))
-                && !crate::code::written(query).is_empty())
-            || (crate::code::takes_json(name, documented(name))
-                && !crate::code::json_written(query).is_empty());
-        let named_by_value = value_mentioned || kind_named || glob_named || code_written;
-        if !is_required && named_by_value && !renames {
-            report.promoted.push(name.clone());
-        }
-        stays.push(is_required || name_mentioned || named_by_value);
-    }
+    let mut stays: Vec<bool> = props
+        .iter()
+        .map(|(name, p)| {
+            let is_required = required.contains(&name.as_str());
+            stays_for_words(spec, props, (name, p), is_required, &said, &mut report)
+        })
+        .collect();
     keep_written(props, query, &mut stays, &mut report);
     keep_cued(props, query, &mut stays, &mut report);
     keep_for_quote(props, query, &mut stays, &mut report);
@@ -2370,28 +2275,194 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     let coded = keep_coded(props, spec, query, &required, &mut stays, &mut report);
     keep_range_ends(props, query, &mut stays, &mut report);
     keep_marked_side(props, query, &required, &mut stays);
-    // A cap ("the first 3000 characters") keeps the parameter that takes it.
-    let (words, spans) = (words_at(query), numbers_at(query));
-    let caps = crate::caps::capped(props, query, |k| attached_numbers(k, &words, &spans));
-    // And so does a count of the tool's own things ("list 80 followers").
-    let things = crate::caps::capped_things(props, query, &spec.name, |k| {
-        attached_numbers(k, &words, &spans)
+    let measured = keep_given_numbers(spec, props, query, &required, (&mut stays, &mut report));
+    let stated = stated_numbers(props, query, &stays);
+    let mut kept = kept_parameters(spec, props, stays, (&stated, &measured), &mut report);
+    settle_kept(&mut kept, coded, &report);
+    restrict_enums(
+        &mut kept,
+        spec,
+        props,
+        query,
+        [&said.vw, &said.vw_listed],
+        &mut report,
+    );
+    (narrowed_spec(spec, kept, &required, &report), report)
+}
+
+/// A parameter's documentation: its description, or what [`crate::listed::documentation`]
+/// finds for it; empty for a parameter the schema does not have.
+fn documented<'a>(props: &'a Map<String, Value>, spec: &'a ToolSpec, name: &str) -> &'a str {
+    props.get(name).map_or("", |p| {
+        crate::listed::documentation(name, p, &spec.description)
+    })
+}
+
+/// The request's words, read the ways narrowing needs them for one tool.
+struct Said<'q> {
+    /// The request.
+    query: &'q str,
+    /// Every word of the request.
+    words: Vec<String>,
+    /// The words outside quoted values.
+    unquoted: Vec<String>,
+    /// The words outside quoted values, with each word after a rate word blanked.
+    unrated: Vec<String>,
+    /// The words of the tool's own name.
+    tool_words: Vec<String>,
+    /// The words an allowed value may be named by.
+    vw: Vec<String>,
+    /// [`Said::vw`] without the request's opening verb, for values listed in documentation.
+    vw_listed: Vec<String>,
+}
+
+impl<'q> Said<'q> {
+    /// Reads `query` for `spec`.
+    fn new(spec: &ToolSpec, query: &'q str) -> Self {
+        let qw = words(query);
+        // A parameter's name inside a quoted value names nothing: "Write release notes" is the
+        // task's name, and says nothing of its `notes`.
+        let unquoted_words = words(&toolwright_catalog::values::without_quoted(query));
+        // "100 per page" names a size per page (`perPage`, `page_size`), not which `page`: a
+        // word after a rate word names only a parameter whose name says the rate too.
+        let unrated_words: Vec<String> = unquoted_words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let rated = i
+                    .checked_sub(1)
+                    .and_then(|j| unquoted_words.get(j))
+                    .is_some_and(|p| RATE_WORDS.contains(&p.as_str()));
+                if rated { String::new() } else { w.clone() }
+            })
+            .collect();
+        // A word of the tool's own name says which tool: it names a parameter only as written
+        // ("new customer" names `create_customer`, not its `customData`).
+        let tool_words = words(&spec.name);
+        // The words an allowed value may be named by: the request's, then the codes of the
+        // currencies it names by name or sign, in its order ("250 pounds to yen" → `gbp`,
+        // `jpy`, for an enum of ISO codes).
+        let vw: Vec<String> = qw
+            .iter()
+            .cloned()
+            .chain(crate::kinds::named(
+                crate::kinds::Kind::Currency { upper: false },
+                query,
+            ))
+            .collect();
+        let vw_listed = without_opening_verb(query, &vw);
+        Said {
+            query,
+            words: qw,
+            unquoted: unquoted_words,
+            unrated: unrated_words,
+            tool_words,
+            vw,
+            vw_listed,
+        }
+    }
+}
+
+/// Whether parameter `name` stays for what the request's words say of it: it is required,
+/// the request names it, or names a value of it (a choice, a value of its kind, a pattern,
+/// code of its kind). Records flags and promotions in `report`.
+fn stays_for_words(
+    spec: &ToolSpec,
+    props: &Map<String, Value>,
+    (name, p): (&String, &Value),
+    is_required: bool,
+    said: &Said<'_>,
+    report: &mut Narrowing,
+) -> bool {
+    let query_words = &said.words;
+    if !is_required && boolean_param(p) {
+        let flag = flag_in_query(query_words, name);
+        if let Some(v) = flag {
+            report.flags.push((name.clone(), v));
+        }
+        return flag.is_some();
+    }
+    let values = choices(name, p, &spec.description, props);
+    // "rename" says the new name is given: the parameter must be set.
+    let renames = renamed(query_words, name);
+    if !is_required && renames {
+        report.promoted.push(name.clone());
+    }
+    let rate_named = name_words(name)
+        .iter()
+        .any(|w| RATE_WORDS.contains(&w.as_str()));
+    let heard = if rate_named {
+        &said.unquoted
+    } else {
+        &said.unrated
+    };
+    let name_mentioned = mentions(heard, &name.replace('_', " "))
+        || names_loosely(heard, name, &said.tool_words)
+        || renames;
+    let value_words = if enum_values(p).is_none() {
+        &said.vw_listed
+    } else {
+        &said.vw
+    };
+    let doc = documented(props, spec, name);
+    let value_mentioned = values.as_ref().is_some_and(|v| {
+        !mentioned_values(value_words, v, doc, &spec.name, &spec.description, 1)
+            .0
+            .is_empty()
     });
-    // So does a bound on a value ("under 60" → `maxPrice`).
-    let bounds = crate::caps::bounded(props, query, |k| attached_numbers(k, &words, &spans));
-    // And a count written in words ("with a pet" → `pets`), or a month ("March" → `month`).
+    // A colour, a language or a country the request names is the value of a parameter that
+    // takes that kind ("new label waiting-on, orange"): values of a known kind name their
+    // parameter.
+    let kind_named = values.is_none()
+        && crate::kinds::kind_of(name, doc)
+            .is_some_and(|k| !crate::kinds::named(k, said.query).is_empty());
+    let named_by_value = value_mentioned || kind_named || written_for(name, doc, said.query);
+    if !is_required && named_by_value && !renames {
+        report.promoted.push(name.clone());
+    }
+    is_required || name_mentioned || named_by_value
+}
+
+/// Whether the request writes what parameter `name` takes: a pattern it describes ("keys
+/// starting with user:"; "all" alone is what an optional pattern's default already says), or
+/// code of the parameter's kind ("run SELECT count(*) FROM users"), or JSON for a JSON text.
+fn written_for(name: &str, doc: &str, query: &str) -> bool {
+    let glob_named = crate::globs::takes_glob(name, doc)
+        && crate::globs::described(query).iter().any(|g| g != "*");
+    glob_named
+        || (crate::code::takes_sql(name, doc) && !crate::code::sql_statements(query).is_empty())
+        || (crate::code::takes_code(name, doc) && !crate::code::written(query).is_empty())
+        || (crate::code::takes_json(name, doc) && !crate::code::json_written(query).is_empty())
+}
+
+/// Keeps (and makes required) each parameter the request gives a number for: a cap ("the
+/// first 3000 characters"), a count of the tool's own things ("list 80 followers"), a bound
+/// ("under 60" → `maxPrice`), a count in words ("with a pet" → `pets`), a month ("March" →
+/// `month`), a number told apart by its neighbours, a number stated with a unit ("takes 10
+/// seconds" → `duration` in seconds), a side of a size, a number written right after the
+/// parameter's name ("page 2, 50 per page"). Returns the parameters given a quantity of
+/// their unit or a side of a size: those take no other number.
+fn keep_given_numbers(
+    spec: &ToolSpec,
+    props: &Map<String, Value>,
+    query: &str,
+    required: &[&str],
+    (stays, report): (&mut [bool], &mut Narrowing),
+) -> Vec<String> {
+    let (words, spans) = (words_at(query), numbers_at(query));
+    let attached = |k: &str| attached_numbers(k, &words, &spans);
+    let caps = crate::caps::capped(props, query, attached);
+    let things = crate::caps::capped_things(props, query, &spec.name, attached);
+    let bounds = crate::caps::bounded(props, query, attached);
     let mut counted = crate::caps::counted_in_words(props, query);
     counted.extend(crate::periods::month_numbers(props, query));
     counted.extend(distinguished_numbers(props, query));
-    // So does a number stated with a unit ("takes 10 seconds" → `duration` in seconds).
     let units: Vec<(String, Value)> = crate::units::placed(props, query)
         .into_iter()
         .map(|(k, v, _)| (k, v))
         .collect();
     let sizes = crate::units::sized(props, query);
-    // A parameter given a quantity of its unit or a side of a size takes no other number.
     let measured: Vec<String> = units.iter().chain(&sizes).map(|(k, _)| k.clone()).collect();
-    // And a number written right after the parameter's name ("page 2, 50 per page").
     let numbered = props
         .iter()
         .filter(|(k, p)| free_number(p) && number_after_name(k, &words, &spans))
@@ -2415,23 +2486,25 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             report.promoted.push(name);
         }
     }
-    // A number the query states that no staying parameter can take belongs to an optional
-    // number parameter ("the last 20 lines" → `tail`): those stay, and the model chooses.
-    // A number stated with a unit ("the last 24 hours") is a quantity of that unit, which the
-    // unit pass places: it is no count for a unitless `limit`.
-    // Nor is a number that is part of a name ("Sprint 14", "the Rust 2024 edition"), nor the
-    // year of a period ("Q1 2025", "since 2023").
+    measured
+}
+
+/// The numbers the request states that may be counts: not a quantity of a unit ("the last 24
+/// hours": the unit pass places it, it is no count for a unitless `limit`), not part of a
+/// name ("Sprint 14", "the Rust 2024 edition"), not the year of a period ("Q1 2025", "since
+/// 2023"), not a part of a date a staying date parameter takes ("on 2024-03-15" is no
+/// `PageSize` 2024), not a phone number written the international way (`+442071838750`), not
+/// a number a staying parameter's cue names as its value ("host 10084" for `hostids`). Each
+/// once.
+fn stated_numbers(props: &Map<String, Value>, query: &str, stays: &[bool]) -> Vec<Value> {
     let with_unit = crate::units::with_unit(query);
-    // Nor is a part of a date that a staying date parameter takes ("on 2024-03-15" is no
-    // `PageSize` 2024), nor a phone number written the international way (`+442071838750`).
     let date_taken = props
         .iter()
-        .zip(&stays)
+        .zip(stays)
         .any(|((name, p), s)| *s && takes_date(name, p));
-    // Nor is a number a staying parameter's cue names as its value ("host 10084" for `hostids`).
     let cued_values: Vec<String> = props
         .iter()
-        .zip(&stays)
+        .zip(stays)
         .filter(|(_, s)| **s)
         .flat_map(|((name, p), _)| {
             crate::cues::strong_values_named_by(&crate::cues::cue_words(name, described(p)), query)
@@ -2456,6 +2529,19 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             stated.push(n);
         }
     }
+    stated
+}
+
+/// The parameters that stay, as they are given to the model. A number the query states that
+/// no staying parameter can take belongs to an optional number parameter ("the last 20 lines"
+/// → `tail`): those stay too, and the model chooses. Records the dropped ones in `report`.
+fn kept_parameters(
+    spec: &ToolSpec,
+    props: &Map<String, Value>,
+    stays: Vec<bool>,
+    (stated, measured): (&[Value], &[String]),
+    report: &mut Narrowing,
+) -> Map<String, Value> {
     let numbers_unplaced = !stated.is_empty()
         && !props
             .iter()
@@ -2466,7 +2552,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
         // Only a parameter one of those numbers fits (a year is no `k` of at most 100), and
         // no quantity of a unit: a number the request states in a unit is placed above, so a
         // number without one is no time in milliseconds ("max 50 pages" is no `waitFor`).
-        let unitless = !crate::units::measured(name, documented(name));
+        let unitless = !crate::units::measured(name, documented(props, spec, name));
         if !stay
             && numbers_unplaced
             && free_number(p)
@@ -2485,21 +2571,25 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             .flatten();
         kept.insert(name.clone(), unnulled.unwrap_or_else(|| p.clone()));
     }
-    // A list kept for a value the request names takes at least one item: free, the model
-    // wrote `"hostids": []` for "templates linked to host 10084".
+    kept
+}
+
+/// Shapes the kept parameters by what the request says of them: a list kept for a value the
+/// request names takes at least one item (free, the model wrote `"hostids": []` for
+/// "templates linked to host 10084"); a numbered code the request names by its gloss is the
+/// value ("disable monitoring" → `status` 1 of "0=enabled, 1=disabled"); a flag the request
+/// states takes the value it states.
+fn settle_kept(kept: &mut Map<String, Value>, coded: Vec<(String, Vec<i64>)>, report: &Narrowing) {
     for name in &report.promoted {
         if let Some(p) = kept.get_mut(name) {
             at_least_one(p);
         }
     }
-    // A numbered code the request names by its gloss is the value ("disable monitoring" →
-    // `status` 1 of "0=enabled, 1=disabled").
     for (name, codes) in coded {
         if let Some(p) = kept.get_mut(&name) {
             *p = only_codes(p, &codes);
         }
     }
-    // A flag the request states takes the value it states.
     for (name, v) in &report.flags {
         if let Some(p) = kept.get_mut(name) {
             let mut m = Map::new();
@@ -2511,14 +2601,16 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
             *p = Value::Object(m);
         }
     }
-    restrict_enums(
-        &mut kept,
-        spec,
-        props,
-        query,
-        [&vw, &vw_listed],
-        &mut report,
-    );
+}
+
+/// `spec` with `kept` as its parameters: required are the required ones, the promoted ones
+/// and the flags the request states.
+fn narrowed_spec(
+    spec: &ToolSpec,
+    kept: Map<String, Value>,
+    required: &[&str],
+    report: &Narrowing,
+) -> ToolSpec {
     let mut out = spec.clone();
     let mut root = Map::new();
     root.insert("type".into(), json!("object"));
@@ -2534,7 +2626,7 @@ pub fn narrow_for_query(spec: &ToolSpec, query: &str) -> (ToolSpec, Narrowing) {
     root.insert("properties".into(), Value::Object(kept));
     root.insert("required".into(), Value::Array(kept_required));
     out.parameters = Value::Object(root);
-    (out, report)
+    out
 }
 
 /// Keeps (and makes required) each number parameter, or list of them, whose documentation
