@@ -721,6 +721,23 @@ fn compare_schema(
         return;
     };
     // Types.
+    compare_types(tool, ptr, &name, a, b, out);
+    // Enums (and const as a one-value enum).
+    compare_enums(tool, ptr, &name, am, bm, out);
+    compare_bounds(tool, ptr, &name, am, bm, out);
+    compare_pattern_and_step(tool, ptr, &name, am, bm, out);
+    // Closed objects.
+    compare_additional_properties(tool, ptr, &name, am, bm, out, depth);
+    // Properties.
+    compare_properties(tool, a, b, ptr, out, depth);
+    compare_items(tool, ptr, &name, am, bm, out, depth);
+    // Everything else.
+    compare_other_keywords(tool, ptr, &name, am, bm, out);
+}
+
+/// The type change from schema `a` to `b` of parameter `name` at `ptr`: widened (every old type
+/// still accepted) or changed (breaking).
+fn compare_types(tool: &str, ptr: &str, name: &str, a: &Value, b: &Value, out: &mut Vec<Change>) {
     let (ta, tb) = (schema::types(a), schema::types(b));
     if ta != tb {
         let widened = ta.iter().all(|t| type_accepts(&tb, t)) && !ta.is_empty() || tb.is_empty();
@@ -749,7 +766,19 @@ fn compare_schema(
             ));
         }
     }
-    // Enums (and const as a one-value enum).
+}
+
+/// The changes to the allowed values (`enum`, or `const` as a one-value enum) of parameter
+/// `name` at `ptr`: values removed or a new restriction narrow it; values added or the
+/// restriction dropped widen it.
+fn compare_enums(
+    tool: &str,
+    ptr: &str,
+    name: &str,
+    am: &serde_json::Map<String, Value>,
+    bm: &serde_json::Map<String, Value>,
+    out: &mut Vec<Change>,
+) {
     let values = |m: &serde_json::Map<String, Value>| -> Option<Vec<Value>> {
         m.get("enum")
             .and_then(Value::as_array)
@@ -808,6 +837,18 @@ fn compare_schema(
         }
         (None, None) => {}
     }
+}
+
+/// The numeric, length, item-count and property-count bounds of parameter `name` at `ptr` that
+/// were tightened (breaking) or loosened between `am` and `bm`.
+fn compare_bounds(
+    tool: &str,
+    ptr: &str,
+    name: &str,
+    am: &serde_json::Map<String, Value>,
+    bm: &serde_json::Map<String, Value>,
+    out: &mut Vec<Change>,
+) {
     // Bounds: for lower bounds a larger value is tighter; for upper bounds a smaller one.
     for (key, lower) in [
         ("minimum", true),
@@ -847,6 +888,18 @@ fn compare_schema(
             ));
         }
     }
+}
+
+/// A `pattern` or `multipleOf` of parameter `name` at `ptr` set or changed (breaking: it may
+/// reject what passed) or removed between `am` and `bm`.
+fn compare_pattern_and_step(
+    tool: &str,
+    ptr: &str,
+    name: &str,
+    am: &serde_json::Map<String, Value>,
+    bm: &serde_json::Map<String, Value>,
+    out: &mut Vec<Change>,
+) {
     for key in ["pattern", "multipleOf"] {
         match (am.get(key), bm.get(key)) {
             (x, Some(y)) if x != Some(y) => out.push(change(
@@ -866,7 +919,19 @@ fn compare_schema(
             _ => {}
         }
     }
-    // Closed objects.
+}
+
+/// The change to which extra keys the object `name` at `ptr` accepts: closed (breaking), a
+/// changed schema for them (compared in turn), or otherwise loosened.
+fn compare_additional_properties(
+    tool: &str,
+    ptr: &str,
+    name: &str,
+    am: &serde_json::Map<String, Value>,
+    bm: &serde_json::Map<String, Value>,
+    out: &mut Vec<Change>,
+    depth: usize,
+) {
     let open = |m: &serde_json::Map<String, Value>| {
         !matches!(m.get("additionalProperties"), Some(Value::Bool(false)))
     };
@@ -900,8 +965,19 @@ fn compare_schema(
             )),
         }
     }
-    // Properties.
-    compare_properties(tool, a, b, ptr, out, depth);
+}
+
+/// The item schemas of the array `name` at `ptr` compared in turn, or an item schema added
+/// (breaking) or removed.
+fn compare_items(
+    tool: &str,
+    ptr: &str,
+    name: &str,
+    am: &serde_json::Map<String, Value>,
+    bm: &serde_json::Map<String, Value>,
+    out: &mut Vec<Change>,
+    depth: usize,
+) {
     if let (Some(x), Some(y)) = (am.get("items"), bm.get("items")) {
         compare_schema(tool, x, y, &child(ptr, "items"), out, depth + 1);
     } else if am.get("items") != bm.get("items") {
@@ -922,7 +998,18 @@ fn compare_schema(
             ),
         ));
     }
-    // Everything else.
+}
+
+/// Every changed keyword of `name` at `ptr` not handled explicitly: annotations are documentation
+/// changes; anything else is breaking, to be reviewed.
+fn compare_other_keywords(
+    tool: &str,
+    ptr: &str,
+    name: &str,
+    am: &serde_json::Map<String, Value>,
+    bm: &serde_json::Map<String, Value>,
+    out: &mut Vec<Change>,
+) {
     let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
     for k in keys {
         if HANDLED.contains(&k.as_str()) || am.get(k) == bm.get(k) {

@@ -422,6 +422,57 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
         rep.push(Lowering::new(ptr, "allOf", "merged into one schema"));
         merge_all_of(m, all);
     }
+    strict_drop_unsupported(m, ptr, rep);
+    let typed = [
+        "type",
+        "anyOf",
+        "$ref",
+        "enum",
+        "const",
+        "properties",
+        "items",
+    ]
+    .iter()
+    .any(|k| m.contains_key(*k));
+    if !typed && depth > 0 {
+        // Strict mode rejects a schema without a type; "any JSON value" becomes any scalar.
+        m.insert(
+            "anyOf".into(),
+            json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}]),
+        );
+        rep.push(Lowering::new(ptr, "schema without a type", strict::UNTYPED));
+    }
+    if is_object_schema(m) {
+        strict_close_object(m, ptr, depth, rep);
+    }
+    if let Some(items) = m.get_mut("items") {
+        strict_schema(items, &child(ptr, "items"), depth + 1, rep);
+    }
+    if let Some(Value::Array(prefix)) = m.get_mut("prefixItems") {
+        for (i, x) in prefix.iter_mut().enumerate() {
+            strict_schema(
+                x,
+                &child(&child(ptr, "prefixItems"), &i.to_string()),
+                depth + 1,
+                rep,
+            );
+        }
+    }
+    if let Some(Value::Array(any)) = m.get_mut("anyOf") {
+        for (i, x) in any.iter_mut().enumerate() {
+            strict_schema(
+                x,
+                &child(&child(ptr, "anyOf"), &i.to_string()),
+                depth + 1,
+                rep,
+            );
+        }
+    }
+}
+
+/// Drops the keywords strict mode does not support (the runtime still enforces them), saying the
+/// meaningful ones in the description, and a `format` it does not know.
+fn strict_drop_unsupported(m: &mut Map<String, Value>, ptr: &str, rep: &mut Vec<Lowering>) {
     for key in STRICT_UNSUPPORTED_TEXT {
         if let Some(x) = m.remove(*key) {
             rep.push(Lowering::new(
@@ -459,87 +510,55 @@ fn strict_schema(v: &mut Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>
             append_description(m, &constraint_text("format", &json!(f)));
         }
     }
-    let typed = [
-        "type",
-        "anyOf",
-        "$ref",
-        "enum",
-        "const",
-        "properties",
-        "items",
-    ]
-    .iter()
-    .any(|k| m.contains_key(*k));
-    if !typed && depth > 0 {
-        // Strict mode rejects a schema without a type; "any JSON value" becomes any scalar.
-        m.insert(
-            "anyOf".into(),
-            json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}]),
-        );
-        rep.push(Lowering::new(ptr, "schema without a type", strict::UNTYPED));
+}
+
+/// Closes the object schema `m` (`additionalProperties: false`), lowers its properties in turn
+/// and makes each one required, an optional one also nullable.
+fn strict_close_object(
+    m: &mut Map<String, Value>,
+    ptr: &str,
+    depth: usize,
+    rep: &mut Vec<Lowering>,
+) {
+    let no_props = m
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty);
+    match m.get("additionalProperties") {
+        Some(Value::Bool(false)) => {}
+        Some(Value::Object(_)) | Some(Value::Bool(true)) if no_props => rep.push(Lowering::new(
+            ptr,
+            "additionalProperties",
+            strict::FREE_FORM,
+        )),
+        _ => rep.push(Lowering::new(
+            ptr,
+            "additionalProperties",
+            "set to false (strict mode requires closed objects)",
+        )),
     }
-    if is_object_schema(m) {
-        let no_props = m
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_none_or(Map::is_empty);
-        match m.get("additionalProperties") {
-            Some(Value::Bool(false)) => {}
-            Some(Value::Object(_)) | Some(Value::Bool(true)) if no_props => rep.push(
-                Lowering::new(ptr, "additionalProperties", strict::FREE_FORM),
-            ),
-            _ => rep.push(Lowering::new(
-                ptr,
-                "additionalProperties",
-                "set to false (strict mode requires closed objects)",
-            )),
-        }
-        m.insert("additionalProperties".into(), json!(false));
-        if !m.contains_key("properties") {
-            m.insert("properties".into(), json!({}));
-        }
-        let required = schema::required(&Value::Object(m.clone()));
-        let mut names = Vec::new();
-        if let Some(Value::Object(props)) = m.get_mut("properties") {
-            for (k, p) in props.iter_mut() {
-                let pp = child(&child(ptr, "properties"), k);
-                strict_schema(p, &pp, depth + 1, rep);
-                if !required.contains(k) {
-                    make_nullable(p);
-                    rep.push(Lowering::new(
-                        &pp,
-                        "optional property",
-                        "made required and nullable (the model sends null to leave it out)",
-                    ));
-                }
-                names.push(Value::String(k.clone()));
+    m.insert("additionalProperties".into(), json!(false));
+    if !m.contains_key("properties") {
+        m.insert("properties".into(), json!({}));
+    }
+    let required = schema::required(&Value::Object(m.clone()));
+    let mut names = Vec::new();
+    if let Some(Value::Object(props)) = m.get_mut("properties") {
+        for (k, p) in props.iter_mut() {
+            let pp = child(&child(ptr, "properties"), k);
+            strict_schema(p, &pp, depth + 1, rep);
+            if !required.contains(k) {
+                make_nullable(p);
+                rep.push(Lowering::new(
+                    &pp,
+                    "optional property",
+                    "made required and nullable (the model sends null to leave it out)",
+                ));
             }
-        }
-        m.insert("required".into(), Value::Array(names));
-    }
-    if let Some(items) = m.get_mut("items") {
-        strict_schema(items, &child(ptr, "items"), depth + 1, rep);
-    }
-    if let Some(Value::Array(prefix)) = m.get_mut("prefixItems") {
-        for (i, x) in prefix.iter_mut().enumerate() {
-            strict_schema(
-                x,
-                &child(&child(ptr, "prefixItems"), &i.to_string()),
-                depth + 1,
-                rep,
-            );
+            names.push(Value::String(k.clone()));
         }
     }
-    if let Some(Value::Array(any)) = m.get_mut("anyOf") {
-        for (i, x) in any.iter_mut().enumerate() {
-            strict_schema(
-                x,
-                &child(&child(ptr, "anyOf"), &i.to_string()),
-                depth + 1,
-                rep,
-            );
-        }
-    }
+    m.insert("required".into(), Value::Array(names));
 }
 
 /// Lets `v` also be `null`.
@@ -745,6 +764,48 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
         }
         _ => return json!({}),
     };
+    gemini_lower_types(&mut m, ptr, rep);
+    if let Some(one) = m.remove("oneOf") {
+        rep.push(Lowering::new(ptr, "oneOf", "written as anyOf"));
+        m.insert("anyOf".into(), one);
+    }
+    if let Some(Value::Array(all)) = m.remove("allOf") {
+        rep.push(Lowering::new(ptr, "allOf", "merged into one schema"));
+        merge_all_of(&mut m, all);
+    }
+    // anyOf [X, {type: null}] → X + nullable.
+    if gemini_drop_null_branch(&mut m, ptr, rep) {
+        return gemini_schema(&Value::Object(m), ptr, depth + 1, rep);
+    }
+    gemini_lower_value_keywords(&mut m, ptr, rep);
+    let ty = m.get("type").and_then(Value::as_str).map(str::to_string);
+    gemini_lower_format(&mut m, ty.as_deref(), ptr, rep);
+    // Enums are string-only in Gemini.
+    gemini_lower_enum(&mut m, ty.as_deref(), ptr, rep);
+    if m.get("prefixItems").is_some() {
+        if let Some(Value::Array(prefix)) = m.remove("prefixItems")
+            && !m.contains_key("items")
+            && let Some(first) = prefix.into_iter().next()
+        {
+            m.insert("items".into(), first);
+        }
+        rep.push(Lowering::new(
+            ptr,
+            "prefixItems (tuple)",
+            "items of the first position's type",
+        ));
+    }
+    let mut out = gemini_keep_subset(m, ptr, depth, rep);
+    // Gemini needs a type on every schema.
+    gemini_default_type(&mut out, ptr, rep);
+    // `required` may only name declared properties.
+    gemini_prune_required(&mut out, ptr, rep);
+    Value::Object(out)
+}
+
+/// Writes a `type` array as one type plus `nullable` (or an `anyOf` for a real union), and
+/// `type: null` as `nullable`.
+fn gemini_lower_types(m: &mut Map<String, Value>, ptr: &str, rep: &mut Vec<Lowering>) {
     // Type arrays → one type + nullable (or anyOf for real unions).
     if let Some(Value::Array(ts)) = m.get("type").cloned() {
         let non_null: Vec<Value> = ts
@@ -784,15 +845,11 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
         m.insert("nullable".into(), json!(true));
         rep.push(Lowering::new(ptr, "type: null", "nullable: true"));
     }
-    if let Some(one) = m.remove("oneOf") {
-        rep.push(Lowering::new(ptr, "oneOf", "written as anyOf"));
-        m.insert("anyOf".into(), one);
-    }
-    if let Some(Value::Array(all)) = m.remove("allOf") {
-        rep.push(Lowering::new(ptr, "allOf", "merged into one schema"));
-        merge_all_of(&mut m, all);
-    }
-    // anyOf [X, {type: null}] → X + nullable.
+}
+
+/// Drops the `{type: null}` branches of an `anyOf`, marking the schema `nullable`. `true` when
+/// a single branch is left: it has been merged into the schema, which must then be lowered again.
+fn gemini_drop_null_branch(m: &mut Map<String, Value>, ptr: &str, rep: &mut Vec<Lowering>) -> bool {
     if let Some(Value::Array(any)) = m.get("anyOf").cloned() {
         let is_null = |x: &Value| x.get("type").and_then(Value::as_str) == Some("null");
         let rest: Vec<Value> = any.iter().filter(|x| !is_null(x)).cloned().collect();
@@ -810,7 +867,7 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
                     "anyOf with null",
                     "the other branch + nullable: true",
                 ));
-                return gemini_schema(&Value::Object(m), ptr, depth + 1, rep);
+                return true;
             }
             m.insert("anyOf".into(), Value::Array(rest));
             rep.push(Lowering::new(
@@ -820,6 +877,12 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
             ));
         }
     }
+    false
+}
+
+/// Writes `const` as a one-value enum, exclusive bounds as inclusive ones (said in the
+/// description), and `examples` as its first `example`.
+fn gemini_lower_value_keywords(m: &mut Map<String, Value>, ptr: &str, rep: &mut Vec<Lowering>) {
     if let Some(c) = m.remove("const") {
         rep.push(Lowering::new(ptr, "const", "written as a one-value enum"));
         m.insert("enum".into(), Value::Array(vec![c]));
@@ -828,7 +891,7 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
         if x.is_number() && !m.contains_key("minimum") {
             m.insert("minimum".into(), x.clone());
         }
-        append_description(&mut m, &constraint_text("exclusiveMinimum", &x));
+        append_description(m, &constraint_text("exclusiveMinimum", &x));
         rep.push(Lowering::new(
             ptr,
             "exclusiveMinimum",
@@ -839,7 +902,7 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
         if x.is_number() && !m.contains_key("maximum") {
             m.insert("maximum".into(), x.clone());
         }
-        append_description(&mut m, &constraint_text("exclusiveMaximum", &x));
+        append_description(m, &constraint_text("exclusiveMaximum", &x));
         rep.push(Lowering::new(
             ptr,
             "exclusiveMaximum",
@@ -852,16 +915,25 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
         }
         rep.push(Lowering::new(ptr, "examples", "first one kept as example"));
     }
-    let ty = m.get("type").and_then(Value::as_str).map(str::to_string);
+}
+
+/// Drops a `format` Gemini does not know for the schema's type `ty`, saying it in the
+/// description unless it is a numeric width.
+fn gemini_lower_format(
+    m: &mut Map<String, Value>,
+    ty: Option<&str>,
+    ptr: &str,
+    rep: &mut Vec<Lowering>,
+) {
     if let Some(f) = m.get("format").and_then(Value::as_str).map(str::to_string)
-        && !gemini_format_ok(ty.as_deref(), &f)
+        && !gemini_format_ok(ty, &f)
     {
         m.remove("format");
-        if matches!(ty.as_deref(), Some("integer" | "number")) {
+        if matches!(ty, Some("integer" | "number")) {
             // Numeric formats (uint8, int16…) are machine widths; their range is in minimum/maximum.
             rep.push(Lowering::new(ptr, format!("format: {f}"), "dropped"));
         } else {
-            append_description(&mut m, &constraint_text("format", &json!(f)));
+            append_description(m, &constraint_text("format", &json!(f)));
             rep.push(Lowering::new(
                 ptr,
                 format!("format: {f}"),
@@ -869,20 +941,29 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
             ));
         }
     }
-    // Enums are string-only in Gemini.
+}
+
+/// Keeps an enum of strings (typed `string`, its `null` as `nullable`); any other enum is dropped
+/// and its values listed in the description.
+fn gemini_lower_enum(
+    m: &mut Map<String, Value>,
+    ty: Option<&str>,
+    ptr: &str,
+    rep: &mut Vec<Lowering>,
+) {
     if let Some(Value::Array(values)) = m.get("enum").cloned() {
         let has_null = values.contains(&Value::Null);
         let non_null: Vec<Value> = values.into_iter().filter(|x| !x.is_null()).collect();
         if has_null {
             m.insert("nullable".into(), json!(true));
         }
-        if non_null.iter().all(Value::is_string) && ty.as_deref().is_none_or(|t| t == "string") {
+        if non_null.iter().all(Value::is_string) && ty.is_none_or(|t| t == "string") {
             m.insert("type".into(), json!("string"));
             m.insert("enum".into(), Value::Array(non_null));
         } else {
             m.remove("enum");
             let list: Vec<String> = non_null.iter().map(Value::to_string).collect();
-            append_description(&mut m, &format!("One of: {}.", list.join(", ")));
+            append_description(m, &format!("One of: {}.", list.join(", ")));
             rep.push(Lowering::new(
                 ptr,
                 "non-string enum",
@@ -890,19 +971,17 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
             ));
         }
     }
-    if m.get("prefixItems").is_some() {
-        if let Some(Value::Array(prefix)) = m.remove("prefixItems")
-            && !m.contains_key("items")
-            && let Some(first) = prefix.into_iter().next()
-        {
-            m.insert("items".into(), first);
-        }
-        rep.push(Lowering::new(
-            ptr,
-            "prefixItems (tuple)",
-            "items of the first position's type",
-        ));
-    }
+}
+
+/// The keywords of `m` in Gemini's subset, with its subschemas (properties, items, anyOf
+/// branches) lowered in turn; every other keyword is dropped and reported, vendor extensions
+/// silently.
+fn gemini_keep_subset(
+    m: Map<String, Value>,
+    ptr: &str,
+    depth: usize,
+    rep: &mut Vec<Lowering>,
+) -> Map<String, Value> {
     let free_keys = matches!(
         m.get("additionalProperties"),
         Some(Value::Object(_)) | Some(Value::Bool(true))
@@ -964,7 +1043,12 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
             ));
         }
     }
-    // Gemini needs a type on every schema.
+    out
+}
+
+/// Gives a schema with neither `type` nor `anyOf` the type its keywords imply (`string` when
+/// nothing does).
+fn gemini_default_type(out: &mut Map<String, Value>, ptr: &str, rep: &mut Vec<Lowering>) {
     if !out.contains_key("type") && !out.contains_key("anyOf") {
         let (t, why) = if out.contains_key("properties") {
             ("object", "it has properties")
@@ -980,7 +1064,11 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
             format!("type: {t} ({why})"),
         ));
     }
-    // `required` may only name declared properties.
+}
+
+/// Drops from `required` the names that are not declared properties, and `required` itself
+/// when none is left.
+fn gemini_prune_required(out: &mut Map<String, Value>, ptr: &str, rep: &mut Vec<Lowering>) {
     if let Some(Value::Array(req)) = out.get("required").cloned() {
         let declared = out.get("properties").and_then(Value::as_object);
         let kept: Vec<Value> = req
@@ -1004,7 +1092,6 @@ fn gemini_schema(v: &Value, ptr: &str, depth: usize, rep: &mut Vec<Lowering>) ->
             out.insert("required".into(), Value::Array(kept));
         }
     }
-    Value::Object(out)
 }
 
 #[cfg(test)]

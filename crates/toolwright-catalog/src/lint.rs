@@ -699,11 +699,26 @@ const DESTRUCTIVE_VERBS: &[&str] = &[
 
 fn lint_tool(spec: &ToolSpec, options: &LintOptions, sink: &mut Sink<'_>) {
     let name = spec.name.as_str();
+    let words = text::words(name);
+    lint_name(name, &words, sink);
+    // Descriptions.
+    let d = spec.description.trim();
+    lint_description(name, d, &words, options, sink);
+    // Schema.
+    if !lint_parameters(spec, sink) {
+        return;
+    }
+    // Side effects.
+    lint_side_effects(spec, &words, d, options, sink);
+}
+
+/// Checks the tool's name (its `words`): valid characters (TW014), not only generic words
+/// (TW001), and otherwise verb first with an object after it (TW002).
+fn lint_name(name: &str, words: &[String], sink: &mut Sink<'_>) {
     let tool = Some(name);
     if !toolwright_core::is_valid_tool_name(name) {
         sink.push("TW014", None, tool, None, format!("tool name `{name}` is not 1-64 letters, digits, `_`, `.` or `-`; providers reject it"), "Rename it with letters, digits and `_` only, e.g. `get_weather`.".into());
     }
-    let words = text::words(name);
     // TW001: every word is generic.
     if !words.is_empty() && words.iter().all(|w| GENERIC.contains(&w.as_str())) {
         sink.push(
@@ -716,7 +731,7 @@ fn lint_tool(spec: &ToolSpec, options: &LintOptions, sink: &mut Sink<'_>) {
             ),
             format!(
                 "Rename it verb_noun after what it acts on, e.g. `{}`.",
-                vague_example(&words)
+                vague_example(words)
             ),
         );
     } else {
@@ -737,12 +752,23 @@ fn lint_tool(spec: &ToolSpec, options: &LintOptions, sink: &mut Sink<'_>) {
                 tool,
                 None,
                 format!("tool name `{name}` {why}; verb_noun names (get_weather, convert_currency) are easier for a model to pick"),
-                format!("Rename it verb_noun, e.g. `{}`.", verb_noun_example(&words)),
+                format!("Rename it verb_noun, e.g. `{}`.", verb_noun_example(words)),
             );
         }
     }
-    // Descriptions.
-    let d = spec.description.trim();
+}
+
+/// Checks the trimmed description `d` of tool `name` (whose name splits into `words`): not
+/// empty, within the length bounds of `options` (TW004, TW005), and saying when to use the tool
+/// (TW003).
+fn lint_description(
+    name: &str,
+    d: &str,
+    words: &[String],
+    options: &LintOptions,
+    sink: &mut Sink<'_>,
+) {
+    let tool = Some(name);
     let chars = d.chars().count();
     if d.is_empty() {
         sink.push("TW004", Some(Severity::Error), tool, None, "description is empty; a model chooses tools by their descriptions".into(), "Write what the tool does, what it returns and when to use it: \"Get the current weather for a city. Use this when the user asks about weather.\"".into());
@@ -762,12 +788,18 @@ fn lint_tool(spec: &ToolSpec, options: &LintOptions, sink: &mut Sink<'_>) {
                 "description does not say when to use the tool".into(),
                 format!(
                     "Add a sentence such as \"Use this when the user asks {}.\"",
-                    when_example(&words)
+                    when_example(words)
                 ),
             );
         }
     }
-    // Schema.
+}
+
+/// Checks the parameter schema: an object schema that compiles, with resolving references
+/// (TW013), then its properties one by one. `false` when the parameters are not a JSON Schema
+/// object at all, so nothing after this check applies.
+fn lint_parameters(spec: &ToolSpec, sink: &mut Sink<'_>) -> bool {
+    let tool = Some(spec.name.as_str());
     let params = &spec.parameters;
     match params {
         Value::Object(m) => {
@@ -795,7 +827,7 @@ fn lint_tool(spec: &ToolSpec, options: &LintOptions, sink: &mut Sink<'_>) {
                 "parameters is not a JSON Schema object".into(),
                 "Use {\"type\": \"object\", \"properties\": {…}}.".into(),
             );
-            return;
+            return false;
         }
     }
     let mut problems = Vec::new();
@@ -811,7 +843,21 @@ fn lint_tool(spec: &ToolSpec, options: &LintOptions, sink: &mut Sink<'_>) {
         );
     }
     lint_object(spec, &inlined, "", 0, sink);
-    // Side effects.
+    true
+}
+
+/// Checks the declared side effects against the name (its `words`) and the trimmed description
+/// `d`: a tool that looks destructive must ask for confirmation (TW011), and, when `options`
+/// trust declared side effects, one with effects must be idempotent (TW012).
+fn lint_side_effects(
+    spec: &ToolSpec,
+    words: &[String],
+    d: &str,
+    options: &LintOptions,
+    sink: &mut Sink<'_>,
+) {
+    let name = spec.name.as_str();
+    let tool = Some(name);
     let destructive_word = words
         .first()
         .is_some_and(|w| DESTRUCTIVE_VERBS.contains(&w.as_str()))

@@ -191,43 +191,10 @@ impl ArgValidator {
         let at = display_path(path);
         match kind {
             ValidationErrorKind::Required { property } => {
-                let name = property.as_str().unwrap_or_default().to_string();
-                let prop_schema = node
-                    .and_then(|n| n.get("properties"))
-                    .and_then(|p| p.get(&name))
-                    .map(|s| resolve(&self.schema, s));
-                let expected = prop_schema.map(type_summary);
-                vec![FieldError {
-                    path: format!("{path}/{}", escape_pointer(&name)),
-                    problem: Problem::MissingRequired,
-                    message: format!("missing required argument `{name}`"),
-                    received: None,
-                    expected,
-                    hint: None,
-                }]
+                vec![self.missing_required(path, node, property)]
             }
             ValidationErrorKind::Type { kind } => {
-                let expected: Vec<Value> = match kind {
-                    TypeKind::Single(t) => vec![Value::String(t.to_string())],
-                    TypeKind::Multiple(set) => {
-                        set.iter().map(|t| Value::String(t.to_string())).collect()
-                    }
-                };
-                let names: Vec<&str> = expected.iter().filter_map(Value::as_str).collect();
-                let message = if path.is_empty() {
-                    format!("the arguments must be a JSON {}", names.join(" or "))
-                } else {
-                    format!(
-                        "{at} must be {}, got {}",
-                        names.join(" or "),
-                        json_type_name(&received)
-                    )
-                };
-                let expected = if expected.len() == 1 {
-                    expected.into_iter().next()
-                } else {
-                    Some(Value::Array(expected))
-                };
+                let (message, expected) = wrong_type(path, &at, kind, &received);
                 vec![fe(Problem::WrongType, message, expected)]
             }
             ValidationErrorKind::Enum { options } => {
@@ -238,12 +205,7 @@ impl ArgValidator {
                     format!("{at} must be one of: {list}"),
                     Some(allowed.clone()),
                 );
-                if let (Some(got), Some(opts)) = (received.as_str(), allowed.as_array()) {
-                    let names: Vec<&str> = opts.iter().filter_map(Value::as_str).collect();
-                    if let Some(best) = closest(got, names.iter().copied(), 1).first() {
-                        e.hint = Some(format!("did you mean `{best}`?"));
-                    }
-                }
+                e.hint = enum_hint(&received, &allowed);
                 vec![e]
             }
             ValidationErrorKind::Constant { expected_value } => {
@@ -254,110 +216,15 @@ impl ArgValidator {
                     Some(allowed),
                 )]
             }
-            ValidationErrorKind::Minimum { limit } => vec![fe(
-                Problem::OutOfRange,
-                format!("{at} must be at least {limit}"),
-                Some(bounds(node)),
-            )],
-            ValidationErrorKind::Maximum { limit } => vec![fe(
-                Problem::OutOfRange,
-                format!("{at} must be at most {limit}"),
-                Some(bounds(node)),
-            )],
-            ValidationErrorKind::ExclusiveMinimum { limit } => vec![fe(
-                Problem::OutOfRange,
-                format!("{at} must be greater than {limit}"),
-                Some(bounds(node)),
-            )],
-            ValidationErrorKind::ExclusiveMaximum { limit } => vec![fe(
-                Problem::OutOfRange,
-                format!("{at} must be less than {limit}"),
-                Some(bounds(node)),
-            )],
-            ValidationErrorKind::MultipleOf { .. } => vec![fe(
-                Problem::OutOfRange,
-                format!("{at} is not an allowed step"),
-                node.and_then(|n| n.get("multipleOf")).cloned(),
-            )],
-            ValidationErrorKind::MaxLength { limit } => vec![fe(
-                Problem::TooLong,
-                format!("{at} must be at most {limit} characters"),
-                Some(serde_json::json!({"maxLength": limit})),
-            )],
-            ValidationErrorKind::MinLength { limit } => vec![fe(
-                Problem::TooShort,
-                format!("{at} must be at least {limit} characters"),
-                Some(serde_json::json!({"minLength": limit})),
-            )],
-            ValidationErrorKind::Pattern { pattern } => vec![fe(
-                Problem::Pattern,
-                format!("{at} must match the pattern {}", quote(pattern)),
-                Some(serde_json::json!({"pattern": pattern})),
-            )],
-            ValidationErrorKind::MaxItems { limit } => vec![fe(
-                Problem::TooManyItems,
-                format!("{at} must have at most {limit} items"),
-                Some(serde_json::json!({"maxItems": limit})),
-            )],
-            ValidationErrorKind::MinItems { limit } => vec![fe(
-                Problem::TooFewItems,
-                format!("{at} must have at least {limit} items"),
-                Some(serde_json::json!({"minItems": limit})),
-            )],
-            ValidationErrorKind::UniqueItems => vec![fe(
-                Problem::NotUnique,
-                format!("{at} must not contain duplicates"),
-                None,
-            )],
-            ValidationErrorKind::Format { format } => vec![fe(
-                Problem::InvalidFormat,
-                format!("{at} must be a valid {format}"),
-                Some(serde_json::json!({"format": format})),
-            )],
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-                let known: Vec<String> = node
-                    .and_then(|n| n.get("properties"))
-                    .and_then(Value::as_object)
-                    .map(|p| p.keys().cloned().collect())
-                    .unwrap_or_default();
-                unexpected
-                    .iter()
-                    .map(|name| {
-                        let hint = closest(name, known.iter().map(String::as_str), 1)
-                            .first()
-                            .map(|b| format!("did you mean `{b}`?"));
-                        FieldError {
-                            path: format!("{path}/{}", escape_pointer(name)),
-                            problem: Problem::UnknownField,
-                            message: format!("unknown argument `{name}`"),
-                            received: received.get(name).cloned(),
-                            expected: Some(Value::Array(
-                                known.iter().cloned().map(Value::String).collect(),
-                            )),
-                            hint,
-                        }
-                    })
-                    .collect()
+                unknown_fields(path, node, unexpected, &received)
             }
             ValidationErrorKind::AnyOf { context }
             | ValidationErrorKind::OneOfNotValid { context } => {
                 // `Option<T>` is `anyOf [T, null]`: drop the null branch and report why T failed.
-                let branches: Vec<&Vec<jsonschema::ValidationError<'static>>> = context
-                    .iter()
-                    .filter(|errs| !is_null_branch(errs))
-                    .collect();
-                if let [only] = branches.as_slice() {
-                    let described: Vec<FieldError> = only
-                        .iter()
-                        .flat_map(|e| {
-                            let p = e.instance_path().as_str().to_string();
-                            self.describe(&p, e.kind(), e.instance().clone().into_owned())
-                        })
-                        .collect();
-                    if !described.is_empty() {
-                        return described;
-                    }
+                if let Some(described) = self.describe_only_branch(context) {
+                    return described;
                 }
                 vec![fe(
                     Problem::NoMatch,
@@ -370,12 +237,59 @@ impl ArgValidator {
                 format!("{at} does not match any allowed form"),
                 node.map(type_summary),
             )],
-            other => vec![fe(
-                Problem::InvalidValue,
-                format!("{at} is not valid ({})", other.keyword()),
-                None,
-            )],
+            other => match limit_violation(other, &at, node) {
+                Some((problem, message, expected)) => vec![fe(problem, message, expected)],
+                None => vec![fe(
+                    Problem::InvalidValue,
+                    format!("{at} is not valid ({})", other.keyword()),
+                    None,
+                )],
+            },
         }
+    }
+
+    /// The error for the required property `property` missing from the object at `path`, expecting
+    /// what that property's schema (in `node`, the object's schema) accepts.
+    fn missing_required(&self, path: &str, node: Option<&Value>, property: &Value) -> FieldError {
+        let name = property.as_str().unwrap_or_default().to_string();
+        let prop_schema = node
+            .and_then(|n| n.get("properties"))
+            .and_then(|p| p.get(&name))
+            .map(|s| resolve(&self.schema, s));
+        let expected = prop_schema.map(type_summary);
+        FieldError {
+            path: format!("{path}/{}", escape_pointer(&name)),
+            problem: Problem::MissingRequired,
+            message: format!("missing required argument `{name}`"),
+            received: None,
+            expected,
+            hint: None,
+        }
+    }
+
+    /// Why the one branch of a failed `anyOf`/`oneOf` that is not a bare `null` failed, as field
+    /// errors; `None` when several branches remain or that branch yields no error.
+    fn describe_only_branch(
+        &self,
+        context: &[Vec<jsonschema::ValidationError<'static>>],
+    ) -> Option<Vec<FieldError>> {
+        let branches: Vec<&Vec<jsonschema::ValidationError<'static>>> = context
+            .iter()
+            .filter(|errs| !is_null_branch(errs))
+            .collect();
+        if let [only] = branches.as_slice() {
+            let described: Vec<FieldError> = only
+                .iter()
+                .flat_map(|e| {
+                    let p = e.instance_path().as_str().to_string();
+                    self.describe(&p, e.kind(), e.instance().clone().into_owned())
+                })
+                .collect();
+            if !described.is_empty() {
+                return Some(described);
+            }
+        }
+        None
     }
 
     /// Applies unambiguous conversions where a value does not have the type its schema wants:
@@ -408,6 +322,149 @@ impl ArgValidator {
 fn is_null_branch(errs: &[jsonschema::ValidationError<'static>]) -> bool {
     matches!(errs, [e] if matches!(e.kind(), ValidationErrorKind::Type { kind: TypeKind::Single(t) }
         if t.to_string() == "null"))
+}
+
+/// The message and the expected type (or list of types) for the value at `path` (displayed as
+/// `at`) whose JSON type is not one of `kind`.
+fn wrong_type(path: &str, at: &str, kind: &TypeKind, received: &Value) -> (String, Option<Value>) {
+    let expected: Vec<Value> = match kind {
+        TypeKind::Single(t) => vec![Value::String(t.to_string())],
+        TypeKind::Multiple(set) => set.iter().map(|t| Value::String(t.to_string())).collect(),
+    };
+    let names: Vec<&str> = expected.iter().filter_map(Value::as_str).collect();
+    let message = if path.is_empty() {
+        format!("the arguments must be a JSON {}", names.join(" or "))
+    } else {
+        format!(
+            "{at} must be {}, got {}",
+            names.join(" or "),
+            json_type_name(received)
+        )
+    };
+    let expected = if expected.len() == 1 {
+        expected.into_iter().next()
+    } else {
+        Some(Value::Array(expected))
+    };
+    (message, expected)
+}
+
+/// "did you mean …?" for a string `received` that is not one of the `allowed` enum values but is
+/// close to one of its strings.
+fn enum_hint(received: &Value, allowed: &Value) -> Option<String> {
+    if let (Some(got), Some(opts)) = (received.as_str(), allowed.as_array()) {
+        let names: Vec<&str> = opts.iter().filter_map(Value::as_str).collect();
+        if let Some(best) = closest(got, names.iter().copied(), 1).first() {
+            return Some(format!("did you mean `{best}`?"));
+        }
+    }
+    None
+}
+
+/// One `UNKNOWN_FIELD` error per `unexpected` key of the object at `path`, each expecting the
+/// properties its schema `node` declares and suggesting the closest of them.
+fn unknown_fields(
+    path: &str,
+    node: Option<&Value>,
+    unexpected: &[String],
+    received: &Value,
+) -> Vec<FieldError> {
+    let known: Vec<String> = node
+        .and_then(|n| n.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    unexpected
+        .iter()
+        .map(|name| {
+            let hint = closest(name, known.iter().map(String::as_str), 1)
+                .first()
+                .map(|b| format!("did you mean `{b}`?"));
+            FieldError {
+                path: format!("{path}/{}", escape_pointer(name)),
+                problem: Problem::UnknownField,
+                message: format!("unknown argument `{name}`"),
+                received: received.get(name).cloned(),
+                expected: Some(Value::Array(
+                    known.iter().cloned().map(Value::String).collect(),
+                )),
+                hint,
+            }
+        })
+        .collect()
+}
+
+/// The problem, message and expected bound for a violated range, step, length, item-count,
+/// uniqueness or format keyword (the value displayed as `at`, its schema `node`); `None` for
+/// any other kind of violation.
+fn limit_violation(
+    kind: &ValidationErrorKind,
+    at: &str,
+    node: Option<&Value>,
+) -> Option<(Problem, String, Option<Value>)> {
+    Some(match kind {
+        ValidationErrorKind::Minimum { limit } => (
+            Problem::OutOfRange,
+            format!("{at} must be at least {limit}"),
+            Some(bounds(node)),
+        ),
+        ValidationErrorKind::Maximum { limit } => (
+            Problem::OutOfRange,
+            format!("{at} must be at most {limit}"),
+            Some(bounds(node)),
+        ),
+        ValidationErrorKind::ExclusiveMinimum { limit } => (
+            Problem::OutOfRange,
+            format!("{at} must be greater than {limit}"),
+            Some(bounds(node)),
+        ),
+        ValidationErrorKind::ExclusiveMaximum { limit } => (
+            Problem::OutOfRange,
+            format!("{at} must be less than {limit}"),
+            Some(bounds(node)),
+        ),
+        ValidationErrorKind::MultipleOf { .. } => (
+            Problem::OutOfRange,
+            format!("{at} is not an allowed step"),
+            node.and_then(|n| n.get("multipleOf")).cloned(),
+        ),
+        ValidationErrorKind::MaxLength { limit } => (
+            Problem::TooLong,
+            format!("{at} must be at most {limit} characters"),
+            Some(serde_json::json!({"maxLength": limit})),
+        ),
+        ValidationErrorKind::MinLength { limit } => (
+            Problem::TooShort,
+            format!("{at} must be at least {limit} characters"),
+            Some(serde_json::json!({"minLength": limit})),
+        ),
+        ValidationErrorKind::Pattern { pattern } => (
+            Problem::Pattern,
+            format!("{at} must match the pattern {}", quote(pattern)),
+            Some(serde_json::json!({"pattern": pattern})),
+        ),
+        ValidationErrorKind::MaxItems { limit } => (
+            Problem::TooManyItems,
+            format!("{at} must have at most {limit} items"),
+            Some(serde_json::json!({"maxItems": limit})),
+        ),
+        ValidationErrorKind::MinItems { limit } => (
+            Problem::TooFewItems,
+            format!("{at} must have at least {limit} items"),
+            Some(serde_json::json!({"minItems": limit})),
+        ),
+        ValidationErrorKind::UniqueItems => (
+            Problem::NotUnique,
+            format!("{at} must not contain duplicates"),
+            None,
+        ),
+        ValidationErrorKind::Format { format } => (
+            Problem::InvalidFormat,
+            format!("{at} must be a valid {format}"),
+            Some(serde_json::json!({"format": format})),
+        ),
+        _ => return None,
+    })
 }
 
 fn validation_error(fields: Vec<FieldError>, total: usize) -> ToolError {
