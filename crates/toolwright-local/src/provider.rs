@@ -159,6 +159,43 @@ fn compact_data(env: &Value) -> Value {
     }
 }
 
+/// The user's request of the turn: the last user message (`last_user` indexes it in `msgs`),
+/// completed by the request before it when it answers this provider's question for an input.
+fn request_of(msgs: &[Message], last_user: Option<usize>) -> String {
+    let query = last_user
+        .and_then(|i| msgs.get(i))
+        .map(|m| m.content.clone())
+        .unwrap_or_default();
+    // An answer to this provider's question for an input completes the request that asked.
+    match last_user
+        .and_then(|i| i.checked_sub(2))
+        .and_then(|i| msgs.get(i..i + 2))
+    {
+        Some([asked, question])
+            if asked.role == Role::User
+                && question.role == Role::Assistant
+                && crate::ask::is_question(&question.content) =>
+        {
+            format!("{} {query}", asked.content)
+        }
+        _ => query,
+    }
+}
+
+/// The tool results after the last assistant message of `tail` (the messages after the
+/// user's request): the results of the latest calls, or none before the first call.
+fn latest_results(tail: &[Message]) -> Vec<&Message> {
+    match tail.iter().rposition(|m| m.role == Role::Assistant) {
+        Some(a) => tail
+            .get(a + 1..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
 impl LocalProvider {
     /// Loads the model.
     ///
@@ -197,39 +234,17 @@ impl LocalProvider {
         Ok((g.text, g.usage))
     }
 
+    /// Plans one turn: the first turn of a query ([`Self::plan_first`]), a correction of a
+    /// rejected call ([`Self::plan_correction`]), or the answer from the latest results
+    /// ([`Self::plan_answer`]).
     fn plan(&self, turn: &Turn<'_>) -> Job {
         let msgs = turn.messages;
         let last_user = msgs.iter().rposition(|m| m.role == Role::User);
-        let query = last_user
-            .and_then(|i| msgs.get(i))
-            .map(|m| m.content.clone())
-            .unwrap_or_default();
-        // An answer to this provider's question for an input completes the request that asked.
-        let query = match last_user
-            .and_then(|i| i.checked_sub(2))
-            .and_then(|i| msgs.get(i..i + 2))
-        {
-            Some([asked, question])
-                if asked.role == Role::User
-                    && question.role == Role::Assistant
-                    && crate::ask::is_question(&question.content) =>
-            {
-                format!("{} {query}", asked.content)
-            }
-            _ => query,
-        };
+        let query = request_of(msgs, last_user);
         let tail = last_user
             .and_then(|i| msgs.get(i + 1..))
             .unwrap_or_default();
-        let results: Vec<&Message> = match tail.iter().rposition(|m| m.role == Role::Assistant) {
-            Some(a) => tail
-                .get(a + 1..)
-                .unwrap_or_default()
-                .iter()
-                .filter(|m| m.role == Role::Tool)
-                .collect(),
-            None => Vec::new(),
-        };
+        let results = latest_results(tail);
         if results.is_empty() {
             return self.plan_first(turn, &query);
         }
@@ -256,65 +271,83 @@ impl LocalProvider {
             && corrections < self.config.passes.max_corrections
             && let Some(spec) = turn.tools.iter().find(|s| &s.name == tool)
         {
-            {
-                {
-                    let previous = tail
-                        .iter()
-                        .rev()
-                        .flat_map(|m| m.tool_calls.iter())
-                        .find(|c| &c.name == tool)
-                        .map(|c| {
-                            match unwrap_wrapper(spec).filter(|_| self.config.passes.unwrap_objects)
-                            {
-                                // Shown in the shape the model is asked for.
-                                Some((_, w)) => w.flatten(&c.arguments).to_string(),
-                                None => c.arguments.to_string(),
-                            }
-                        })
-                        .unwrap_or_default();
-                    let error = env.get("error").cloned().unwrap_or(Value::Null);
-                    let mut job = self.call_job(&query, &[spec], msgs.len(), None, 1);
-                    if let Job::Call {
-                        messages, notes, ..
-                    } = &mut job
-                    {
-                        if let Some((_, user)) = messages.last_mut() {
-                            user.push_str(&format!(
-                                "\n\nThe previous arguments {previous} were rejected: {}. {}",
-                                error.get("message").and_then(Value::as_str).unwrap_or(""),
-                                error
-                                    .get("suggestion")
-                                    .and_then(Value::as_str)
-                                    .unwrap_or("")
-                            ));
-                        }
-                        notes.push(format!(
-                            "asked the model again for {tool} after a validation error"
-                        ));
-                    }
-                    if let Job::Call { on_repeat, .. } = &mut job
-                        && let Some(next) = self.next_candidate(turn, tool, tail, &query)
-                    {
-                        let mut fallback = self.call_job(&query, &[next], msgs.len(), None, 1);
-                        if let Job::Call { notes, .. } = &mut fallback {
-                            notes.push(format!(
-                                "the model wrote the rejected arguments of {tool} again: the router's next candidate {} was tried instead",
-                                next.name
-                            ));
-                        }
-                        let rejected_args = tail
-                            .iter()
-                            .rev()
-                            .flat_map(|m| m.tool_calls.iter())
-                            .find(|c| &c.name == tool)
-                            .map(|c| c.arguments.clone())
-                            .unwrap_or(Value::Null);
-                        *on_repeat = Some((rejected_args, Box::new(fallback)));
-                    }
-                    return job;
-                }
-            }
+            return self.plan_correction(turn, &query, tail, tool, env, spec);
         }
+        self.plan_answer(&query, envelopes)
+    }
+
+    /// A call of `tool` again after its arguments were rejected (envelope `env`): the prompt
+    /// shows the previous arguments and the error, and when the model writes the same arguments
+    /// again, the router's next candidate is tried instead ([`Self::next_candidate`]).
+    fn plan_correction(
+        &self,
+        turn: &Turn<'_>,
+        query: &str,
+        tail: &[Message],
+        tool: &str,
+        env: &Value,
+        spec: &ToolSpec,
+    ) -> Job {
+        let msgs = turn.messages;
+        let previous = tail
+            .iter()
+            .rev()
+            .flat_map(|m| m.tool_calls.iter())
+            .find(|c| c.name == tool)
+            .map(|c| {
+                match unwrap_wrapper(spec).filter(|_| self.config.passes.unwrap_objects) {
+                    // Shown in the shape the model is asked for.
+                    Some((_, w)) => w.flatten(&c.arguments).to_string(),
+                    None => c.arguments.to_string(),
+                }
+            })
+            .unwrap_or_default();
+        let error = env.get("error").cloned().unwrap_or(Value::Null);
+        let mut job = self.call_job(query, &[spec], msgs.len(), None, 1);
+        if let Job::Call {
+            messages, notes, ..
+        } = &mut job
+        {
+            if let Some((_, user)) = messages.last_mut() {
+                user.push_str(&format!(
+                    "\n\nThe previous arguments {previous} were rejected: {}. {}",
+                    error.get("message").and_then(Value::as_str).unwrap_or(""),
+                    error
+                        .get("suggestion")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                ));
+            }
+            notes.push(format!(
+                "asked the model again for {tool} after a validation error"
+            ));
+        }
+        if let Job::Call { on_repeat, .. } = &mut job
+            && let Some(next) = self.next_candidate(turn, tool, tail, query)
+        {
+            let mut fallback = self.call_job(query, &[next], msgs.len(), None, 1);
+            if let Job::Call { notes, .. } = &mut fallback {
+                notes.push(format!(
+                    "the model wrote the rejected arguments of {tool} again: the router's next candidate {} was tried instead",
+                    next.name
+                ));
+            }
+            let rejected_args = tail
+                .iter()
+                .rev()
+                .flat_map(|m| m.tool_calls.iter())
+                .find(|c| c.name == tool)
+                .map(|c| c.arguments.clone())
+                .unwrap_or(Value::Null);
+            *on_repeat = Some((rejected_args, Box::new(fallback)));
+        }
+        job
+    }
+
+    /// The answer from the latest results (`envelopes`, as (tool, envelope)): composed from the
+    /// envelopes when every call failed or nothing in them can be checked, else written by the
+    /// model from the results' data.
+    fn plan_answer(&self, query: &str, envelopes: Vec<(String, Value)>) -> Job {
         let successes: Vec<&(String, Value)> = envelopes
             .iter()
             .filter(|(_, e)| e.get("status").and_then(Value::as_str) != Some("error"))
@@ -446,18 +479,7 @@ impl LocalProvider {
                 .collect(),
         };
         if candidates.is_empty() {
-            let why = if turn.tools.is_empty() {
-                "no tools offered: the model answered in text".to_string()
-            } else if let Some(best) = turn.ranking.and_then(|r| r.first()) {
-                format!(
-                    "the router's best match {} ({:.2}) is below the relevance floor {:.2}: no tool fits, the model answered directly",
-                    best.name,
-                    best.score,
-                    passes.relevance_floor.unwrap_or(0.0)
-                )
-            } else {
-                "the router matched no tool for this query: the model answered directly".to_string()
-            };
+            let why = no_candidate_reason(turn, passes);
             return Job::Text {
                 messages: direct_messages(turn),
                 notes: vec![why],
@@ -498,25 +520,7 @@ impl LocalProvider {
                     decline_below.unwrap_or(0.0)
                 ));
             }
-            let names: Vec<String> = match turn.ranking {
-                Some(r) => r
-                    .iter()
-                    .map(|c| format!("{} ({:.2})", c.name, c.score))
-                    .collect(),
-                None => candidates.iter().map(|s| s.name.clone()).collect(),
-            };
-            notes.push(if candidates.len() == 1 {
-                format!(
-                    "router: {}; one clear candidate, so the grammar fixed the tool and the model filled the arguments",
-                    names.join(", ")
-                )
-            } else {
-                format!(
-                    "router: {}; the model chose among {} candidates under a grammar",
-                    names.join(", "),
-                    candidates.len()
-                )
-            });
+            notes.push(router_note(turn, &candidates));
         }
         job
     }
@@ -659,26 +663,7 @@ impl LocalProvider {
             ..GrammarLimits::default()
         };
         let grammar = tool_call_grammar(&narrowed, &limits).unwrap_or_default();
-        let mut system = String::from(
-            "You are a function-calling assistant. Call the tool that does what the user asks, \
-             with argument values taken from the user's request. Reply with JSON only.",
-        );
-        if max_calls > 1 {
-            system.push_str(
-                " Reply with a list of calls: usually one call; when the user asks for the same \
-                 thing for several items, one call per item.",
-            );
-        }
-        if direct.is_some() {
-            system.push_str(
-                " If the message is small talk, or no tool below fits it, reply {\"tool\": \"none\"}.",
-            );
-        }
-        system.push_str("\n\n");
-        for t in &shown {
-            system.push_str(&tool_text(t, false, false));
-            system.push('\n');
-        }
+        let system = call_system_prompt(&shown, max_calls, direct.is_some());
         let limits = GrammarLimits {
             allow_none: false,
             max_calls: 1,
@@ -1168,6 +1153,73 @@ fn answer_directly(
     })
 }
 
+/// Why the first turn has no candidate tool: no tools offered, the router's best match below
+/// the relevance floor, or no match at all.
+fn no_candidate_reason(turn: &Turn<'_>, passes: &Passes) -> String {
+    if turn.tools.is_empty() {
+        "no tools offered: the model answered in text".to_string()
+    } else if let Some(best) = turn.ranking.and_then(|r| r.first()) {
+        format!(
+            "the router's best match {} ({:.2}) is below the relevance floor {:.2}: no tool fits, the model answered directly",
+            best.name,
+            best.score,
+            passes.relevance_floor.unwrap_or(0.0)
+        )
+    } else {
+        "the router matched no tool for this query: the model answered directly".to_string()
+    }
+}
+
+/// The note on the router's ranking (or the candidates, without one) and how the model
+/// chooses among `candidates`.
+fn router_note(turn: &Turn<'_>, candidates: &[&ToolSpec]) -> String {
+    let names: Vec<String> = match turn.ranking {
+        Some(r) => r
+            .iter()
+            .map(|c| format!("{} ({:.2})", c.name, c.score))
+            .collect(),
+        None => candidates.iter().map(|s| s.name.clone()).collect(),
+    };
+    if candidates.len() == 1 {
+        format!(
+            "router: {}; one clear candidate, so the grammar fixed the tool and the model filled the arguments",
+            names.join(", ")
+        )
+    } else {
+        format!(
+            "router: {}; the model chose among {} candidates under a grammar",
+            names.join(", "),
+            candidates.len()
+        )
+    }
+}
+
+/// The system prompt of a call: the instructions (a list of calls when `max_calls` > 1, and
+/// the way to decline when `may_decline`) and the `shown` tools.
+fn call_system_prompt(shown: &[ToolSpec], max_calls: usize, may_decline: bool) -> String {
+    let mut system = String::from(
+        "You are a function-calling assistant. Call the tool that does what the user asks, \
+         with argument values taken from the user's request. Reply with JSON only.",
+    );
+    if max_calls > 1 {
+        system.push_str(
+            " Reply with a list of calls: usually one call; when the user asks for the same \
+             thing for several items, one call per item.",
+        );
+    }
+    if may_decline {
+        system.push_str(
+            " If the message is small talk, or no tool below fits it, reply {\"tool\": \"none\"}.",
+        );
+    }
+    system.push_str("\n\n");
+    for t in shown {
+        system.push_str(&tool_text(t, false, false));
+        system.push('\n');
+    }
+    system
+}
+
 fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, ProviderError> {
     match job {
         Job::Fixed(r) => Ok(r),
@@ -1210,25 +1262,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             };
             // What the calls come from: the output, or the retry's call when it did not parse.
             let (v, generated) = passes.parse(&g.text, direct.is_some(), &mut notes, &mut usage)?;
-            // One call `{tool, arguments}`, or a list of them; `{"tool": "none"}` declines.
-            let items = match v {
-                Value::Array(items) => items,
-                one => vec![one],
-            };
-            let wanted: Vec<(String, Value)> = items
-                .iter()
-                .filter_map(|c| {
-                    let name = c.get("tool").and_then(Value::as_str).unwrap_or_default();
-                    (name != "none").then(|| {
-                        (
-                            name.to_string(),
-                            c.get("arguments")
-                                .cloned()
-                                .unwrap_or(Value::Object(Default::default())),
-                        )
-                    })
-                })
-                .collect();
+            let wanted = wanted_calls(v);
             let (kept, dropped) = if config.passes.distinct_calls {
                 keep_distinct_grounded(wanted, &query)
             } else {
@@ -1241,15 +1275,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
             }
             let scored = scored.as_ref().filter(|_| generated.is_none());
             let kept = passes.apply(kept, scored, &mut notes, &mut usage)?;
-            let kept: Vec<(String, Value)> = kept
-                .into_iter()
-                .map(
-                    |(name, args)| match wrappers.iter().find(|(tool, _)| *tool == name) {
-                        Some((_, w)) => (name, w.wrap(args)),
-                        None => (name, args),
-                    },
-                )
-                .collect();
+            let kept = rewrap(kept, &wrappers);
             if let Some((rejected, fallback)) = on_repeat
                 && let [(_, args)] = kept.as_slice()
                 && *args == rejected
@@ -1262,18 +1288,7 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
                 }
                 return Ok(r);
             }
-            let calls: Vec<ToolCall> = kept
-                .into_iter()
-                .enumerate()
-                .map(|(i, (name, args))| {
-                    let call_id = if i == 0 {
-                        id.clone()
-                    } else {
-                        format!("{id}_{i}")
-                    };
-                    ToolCall::new(call_id, name, args)
-                })
-                .collect();
+            let calls = numbered_calls(kept, &id);
             if let (Some(direct), true) = (direct, calls.is_empty()) {
                 return answer_directly(engine, config, &direct, notes, usage);
             }
@@ -1291,30 +1306,95 @@ fn run_job(engine: &Engine, config: &LocalConfig, job: Job) -> Result<Reply, Pro
         Job::Answer {
             messages,
             results,
-            mut notes,
-        } => {
-            let g = engine.generate(&messages, None, config.max_answer_tokens, true)?;
-            let envs: Vec<Value> = results.iter().map(|(_, e)| e.clone()).collect();
-            let text = if !config.passes.compose_answer {
-                g.text
-            } else if states_result(&g.text, &envs) {
-                notes.push("the model's answer states the result".to_string());
-                g.text
-            } else {
-                notes.push(format!(
-                    "the model's answer did not state the result ({:?}); the answer was composed from the envelopes",
-                    shorten(&g.text, 200)
-                ));
-                compose_answer(&results, config.summaries.as_ref())
-            };
-            Ok(Reply {
-                text: Some(text),
-                usage: Some(g.usage),
-                notes,
-                ..Reply::default()
-            })
-        }
+            notes,
+        } => run_answer(engine, config, &messages, &results, notes),
     }
+}
+
+/// The calls the model wrote (`v`: one call `{tool, arguments}` or a list of them), as
+/// (tool, arguments), without the declines (`{"tool": "none"}`).
+fn wanted_calls(v: Value) -> Vec<(String, Value)> {
+    // One call `{tool, arguments}`, or a list of them; `{"tool": "none"}` declines.
+    let items = match v {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    items
+        .iter()
+        .filter_map(|c| {
+            let name = c.get("tool").and_then(Value::as_str).unwrap_or_default();
+            (name != "none").then(|| {
+                (
+                    name.to_string(),
+                    c.get("arguments")
+                        .cloned()
+                        .unwrap_or(Value::Object(Default::default())),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Puts the arguments of each tool in `wrappers` back under the objects they were lifted out
+/// of ([`crate::wrapper`]).
+fn rewrap(
+    kept: Vec<(String, Value)>,
+    wrappers: &[(String, crate::wrapper::Lifted)],
+) -> Vec<(String, Value)> {
+    kept.into_iter()
+        .map(
+            |(name, args)| match wrappers.iter().find(|(tool, _)| *tool == name) {
+                Some((_, w)) => (name, w.wrap(args)),
+                None => (name, args),
+            },
+        )
+        .collect()
+}
+
+/// The calls with their ids: the first gets `id`, the next ones `{id}_1`, `{id}_2`, ...
+fn numbered_calls(kept: Vec<(String, Value)>, id: &str) -> Vec<ToolCall> {
+    kept.into_iter()
+        .enumerate()
+        .map(|(i, (name, args))| {
+            let call_id = if i == 0 {
+                id.to_string()
+            } else {
+                format!("{id}_{i}")
+            };
+            ToolCall::new(call_id, name, args)
+        })
+        .collect()
+}
+
+/// Runs a [`Job::Answer`]: the model writes the answer from the results, and it is kept when
+/// it states them (or composing is off), else the answer is composed from the envelopes.
+fn run_answer(
+    engine: &Engine,
+    config: &LocalConfig,
+    messages: &[(String, String)],
+    results: &[(String, Value)],
+    mut notes: Vec<String>,
+) -> Result<Reply, ProviderError> {
+    let g = engine.generate(messages, None, config.max_answer_tokens, true)?;
+    let envs: Vec<Value> = results.iter().map(|(_, e)| e.clone()).collect();
+    let text = if !config.passes.compose_answer {
+        g.text
+    } else if states_result(&g.text, &envs) {
+        notes.push("the model's answer states the result".to_string());
+        g.text
+    } else {
+        notes.push(format!(
+            "the model's answer did not state the result ({:?}); the answer was composed from the envelopes",
+            shorten(&g.text, 200)
+        ));
+        compose_answer(results, config.summaries.as_ref())
+    };
+    Ok(Reply {
+        text: Some(text),
+        usage: Some(g.usage),
+        notes,
+        ..Reply::default()
+    })
 }
 
 impl LocalProvider {

@@ -75,6 +75,16 @@ pub fn registry() -> Result<Registry, RegistryError> {
 /// # Errors
 /// A name clash with a tool already in `reg`.
 pub fn register_all(reg: &Registry) -> Result<(), RegistryError> {
+    register_content_tools(reg)?;
+    register_notifying_and_failing_tools(reg)?;
+    register_client_request_tools(reg)?;
+    register_schema_and_reconnection_tools(reg)?;
+    Ok(())
+}
+
+/// Registers the tools that answer with fixed content blocks: text, an image, audio, an
+/// embedded resource, and the three mixed.
+fn register_content_tools(reg: &Registry) -> Result<(), RegistryError> {
     reg.register(FnTool::new(
         spec("test_simple_text", "Returns simple text", no_args()),
         |_, _| async { text("This is a simple text response for testing.") },
@@ -122,6 +132,12 @@ pub fn register_all(reg: &Registry) -> Result<(), RegistryError> {
             ])
         },
     ))?;
+    Ok(())
+}
+
+/// Registers the tools that send log and progress notifications while they run, and the one
+/// that always fails.
+fn register_notifying_and_failing_tools(reg: &Registry) -> Result<(), RegistryError> {
     reg.register(FnTool::new(
         spec(
             "test_tool_with_logging",
@@ -163,6 +179,12 @@ pub fn register_all(reg: &Registry) -> Result<(), RegistryError> {
             .with_retryable(false))
         },
     ))?;
+    Ok(())
+}
+
+/// Registers the tools that ask the client something: an LLM sample, and user input
+/// (elicitation) plain, with defaults (SEP-1034) and with enum variants (SEP-1330).
+fn register_client_request_tools(reg: &Registry) -> Result<(), RegistryError> {
     reg.register(FnTool::new(
         spec(
             "test_sampling",
@@ -238,6 +260,11 @@ pub fn register_all(reg: &Registry) -> Result<(), RegistryError> {
             elicit(&ctx, "Please select options from the enum fields", schema, "Elicitation completed").await
         },
     ))?;
+    Ok(())
+}
+
+/// Registers the tool with a JSON Schema 2020-12 input schema and the reconnection tool.
+fn register_schema_and_reconnection_tools(reg: &Registry) -> Result<(), RegistryError> {
     reg.register(FnTool::new(
         spec(
             "json_schema_2020_12_tool",
