@@ -698,6 +698,17 @@ fn type_accepts(types: &[String], t: &str) -> bool {
             .any(|x| x == t || (x == "number" && t == "integer"))
 }
 
+/// One schema node compared: the tool, the node's pointer and parameter name, and the node's
+/// keywords before (`am`) and after (`bm`).
+#[derive(Clone, Copy)]
+struct Node<'a> {
+    tool: &'a str,
+    ptr: &'a str,
+    name: &'a str,
+    am: &'a serde_json::Map<String, Value>,
+    bm: &'a serde_json::Map<String, Value>,
+}
+
 fn compare_schema(
     tool: &str,
     a: &Value,
@@ -723,16 +734,23 @@ fn compare_schema(
     // Types.
     compare_types(tool, ptr, &name, a, b, out);
     // Enums (and const as a one-value enum).
-    compare_enums(tool, ptr, &name, am, bm, out);
-    compare_bounds(tool, ptr, &name, am, bm, out);
-    compare_pattern_and_step(tool, ptr, &name, am, bm, out);
+    let node = Node {
+        tool,
+        ptr,
+        name: &name,
+        am,
+        bm,
+    };
+    compare_enums(&node, out);
+    compare_bounds(&node, out);
+    compare_pattern_and_step(&node, out);
     // Closed objects.
-    compare_additional_properties(tool, ptr, &name, am, bm, out, depth);
+    compare_additional_properties(&node, out, depth);
     // Properties.
     compare_properties(tool, a, b, ptr, out, depth);
-    compare_items(tool, ptr, &name, am, bm, out, depth);
+    compare_items(&node, out, depth);
     // Everything else.
-    compare_other_keywords(tool, ptr, &name, am, bm, out);
+    compare_other_keywords(&node, out);
 }
 
 /// The type change from schema `a` to `b` of parameter `name` at `ptr`: widened (every old type
@@ -771,14 +789,14 @@ fn compare_types(tool: &str, ptr: &str, name: &str, a: &Value, b: &Value, out: &
 /// The changes to the allowed values (`enum`, or `const` as a one-value enum) of parameter
 /// `name` at `ptr`: values removed or a new restriction narrow it; values added or the
 /// restriction dropped widen it.
-fn compare_enums(
-    tool: &str,
-    ptr: &str,
-    name: &str,
-    am: &serde_json::Map<String, Value>,
-    bm: &serde_json::Map<String, Value>,
-    out: &mut Vec<Change>,
-) {
+fn compare_enums(node: &Node<'_>, out: &mut Vec<Change>) {
+    let Node {
+        tool,
+        ptr,
+        name,
+        am,
+        bm,
+    } = *node;
     let values = |m: &serde_json::Map<String, Value>| -> Option<Vec<Value>> {
         m.get("enum")
             .and_then(Value::as_array)
@@ -841,14 +859,14 @@ fn compare_enums(
 
 /// The numeric, length, item-count and property-count bounds of parameter `name` at `ptr` that
 /// were tightened (breaking) or loosened between `am` and `bm`.
-fn compare_bounds(
-    tool: &str,
-    ptr: &str,
-    name: &str,
-    am: &serde_json::Map<String, Value>,
-    bm: &serde_json::Map<String, Value>,
-    out: &mut Vec<Change>,
-) {
+fn compare_bounds(node: &Node<'_>, out: &mut Vec<Change>) {
+    let Node {
+        tool,
+        ptr,
+        name,
+        am,
+        bm,
+    } = *node;
     // Bounds: for lower bounds a larger value is tighter; for upper bounds a smaller one.
     for (key, lower) in [
         ("minimum", true),
@@ -892,14 +910,14 @@ fn compare_bounds(
 
 /// A `pattern` or `multipleOf` of parameter `name` at `ptr` set or changed (breaking: it may
 /// reject what passed) or removed between `am` and `bm`.
-fn compare_pattern_and_step(
-    tool: &str,
-    ptr: &str,
-    name: &str,
-    am: &serde_json::Map<String, Value>,
-    bm: &serde_json::Map<String, Value>,
-    out: &mut Vec<Change>,
-) {
+fn compare_pattern_and_step(node: &Node<'_>, out: &mut Vec<Change>) {
+    let Node {
+        tool,
+        ptr,
+        name,
+        am,
+        bm,
+    } = *node;
     for key in ["pattern", "multipleOf"] {
         match (am.get(key), bm.get(key)) {
             (x, Some(y)) if x != Some(y) => out.push(change(
@@ -923,15 +941,14 @@ fn compare_pattern_and_step(
 
 /// The change to which extra keys the object `name` at `ptr` accepts: closed (breaking), a
 /// changed schema for them (compared in turn), or otherwise loosened.
-fn compare_additional_properties(
-    tool: &str,
-    ptr: &str,
-    name: &str,
-    am: &serde_json::Map<String, Value>,
-    bm: &serde_json::Map<String, Value>,
-    out: &mut Vec<Change>,
-    depth: usize,
-) {
+fn compare_additional_properties(node: &Node<'_>, out: &mut Vec<Change>, depth: usize) {
+    let Node {
+        tool,
+        ptr,
+        name,
+        am,
+        bm,
+    } = *node;
     let open = |m: &serde_json::Map<String, Value>| {
         !matches!(m.get("additionalProperties"), Some(Value::Bool(false)))
     };
@@ -969,15 +986,14 @@ fn compare_additional_properties(
 
 /// The item schemas of the array `name` at `ptr` compared in turn, or an item schema added
 /// (breaking) or removed.
-fn compare_items(
-    tool: &str,
-    ptr: &str,
-    name: &str,
-    am: &serde_json::Map<String, Value>,
-    bm: &serde_json::Map<String, Value>,
-    out: &mut Vec<Change>,
-    depth: usize,
-) {
+fn compare_items(node: &Node<'_>, out: &mut Vec<Change>, depth: usize) {
+    let Node {
+        tool,
+        ptr,
+        name,
+        am,
+        bm,
+    } = *node;
     if let (Some(x), Some(y)) = (am.get("items"), bm.get("items")) {
         compare_schema(tool, x, y, &child(ptr, "items"), out, depth + 1);
     } else if am.get("items") != bm.get("items") {
@@ -1002,14 +1018,14 @@ fn compare_items(
 
 /// Every changed keyword of `name` at `ptr` not handled explicitly: annotations are documentation
 /// changes; anything else is breaking, to be reviewed.
-fn compare_other_keywords(
-    tool: &str,
-    ptr: &str,
-    name: &str,
-    am: &serde_json::Map<String, Value>,
-    bm: &serde_json::Map<String, Value>,
-    out: &mut Vec<Change>,
-) {
+fn compare_other_keywords(node: &Node<'_>, out: &mut Vec<Change>) {
+    let Node {
+        tool,
+        ptr,
+        name,
+        am,
+        bm,
+    } = *node;
     let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
     for k in keys {
         if HANDLED.contains(&k.as_str()) || am.get(k) == bm.get(k) {
