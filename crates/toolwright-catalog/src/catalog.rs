@@ -709,6 +709,22 @@ struct Node<'a> {
     bm: &'a serde_json::Map<String, Value>,
 }
 
+/// A [`Node`]'s tool, pointer and name and its keywords before and after.
+type NodeParts<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    &'a serde_json::Map<String, Value>,
+    &'a serde_json::Map<String, Value>,
+);
+
+impl<'a> Node<'a> {
+    /// Its fields, in the order they are declared.
+    fn parts(&self) -> NodeParts<'a> {
+        (self.tool, self.ptr, self.name, self.am, self.bm)
+    }
+}
+
 fn compare_schema(
     tool: &str,
     a: &Value,
@@ -790,13 +806,7 @@ fn compare_types(tool: &str, ptr: &str, name: &str, a: &Value, b: &Value, out: &
 /// `name` at `ptr`: values removed or a new restriction narrow it; values added or the
 /// restriction dropped widen it.
 fn compare_enums(node: &Node<'_>, out: &mut Vec<Change>) {
-    let Node {
-        tool,
-        ptr,
-        name,
-        am,
-        bm,
-    } = *node;
+    let (tool, ptr, name, am, bm) = node.parts();
     let values = |m: &serde_json::Map<String, Value>| -> Option<Vec<Value>> {
         m.get("enum")
             .and_then(Value::as_array)
@@ -860,13 +870,7 @@ fn compare_enums(node: &Node<'_>, out: &mut Vec<Change>) {
 /// The numeric, length, item-count and property-count bounds of parameter `name` at `ptr` that
 /// were tightened (breaking) or loosened between `am` and `bm`.
 fn compare_bounds(node: &Node<'_>, out: &mut Vec<Change>) {
-    let Node {
-        tool,
-        ptr,
-        name,
-        am,
-        bm,
-    } = *node;
+    let (tool, ptr, name, am, bm) = node.parts();
     // Bounds: for lower bounds a larger value is tighter; for upper bounds a smaller one.
     for (key, lower) in [
         ("minimum", true),
@@ -911,13 +915,7 @@ fn compare_bounds(node: &Node<'_>, out: &mut Vec<Change>) {
 /// A `pattern` or `multipleOf` of parameter `name` at `ptr` set or changed (breaking: it may
 /// reject what passed) or removed between `am` and `bm`.
 fn compare_pattern_and_step(node: &Node<'_>, out: &mut Vec<Change>) {
-    let Node {
-        tool,
-        ptr,
-        name,
-        am,
-        bm,
-    } = *node;
+    let (tool, ptr, name, am, bm) = node.parts();
     for key in ["pattern", "multipleOf"] {
         match (am.get(key), bm.get(key)) {
             (x, Some(y)) if x != Some(y) => out.push(change(
@@ -942,13 +940,7 @@ fn compare_pattern_and_step(node: &Node<'_>, out: &mut Vec<Change>) {
 /// The change to which extra keys the object `name` at `ptr` accepts: closed (breaking), a
 /// changed schema for them (compared in turn), or otherwise loosened.
 fn compare_additional_properties(node: &Node<'_>, out: &mut Vec<Change>, depth: usize) {
-    let Node {
-        tool,
-        ptr,
-        name,
-        am,
-        bm,
-    } = *node;
+    let (tool, ptr, name, am, bm) = node.parts();
     let open = |m: &serde_json::Map<String, Value>| {
         !matches!(m.get("additionalProperties"), Some(Value::Bool(false)))
     };
@@ -987,13 +979,7 @@ fn compare_additional_properties(node: &Node<'_>, out: &mut Vec<Change>, depth: 
 /// The item schemas of the array `name` at `ptr` compared in turn, or an item schema added
 /// (breaking) or removed.
 fn compare_items(node: &Node<'_>, out: &mut Vec<Change>, depth: usize) {
-    let Node {
-        tool,
-        ptr,
-        name,
-        am,
-        bm,
-    } = *node;
+    let (tool, ptr, name, am, bm) = node.parts();
     if let (Some(x), Some(y)) = (am.get("items"), bm.get("items")) {
         compare_schema(tool, x, y, &child(ptr, "items"), out, depth + 1);
     } else if am.get("items") != bm.get("items") {
@@ -1019,13 +1005,7 @@ fn compare_items(node: &Node<'_>, out: &mut Vec<Change>, depth: usize) {
 /// Every changed keyword of `name` at `ptr` not handled explicitly: annotations are documentation
 /// changes; anything else is breaking, to be reviewed.
 fn compare_other_keywords(node: &Node<'_>, out: &mut Vec<Change>) {
-    let Node {
-        tool,
-        ptr,
-        name,
-        am,
-        bm,
-    } = *node;
+    let (tool, ptr, name, am, bm) = node.parts();
     let keys: BTreeSet<&String> = am.keys().chain(bm.keys()).collect();
     for k in keys {
         if HANDLED.contains(&k.as_str()) || am.get(k) == bm.get(k) {
