@@ -311,22 +311,29 @@ pub fn takes_json(name: &str, doc: &str) -> bool {
 }
 
 /// The JSON objects and arrays `query` writes, whole: from an opening `{` or `[` to the bracket
-/// that closes it (brackets inside strings do not count), when the text parses as JSON.
+/// that closes it (brackets inside strings do not count), when the text parses as JSON. At most
+/// [`MAX_JSON_STARTS`] opening brackets are tried, so a request of unclosed brackets costs
+/// linear time, not quadratic.
 ///
 /// ```
 /// use toolwright_local::code::json_written;
 /// let q = r#"validate this ACL: {"acls":[{"action":"accept","src":["*"]}]} please"#;
 /// assert_eq!(json_written(q), [r#"{"acls":[{"action":"accept","src":["*"]}]}"#]);
 /// assert!(json_written("tags [a, b]").is_empty());
+/// // A hostile request of unclosed brackets is read in bounded time.
+/// assert!(json_written(&"[".repeat(100_000)).is_empty());
 /// ```
 pub fn json_written(query: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(start) = query
-        .get(from..)
-        .and_then(|t| t.find(['{', '[']))
-        .map(|i| i + from)
+    let mut tried = 0;
+    while tried < MAX_JSON_STARTS
+        && let Some(start) = query
+            .get(from..)
+            .and_then(|t| t.find(['{', '[']))
+            .map(|i| i + from)
     {
+        tried += 1;
         let end = json_end(query, start);
         match end.and_then(|e| query.get(start..e)) {
             Some(text) if serde_json::from_str::<serde_json::Value>(text).is_ok() => {
@@ -338,6 +345,9 @@ pub fn json_written(query: &str) -> Vec<String> {
     }
     out
 }
+
+/// The most opening brackets [`json_written`] tries in one request.
+pub const MAX_JSON_STARTS: usize = 64;
 
 /// The byte just after the bracket that closes the one at `start`, or `None`.
 fn json_end(query: &str, start: usize) -> Option<usize> {
